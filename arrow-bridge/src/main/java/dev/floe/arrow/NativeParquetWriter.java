@@ -1,0 +1,267 @@
+package dev.floe.arrow;
+
+import dev.floe.arrow.internal.NativeStatus;
+import dev.floe.arrow.internal.OutputStreamSink;
+import dev.floe.arrow.internal.SummaryJson;
+import dev.floe.ffm.NativeLibrary;
+import dev.floe.ffm.internal.floe_h;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Objects;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Writes Arrow batches of one schema into one Parquet file, encoded natively by libfloe.
+ *
+ * <pre>{@code
+ * try (NativeParquetWriter writer =
+ *     NativeParquetWriter.open(path, root.getSchema(), ParquetWriterConfig.defaults(), allocator)) {
+ *   writer.write(root);               // any number of batches
+ *   ParquetFileSummary summary = writer.finish();
+ * }
+ * }</pre>
+ *
+ * <p>Field ids: put {@code PARQUET:field_id} in each Arrow field's metadata (list elements, map
+ * keys and values included); they land in the Parquet schema.
+ *
+ * <p>Ownership: {@link #write(VectorSchemaRoot)} exports the batch through the Arrow C Data
+ * Interface; libfloe takes a reference to its buffers until they are encoded, and the caller keeps
+ * owning the root (it may clear and refill it once {@code write} returns). {@link #finish()}
+ * completes the file and returns its footer facts; {@link #close()} releases the native writer and
+ * discards an unfinished file. Methods are synchronized; one writer is not meant for concurrent
+ * producers but is never corrupted by them.
+ *
+ * <p>State: {@code close()} is idempotent. Any other call after {@code finish()} or {@code close()}
+ * throws {@link IllegalStateException}. After an I/O failure or a {@link NativePanicException}, only
+ * {@code close()} is useful.
+ */
+public final class NativeParquetWriter implements AutoCloseable {
+  private final Arena arena;
+  private final BufferAllocator allocator;
+  private final Schema schema;
+  private final OutputStreamSink streamSink;
+  /** 8-byte slots for out-parameters, reused by every call (calls are synchronized). */
+  private final MemorySegment errorSlot;
+
+  private final MemorySegment pointerSlot;
+  private final MemorySegment lengthSlot;
+  private MemorySegment handle;
+  private boolean finished;
+  private ParquetFileSummary summary;
+
+  private NativeParquetWriter(
+      Arena arena, BufferAllocator allocator, Schema schema, OutputStreamSink streamSink) {
+    this.arena = arena;
+    this.allocator = allocator;
+    this.schema = schema;
+    this.streamSink = streamSink;
+    this.errorSlot = arena.allocate(ValueLayout.ADDRESS);
+    this.pointerSlot = arena.allocate(ValueLayout.ADDRESS);
+    this.lengthSlot = arena.allocate(ValueLayout.JAVA_LONG);
+  }
+
+  /**
+   * Opens a writer onto a local file, created or truncated.
+   *
+   * @param allocator used only for the short-lived C Data structs of each call
+   * @throws NativeIOException if the file cannot be created (the message names the path)
+   */
+  public static NativeParquetWriter open(
+      Path path, Schema schema, ParquetWriterConfig config, BufferAllocator allocator) {
+    Objects.requireNonNull(path, "path");
+    NativeLibrary.load();
+    NativeParquetWriter writer = create(schema, allocator, null);
+    try {
+      MemorySegment nativePath = writer.arena.allocateFrom(path.toAbsolutePath().toString());
+      writer.openWith(
+          config,
+          (ffiSchema, blob) ->
+              floe_h.floe_writer_open_path(
+                  nativePath, ffiSchema, blob, blob.byteSize(), writer.pointerSlot, writer.errorSlot));
+      return writer;
+    } catch (RuntimeException | Error e) {
+      writer.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens a writer whose bytes go to {@code out} (for example an Iceberg {@code OutputFile}'s
+   * stream). The stream is written from the thread calling {@code write}/{@code finish}; it is not
+   * closed by the writer.
+   */
+  public static NativeParquetWriter open(
+      OutputStream out, Schema schema, ParquetWriterConfig config, BufferAllocator allocator) {
+    Objects.requireNonNull(out, "out");
+    NativeLibrary.load();
+    NativeParquetWriter writer = create(schema, allocator, new OutputStreamSink(out));
+    try {
+      MemorySegment stub = writer.streamSink.upcallStub(writer.arena);
+      writer.openWith(
+          config,
+          (ffiSchema, blob) ->
+              floe_h.floe_writer_open_stream(
+                  stub,
+                  MemorySegment.NULL,
+                  ffiSchema,
+                  blob,
+                  blob.byteSize(),
+                  writer.pointerSlot,
+                  writer.errorSlot));
+      return writer;
+    } catch (RuntimeException | Error e) {
+      writer.close();
+      throw e;
+    }
+  }
+
+  private static NativeParquetWriter create(
+      Schema schema, BufferAllocator allocator, OutputStreamSink sink) {
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(allocator, "allocator");
+    return new NativeParquetWriter(Arena.ofShared(), allocator, schema, sink);
+  }
+
+  private interface OpenCall {
+    int open(MemorySegment ffiSchema, MemorySegment configBlob);
+  }
+
+  private void openWith(ParquetWriterConfig config, OpenCall call) {
+    byte[] json = Objects.requireNonNull(config, "config").toJsonBytes();
+    MemorySegment blob = arena.allocate(json.length);
+    MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
+    try (ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, schema, null, ffiSchema);
+      try {
+        int status = call.open(segment(ffiSchema.memoryAddress()), blob);
+        NativeStatus.check(status, errorSlot, null);
+      } finally {
+        ffiSchema.release();
+      }
+    }
+    handle = pointerSlot.get(ValueLayout.ADDRESS, 0);
+  }
+
+  /** The Arrow schema every batch must have. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /**
+   * Encodes one batch. Empty batches are allowed and write nothing.
+   *
+   * @throws SchemaMismatchException if the root's schema differs from the writer's
+   */
+  public synchronized void write(VectorSchemaRoot root) {
+    Objects.requireNonNull(root, "root");
+    ensureWritable();
+    try (ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
+      try {
+        writeExported(array.memoryAddress(), ffiSchema.memoryAddress());
+      } finally {
+        ffiSchema.release();
+      }
+    }
+  }
+
+  /**
+   * Encodes one batch already exported through the Arrow C Data Interface, for callers that hold
+   * C Data structs (e.g. from another Arrow library).
+   *
+   * @param arrowArrayAddress address of a struct {@code ArrowArray} whose children are the
+   *     columns. <b>Moved</b>: on return, success or not, it is marked released and its data
+   *     belongs to libfloe; the caller frees only the struct's own memory.
+   * @param arrowSchemaAddress address of the array's {@code ArrowSchema}, <b>borrowed</b> (the
+   *     caller releases it); 0 means "the writer's schema", skipping the schema check
+   */
+  public synchronized void write(long arrowArrayAddress, long arrowSchemaAddress) {
+    if (arrowArrayAddress == 0) {
+      throw new IllegalArgumentException("arrowArrayAddress must not be 0");
+    }
+    ensureWritable();
+    writeExported(arrowArrayAddress, arrowSchemaAddress);
+  }
+
+  private void writeExported(long arrayAddress, long schemaAddress) {
+    int status =
+        floe_h.floe_writer_write(handle, segment(arrayAddress), segment(schemaAddress), errorSlot);
+    NativeStatus.check(status, errorSlot, streamFailure());
+  }
+
+  /** Bytes written so far plus the estimated encoded size of buffered rows. */
+  public synchronized long estimatedSize() {
+    ensureWritable();
+    int status = floe_h.floe_writer_estimated_size(handle, lengthSlot, errorSlot);
+    NativeStatus.check(status, errorSlot, null);
+    return lengthSlot.get(ValueLayout.JAVA_LONG, 0);
+  }
+
+  /**
+   * Completes the file (last row group and footer) and returns its footer facts. The writer is
+   * finished afterwards; {@link #close()} still releases it.
+   *
+   * @throws IllegalStateException if already finished or closed
+   */
+  public synchronized ParquetFileSummary finish() {
+    ensureWritable();
+    finished = true;
+    int status = floe_h.floe_writer_close(handle, pointerSlot, lengthSlot, errorSlot);
+    NativeStatus.check(status, errorSlot, streamFailure());
+    MemorySegment json = pointerSlot.get(ValueLayout.ADDRESS, 0);
+    long length = lengthSlot.get(ValueLayout.JAVA_LONG, 0);
+    try {
+      summary = SummaryJson.parse(json.reinterpret(length).toArray(ValueLayout.JAVA_BYTE));
+    } finally {
+      floe_h.floe_bytes_free(json, length);
+    }
+    return summary;
+  }
+
+  /** The summary returned by {@link #finish()}, or null if the file was not finished. */
+  public synchronized ParquetFileSummary summary() {
+    return summary;
+  }
+
+  /**
+   * Releases the native writer. An unfinished file is discarded (a local file is deleted).
+   * Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (handle != null) {
+      floe_h.floe_writer_free(handle);
+      handle = null;
+    }
+    if (arena.scope().isAlive()) {
+      arena.close();
+    }
+    finished = true;
+  }
+
+  private void ensureWritable() {
+    if (handle == null) {
+      throw new IllegalStateException("NativeParquetWriter is closed");
+    }
+    if (finished) {
+      throw new IllegalStateException("NativeParquetWriter is already finished");
+    }
+  }
+
+  private Throwable streamFailure() {
+    return streamSink == null ? null : streamSink.failure();
+  }
+
+  private static MemorySegment segment(long address) {
+    return address == 0 ? MemorySegment.NULL : MemorySegment.ofAddress(address);
+  }
+}

@@ -1,0 +1,155 @@
+package dev.floe.arrow;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Settings of one native Parquet writer, sent to libfloe as one versioned JSON blob. Defaults
+ * follow Iceberg's table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages, 2 MiB
+ * dictionary pages, dictionaries on, page-level statistics kept whole.
+ *
+ * <pre>{@code
+ * ParquetWriterConfig config = ParquetWriterConfig.builder().codec("zstd").level(3).build();
+ * }</pre>
+ */
+public record ParquetWriterConfig(
+    String codec,
+    Integer level,
+    long rowGroupBytes,
+    long pageBytes,
+    long dictionaryPageBytes,
+    boolean dictionary,
+    StatisticsLevel statistics,
+    Integer statisticsTruncateLength,
+    String createdBy) {
+
+  /** Version of the JSON blob this class writes. */
+  public static final int VERSION = 1;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Where min/max/null-count statistics are kept. */
+  public enum StatisticsLevel {
+    NONE,
+    CHUNK,
+    PAGE
+  }
+
+  public ParquetWriterConfig {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(statistics, "statistics");
+    if (rowGroupBytes <= 0 || pageBytes <= 0 || dictionaryPageBytes <= 0) {
+      throw new IllegalArgumentException("row group, page and dictionary sizes must be > 0");
+    }
+  }
+
+  /** All defaults. */
+  public static ParquetWriterConfig defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The blob libfloe reads ({@code WriterConfig} in rust-parquet-writer/src/config.rs). */
+  public byte[] toJsonBytes() {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("version", VERSION);
+    node.put("compression", codec.toLowerCase(Locale.ROOT));
+    if (level != null) {
+      node.put("compression_level", level);
+    }
+    node.put("row_group_bytes", rowGroupBytes);
+    node.put("data_page_bytes", pageBytes);
+    node.put("dictionary_page_bytes", dictionaryPageBytes);
+    node.put("dictionary", dictionary);
+    node.put("statistics", statistics.name().toLowerCase(Locale.ROOT));
+    if (statisticsTruncateLength != null) {
+      node.put("statistics_truncate_length", statisticsTruncateLength);
+    }
+    if (createdBy != null) {
+      node.put("created_by", createdBy);
+    }
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  public static final class Builder {
+    private String codec = "zstd";
+    private Integer level;
+    private long rowGroupBytes = 128L * 1024 * 1024;
+    private long pageBytes = 1024 * 1024;
+    private long dictionaryPageBytes = 2 * 1024 * 1024;
+    private boolean dictionary = true;
+    private StatisticsLevel statistics = StatisticsLevel.PAGE;
+    private Integer statisticsTruncateLength;
+    private String createdBy;
+
+    private Builder() {}
+
+    /** zstd (default), snappy, gzip, lz4, brotli or uncompressed. */
+    public Builder codec(String codec) {
+      this.codec = codec;
+      return this;
+    }
+
+    /** Codec level; null means the codec's default (zstd: 3). */
+    public Builder level(Integer level) {
+      this.level = level;
+      return this;
+    }
+
+    public Builder rowGroupBytes(long bytes) {
+      this.rowGroupBytes = bytes;
+      return this;
+    }
+
+    public Builder pageBytes(long bytes) {
+      this.pageBytes = bytes;
+      return this;
+    }
+
+    public Builder dictionaryPageBytes(long bytes) {
+      this.dictionaryPageBytes = bytes;
+      return this;
+    }
+
+    public Builder dictionary(boolean enabled) {
+      this.dictionary = enabled;
+      return this;
+    }
+
+    public Builder statistics(StatisticsLevel level) {
+      this.statistics = level;
+      return this;
+    }
+
+    /** Truncate min/max statistics to this many bytes (marked inexact); null keeps them whole. */
+    public Builder statisticsTruncateLength(Integer length) {
+      this.statisticsTruncateLength = length;
+      return this;
+    }
+
+    /** The footer's created_by; null means libfloe's own ("floe version x.y.z"). */
+    public Builder createdBy(String createdBy) {
+      this.createdBy = createdBy;
+      return this;
+    }
+
+    public ParquetWriterConfig build() {
+      return new ParquetWriterConfig(
+          codec,
+          level,
+          rowGroupBytes,
+          pageBytes,
+          dictionaryPageBytes,
+          dictionary,
+          statistics,
+          statisticsTruncateLength,
+          createdBy);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+//! Writer configuration: one versioned JSON blob crosses the boundary instead of
+//! dozens of arguments. Absent keys take the defaults documented below.
+
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use serde::Deserialize;
+
+use crate::error::{FloeError, Result};
+
+/// The only configuration version this build understands.
+pub const CONFIG_VERSION: u32 = 1;
+
+/// Parquet writer settings. Defaults follow Iceberg's table-property defaults.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WriterConfig {
+    pub version: u32,
+    /// `zstd` (default), `snappy`, `gzip`, `lz4`, `brotli` or `uncompressed`.
+    pub compression: String,
+    /// Codec level; `None` means the codec's own default (zstd: 3).
+    pub compression_level: Option<i32>,
+    /// A row group is closed once its estimated encoded size reaches this (128 MiB).
+    pub row_group_bytes: u64,
+    /// Target data page size in bytes (1 MiB).
+    pub data_page_bytes: u64,
+    /// Dictionary page size limit in bytes (2 MiB); beyond it a column falls back to plain.
+    pub dictionary_page_bytes: u64,
+    pub dictionary: bool,
+    /// `none`, `chunk` or `page` (default): where min/max/null-count statistics are kept.
+    pub statistics: String,
+    /// Max length of min/max statistics; `None` keeps them whole (marked exact).
+    pub statistics_truncate_length: Option<u64>,
+    pub created_by: String,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        Self {
+            version: CONFIG_VERSION,
+            compression: "zstd".to_string(),
+            compression_level: None,
+            row_group_bytes: 128 * 1024 * 1024,
+            data_page_bytes: 1024 * 1024,
+            dictionary_page_bytes: 2 * 1024 * 1024,
+            dictionary: true,
+            statistics: "page".to_string(),
+            statistics_truncate_length: None,
+            created_by: format!("floe version {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+impl WriterConfig {
+    /// Parses a config blob; an empty blob means all defaults.
+    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+        if bytes.is_empty() {
+            return Ok(Self::default());
+        }
+        let config: WriterConfig = serde_json::from_slice(bytes)
+            .map_err(|e| FloeError::invalid_argument(format!("writer config: {e}")))?;
+        if config.version != CONFIG_VERSION {
+            return Err(FloeError::invalid_argument(format!(
+                "writer config: version {} is not supported (this library reads version {CONFIG_VERSION})",
+                config.version
+            )));
+        }
+        Ok(config)
+    }
+
+    pub fn compression(&self) -> Result<Compression> {
+        let level = self.compression_level;
+        let bad_level =
+            |e| FloeError::invalid_argument(format!("writer config: compression_level: {e}"));
+        let no_level = |codec: Compression| match level {
+            None => Ok(codec),
+            Some(l) => Err(FloeError::invalid_argument(format!(
+                "writer config: codec {} takes no level (got {l})",
+                self.compression
+            ))),
+        };
+        match self.compression.to_ascii_lowercase().as_str() {
+            "zstd" => Ok(Compression::ZSTD(
+                ZstdLevel::try_new(level.unwrap_or(3)).map_err(bad_level)?,
+            )),
+            "gzip" => {
+                let l = level.map(u32::try_from).transpose().map_err(|_| {
+                    FloeError::invalid_argument("writer config: gzip level must be >= 0")
+                })?;
+                Ok(Compression::GZIP(match l {
+                    Some(l) => GzipLevel::try_new(l).map_err(bad_level)?,
+                    None => GzipLevel::default(),
+                }))
+            }
+            "brotli" => {
+                let l = level.map(u32::try_from).transpose().map_err(|_| {
+                    FloeError::invalid_argument("writer config: brotli level must be >= 0")
+                })?;
+                Ok(Compression::BROTLI(match l {
+                    Some(l) => BrotliLevel::try_new(l).map_err(bad_level)?,
+                    None => BrotliLevel::default(),
+                }))
+            }
+            "snappy" => no_level(Compression::SNAPPY),
+            "lz4" | "lz4_raw" => no_level(Compression::LZ4_RAW),
+            "uncompressed" | "none" => no_level(Compression::UNCOMPRESSED),
+            other => Err(FloeError::invalid_argument(format!(
+                "writer config: unknown compression codec '{other}' \
+                 (expected zstd, snappy, gzip, lz4, brotli or uncompressed)"
+            ))),
+        }
+    }
+
+    fn statistics(&self) -> Result<EnabledStatistics> {
+        match self.statistics.to_ascii_lowercase().as_str() {
+            "none" => Ok(EnabledStatistics::None),
+            "chunk" => Ok(EnabledStatistics::Chunk),
+            "page" => Ok(EnabledStatistics::Page),
+            other => Err(FloeError::invalid_argument(format!(
+                "writer config: unknown statistics level '{other}' (expected none, chunk or page)"
+            ))),
+        }
+    }
+
+    fn positive(name: &str, value: u64) -> Result<usize> {
+        if value == 0 {
+            return Err(FloeError::invalid_argument(format!(
+                "writer config: {name} must be > 0"
+            )));
+        }
+        usize::try_from(value)
+            .map_err(|_| FloeError::invalid_argument(format!("writer config: {name} too large")))
+    }
+
+    /// The parquet-rs properties for this config. Row groups are bounded by bytes
+    /// only (no row-count cap), as Iceberg's `write.parquet.row-group-size-bytes`.
+    pub fn writer_properties(&self) -> Result<WriterProperties> {
+        let truncate = self
+            .statistics_truncate_length
+            .map(|n| Self::positive("statistics_truncate_length", n))
+            .transpose()?;
+        Ok(WriterProperties::builder()
+            .set_writer_version(WriterVersion::PARQUET_1_0)
+            .set_compression(self.compression()?)
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(Some(Self::positive(
+                "row_group_bytes",
+                self.row_group_bytes,
+            )?))
+            .set_data_page_size_limit(Self::positive("data_page_bytes", self.data_page_bytes)?)
+            .set_dictionary_page_size_limit(Self::positive(
+                "dictionary_page_bytes",
+                self.dictionary_page_bytes,
+            )?)
+            .set_dictionary_enabled(self.dictionary)
+            .set_statistics_enabled(self.statistics()?)
+            .set_statistics_truncate_length(truncate)
+            .set_created_by(self.created_by.clone())
+            .build())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_blob_is_defaults() {
+        let c = WriterConfig::from_json(b"").unwrap();
+        assert_eq!(c, WriterConfig::default());
+        assert_eq!(
+            c.compression().unwrap(),
+            Compression::ZSTD(ZstdLevel::try_new(3).unwrap())
+        );
+    }
+
+    #[test]
+    fn partial_blob_keeps_other_defaults() {
+        let c = WriterConfig::from_json(br#"{"version":1,"compression":"snappy"}"#).unwrap();
+        assert_eq!(c.compression().unwrap(), Compression::SNAPPY);
+        assert_eq!(c.row_group_bytes, 128 * 1024 * 1024);
+    }
+
+    #[test]
+    fn rejects_unknown_version_key_and_codec() {
+        let e = WriterConfig::from_json(br#"{"version":2}"#).unwrap_err();
+        assert!(e.message.contains("version 2"), "{}", e.message);
+        let e = WriterConfig::from_json(br#"{"version":1,"codec":"zstd"}"#).unwrap_err();
+        assert!(e.message.contains("codec"), "{}", e.message);
+        let c = WriterConfig::from_json(br#"{"version":1,"compression":"lzo"}"#).unwrap();
+        assert!(c.compression().unwrap_err().message.contains("'lzo'"));
+        let c = WriterConfig::from_json(br#"{"version":1,"compression_level":99}"#).unwrap();
+        assert!(c.writer_properties().is_err());
+        let c = WriterConfig::from_json(br#"{"version":1,"row_group_bytes":0}"#).unwrap();
+        assert!(c
+            .writer_properties()
+            .unwrap_err()
+            .message
+            .contains("row_group_bytes"));
+    }
+}

@@ -1,0 +1,404 @@
+//! The C ABI of libfloe: the only module with `extern "C"` and `unsafe`.
+//!
+//! Every entry point is a thin wrapper over safe Rust: it checks its pointers,
+//! runs the body under `catch_unwind`, and returns a status code (0 = ok, else an
+//! [`ErrorCode`]). On failure it stores a message in `*out_error` when that
+//! pointer is non-null; the caller frees it with [`floe_string_free`].
+//! Nothing unwinds across the boundary.
+//!
+//! Ownership rules are spelled out per function and collected in `docs/ffi.md`.
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::io::{self, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_schema::{DataType, Schema};
+
+use crate::config::WriterConfig;
+use crate::error::{ErrorCode, FloeError, Result};
+use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
+
+/// Version of this C ABI. Java refuses to run against a library whose version differs.
+pub const FLOE_ABI_VERSION: i32 = 1;
+
+/// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
+pub struct FloeWriter {
+    inner: ParquetFileWriter,
+    /// Set when a panic escaped the writer; its state can no longer be trusted.
+    poisoned: bool,
+}
+
+/// Output callback for stream sinks: consume `len` bytes at `data` (borrowed for
+/// the duration of the call). Returns 0 on success, anything else fails the write.
+pub type FloeWriteFn =
+    Option<unsafe extern "C" fn(context: *mut c_void, data: *const u8, len: usize) -> i32>;
+
+/// Returns [`FLOE_ABI_VERSION`]; checked by the Java loader.
+#[no_mangle]
+pub extern "C" fn floe_abi_version() -> i32 {
+    FLOE_ABI_VERSION
+}
+
+/// Opens a writer onto a local file, created or truncated.
+///
+/// # Safety
+/// - `path`: NUL-terminated UTF-8, borrowed for the call.
+/// - `schema`: an Arrow C Data `ArrowSchema` of a struct (the batch schema), **borrowed**:
+///   the caller still owns and releases it.
+/// - `config`/`config_len`: the JSON writer config, borrowed; `config_len == 0` means defaults.
+/// - `out_writer`: receives the new handle, owned by the caller until `floe_writer_free`.
+/// - `out_error`: null, or receives an error message to free with `floe_string_free`.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_open_path(
+    path: *const c_char,
+    schema: *const FFI_ArrowSchema,
+    config: *const u8,
+    config_len: usize,
+    out_writer: *mut *mut FloeWriter,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        let path = c_str(path, "path")?;
+        let sink = OutputSink::Path(PathBuf::from(path));
+        open_writer(sink, schema, config, config_len, out_writer)
+    })
+}
+
+/// Opens a writer whose bytes go to `write_fn(context, data, len)`.
+///
+/// # Safety
+/// - `write_fn` must stay callable, and `context` valid, until `floe_writer_free`
+///   returns. It is called on the thread that calls `floe_writer_write` / `_close`.
+/// - `schema`, `config`, `out_writer`, `out_error`: as for `floe_writer_open_path`.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_open_stream(
+    write_fn: FloeWriteFn,
+    context: *mut c_void,
+    schema: *const FFI_ArrowSchema,
+    config: *const u8,
+    config_len: usize,
+    out_writer: *mut *mut FloeWriter,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        let write_fn =
+            write_fn.ok_or_else(|| FloeError::invalid_argument("write_fn must not be null"))?;
+        let sink = OutputSink::Stream(Box::new(CallbackWrite { write_fn, context }));
+        open_writer(sink, schema, config, config_len, out_writer)
+    })
+}
+
+/// Writes one batch: a struct array whose children are the columns.
+///
+/// # Safety
+/// - `writer`: a live handle from `floe_writer_open_*`.
+/// - `array`: an Arrow C Data `ArrowArray`, **moved**: on return (success or failure)
+///   the struct is marked released (`release == NULL`) and the data belongs to
+///   the library, which releases it when done. The caller frees only the struct memory.
+/// - `schema`: the array's `ArrowSchema`, **borrowed**; may be null to mean "the
+///   writer's schema" (the caller vouches that the array matches it).
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_write(
+    writer: *mut FloeWriter,
+    array: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // Take ownership first, so the array is released even when the call fails.
+    let imported = if array.is_null() {
+        None
+    } else {
+        Some(FFI_ArrowArray::from_raw(array))
+    };
+    guard_writer(writer, out_error, move |w| {
+        let imported =
+            imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
+        let batch = import_batch(imported, schema, w.schema())?;
+        w.write(&batch)
+    })
+}
+
+/// Estimated file size so far: bytes already written plus buffered rows.
+///
+/// # Safety
+/// `writer` is a live handle; `out_size` points to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_estimated_size(
+    writer: *mut FloeWriter,
+    out_size: *mut u64,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_writer(writer, out_error, |w| {
+        let out = out_size
+            .as_mut()
+            .ok_or_else(|| FloeError::invalid_argument("out_size must not be null"))?;
+        *out = w.estimated_size();
+        Ok(())
+    })
+}
+
+/// Finishes the file and returns its footer facts as a JSON document.
+///
+/// # Safety
+/// - `writer`: a live handle; it stays allocated (closed) until `floe_writer_free`.
+/// - `out_summary`/`out_summary_len`: receive bytes owned by the caller, freed with
+///   `floe_bytes_free(ptr, len)`.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_close(
+    writer: *mut FloeWriter,
+    out_summary: *mut *mut u8,
+    out_summary_len: *mut usize,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_writer(writer, out_error, |w| {
+        if out_summary.is_null() || out_summary_len.is_null() {
+            return Err(FloeError::invalid_argument(
+                "out_summary and out_summary_len must not be null",
+            ));
+        }
+        let json = w.close()?.to_json().into_boxed_slice();
+        *out_summary_len = json.len();
+        *out_summary = Box::into_raw(json) as *mut u8;
+        Ok(())
+    })
+}
+
+/// Frees a writer. A writer that was not closed is aborted: buffered rows are
+/// dropped and a partially written local file is deleted. Null is a no-op.
+///
+/// # Safety
+/// `writer` is null or a handle not yet freed; it is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_free(writer: *mut FloeWriter) {
+    if !writer.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(writer))));
+    }
+}
+
+/// Frees an error message returned through `out_error`. Null is a no-op.
+///
+/// # Safety
+/// `message` is null or a pointer this library returned and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn floe_string_free(message: *mut c_char) {
+    if !message.is_null() {
+        drop(CString::from_raw(message));
+    }
+}
+
+/// Frees bytes returned by this library (e.g. a file summary). Null is a no-op.
+///
+/// # Safety
+/// `data`/`len` are exactly a pointer and length this library returned.
+#[no_mangle]
+pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
+    if !data.is_null() {
+        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(data, len)));
+    }
+}
+
+/// Test-only: panics inside the boundary guard, to prove a panic becomes an error
+/// status (code 6) and never unwinds into the caller.
+///
+/// # Safety
+/// `message` is null or NUL-terminated UTF-8.
+#[no_mangle]
+pub unsafe extern "C" fn floe_debug_panic(
+    message: *const c_char,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        let text = if message.is_null() {
+            "floe_debug_panic".to_string()
+        } else {
+            c_str(message, "message")?.to_string()
+        };
+        panic!("{text}");
+    })
+}
+
+// ---- helpers (all of the module's unsafe stays below, next to its reason) ----
+
+/// Sends bytes to the caller's callback.
+struct CallbackWrite {
+    write_fn: unsafe extern "C" fn(*mut c_void, *const u8, usize) -> i32,
+    context: *mut c_void,
+}
+
+// SAFETY: the caller of `floe_writer_open_stream` promises the callback and its
+// context may be used from the thread that drives the writer; the writer is
+// never shared between threads concurrently (one handle, one caller at a time).
+unsafe impl Send for CallbackWrite {}
+
+impl Write for CallbackWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // SAFETY: valid per `floe_writer_open_stream`'s contract; `buf` outlives the call.
+        let status = unsafe { (self.write_fn)(self.context, buf.as_ptr(), buf.len()) };
+        if status == 0 {
+            Ok(buf.len())
+        } else {
+            Err(io::Error::other(format!(
+                "output callback failed with status {status}"
+            )))
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+unsafe fn open_writer(
+    sink: OutputSink,
+    schema: *const FFI_ArrowSchema,
+    config: *const u8,
+    config_len: usize,
+    out_writer: *mut *mut FloeWriter,
+) -> Result<()> {
+    if out_writer.is_null() {
+        return Err(FloeError::invalid_argument("out_writer must not be null"));
+    }
+    let schema = import_schema(schema)?;
+    let config = WriterConfig::from_json(bytes(config, config_len, "config")?)?;
+    let inner = ParquetFileWriter::open(sink, Arc::new(schema), &config)?;
+    let handle = Box::new(FloeWriter {
+        inner,
+        poisoned: false,
+    });
+    *out_writer = Box::into_raw(handle);
+    Ok(())
+}
+
+unsafe fn import_schema(schema: *const FFI_ArrowSchema) -> Result<Schema> {
+    let schema = schema
+        .as_ref()
+        .ok_or_else(|| FloeError::invalid_argument("schema must not be null"))?;
+    Schema::try_from(schema)
+        .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow schema: {e}")))
+}
+
+/// Builds a record batch from a moved struct array, checking it against the writer's schema.
+unsafe fn import_batch(
+    array: FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    writer_schema: &Arc<Schema>,
+) -> Result<RecordBatch> {
+    let data = match schema.as_ref() {
+        Some(ffi_schema) => {
+            check_same_schema(writer_schema, &import_schema(ffi_schema)?)?;
+            from_ffi(array, ffi_schema)
+        }
+        None => from_ffi_and_data_type(array, DataType::Struct(writer_schema.fields().clone())),
+    }
+    .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow array: {e}")))?;
+    if !matches!(data.data_type(), DataType::Struct(_)) {
+        return Err(FloeError::invalid_argument(format!(
+            "a batch must be a struct array of columns, got {}",
+            data.data_type()
+        )));
+    }
+    data.validate()
+        .map_err(|e| FloeError::invalid_argument(format!("invalid arrow array: {e}")))?;
+    let columns = StructArray::from(data);
+    if columns.null_count() > 0 {
+        return Err(FloeError::invalid_argument(
+            "a batch's top-level struct array must not contain nulls",
+        ));
+    }
+    let num_rows = columns.len();
+    let (_, arrays, _) = columns.into_parts();
+    // The writer's schema carries the field ids; the batch only supplies the data.
+    RecordBatch::try_new_with_options(
+        writer_schema.clone(),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+    )
+    .map_err(|e| FloeError::schema_mismatch(format!("batch does not fit the writer schema: {e}")))
+}
+
+unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str> {
+    if ptr.is_null() {
+        return Err(FloeError::invalid_argument(format!(
+            "{name} must not be null"
+        )));
+    }
+    CStr::from_ptr(ptr)
+        .to_str()
+        .map_err(|_| FloeError::invalid_argument(format!("{name} is not valid UTF-8")))
+}
+
+unsafe fn bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]> {
+    match (ptr.is_null(), len) {
+        (_, 0) => Ok(&[]),
+        (true, _) => Err(FloeError::invalid_argument(format!(
+            "{name} is null but its length is {len}"
+        ))),
+        (false, _) => Ok(std::slice::from_raw_parts(ptr, len)),
+    }
+}
+
+/// Runs `body`, turning errors and panics into a status code and message.
+fn guard(out_error: *mut *mut c_char, body: impl FnOnce() -> Result<()>) -> i32 {
+    let result = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        Err(FloeError::new(
+            ErrorCode::Panic,
+            format!("internal panic in libfloe: {}", panic_message(&*payload)),
+        ))
+    });
+    match result {
+        Ok(()) => ErrorCode::Ok as i32,
+        Err(e) => {
+            set_error(out_error, &e.message);
+            e.code as i32
+        }
+    }
+}
+
+/// `guard` for calls on a writer handle: null checks, and poisoning after a panic.
+unsafe fn guard_writer(
+    writer: *mut FloeWriter,
+    out_error: *mut *mut c_char,
+    body: impl FnOnce(&mut ParquetFileWriter) -> Result<()>,
+) -> i32 {
+    let Some(handle) = writer.as_mut() else {
+        return guard(out_error, || {
+            Err(FloeError::invalid_argument("writer must not be null"))
+        });
+    };
+    if handle.poisoned {
+        return guard(out_error, || {
+            Err(FloeError::illegal_state(
+                "writer is unusable after an internal panic",
+            ))
+        });
+    }
+    let status = guard(out_error, || body(&mut handle.inner));
+    if status == ErrorCode::Panic as i32 {
+        handle.poisoned = true;
+        handle.inner.abort();
+    }
+    status
+}
+
+fn set_error(out_error: *mut *mut c_char, message: &str) {
+    if out_error.is_null() {
+        return;
+    }
+    let text = CString::new(message.replace('\0', "\\0")).expect("NULs were replaced");
+    // SAFETY: out_error is non-null and, per every entry point's contract, writable.
+    unsafe { *out_error = text.into_raw() };
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(non-string panic payload)".to_string()
+    }
+}

@@ -1,0 +1,223 @@
+//! The physical Parquet file writer: Arrow batches in, one Parquet file out,
+//! footer facts back. It knows nothing about Iceberg or the C ABI.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
+use parquet::arrow::ArrowWriter;
+
+use crate::config::WriterConfig;
+use crate::error::{FloeError, Result};
+use crate::summary::FileSummary;
+
+/// Where the bytes of a file go.
+pub enum OutputSink {
+    /// A local file, created (or truncated) at open; removed if the writer is aborted.
+    Path(PathBuf),
+    /// Any byte consumer, e.g. a Java `OutputStream` behind an FFI callback.
+    Stream(Box<dyn Write + Send>),
+}
+
+/// Counts the bytes that reach the sink, so the file size is known without a stat.
+struct CountingWrite {
+    inner: Box<dyn Write + Send>,
+    written: u64,
+}
+
+impl Write for CountingWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes Arrow record batches of one fixed schema into one Parquet file.
+pub struct ParquetFileWriter {
+    schema: SchemaRef,
+    /// `None` once closed or aborted.
+    writer: Option<ArrowWriter<CountingWrite>>,
+    /// Set for path sinks, so an aborted file does not stay behind looking complete.
+    path: Option<PathBuf>,
+}
+
+/// Buffer between the encoder and the sink: fewer, larger writes (and upcalls).
+const SINK_BUFFER_BYTES: usize = 1024 * 1024;
+
+impl ParquetFileWriter {
+    pub fn open(sink: OutputSink, schema: SchemaRef, config: &WriterConfig) -> Result<Self> {
+        let props = config.writer_properties()?;
+        let (out, path): (Box<dyn Write + Send>, Option<PathBuf>) = match sink {
+            OutputSink::Path(path) => (Box::new(create_file(&path)?), Some(path)),
+            OutputSink::Stream(stream) => (
+                Box::new(BufWriter::with_capacity(SINK_BUFFER_BYTES, stream)),
+                None,
+            ),
+        };
+        let counting = CountingWrite {
+            inner: out,
+            written: 0,
+        };
+        // Iceberg files carry no embedded Arrow schema; field ids live in the Parquet schema.
+        let options = ArrowWriterOptions::new()
+            .with_properties(props)
+            .with_skip_arrow_metadata(true);
+        let writer = ArrowWriter::try_new_with_options(counting, schema.clone(), options)?;
+        Ok(Self {
+            schema,
+            writer: Some(writer),
+            path,
+        })
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Encodes one batch; rows are buffered and flushed per row group.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        check_same_schema(&self.schema, batch.schema_ref())?;
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
+        writer.write(batch)?;
+        Ok(())
+    }
+
+    /// Bytes flushed to the sink so far plus the estimated size of buffered rows.
+    pub fn estimated_size(&self) -> u64 {
+        self.writer
+            .as_ref()
+            .map(|w| (w.bytes_written() + w.in_progress_size()) as u64)
+            .unwrap_or(0)
+    }
+
+    /// Finishes the file (last row group, footer), flushes the sink, returns the facts.
+    pub fn close(&mut self) -> Result<FileSummary> {
+        let mut writer = self
+            .writer
+            .take()
+            .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
+        let metadata = writer.finish()?;
+        let mut out = writer.into_inner()?;
+        out.flush()
+            .map_err(|e| FloeError::io(format!("flushing parquet output failed: {e}")))?;
+        Ok(FileSummary::from_metadata(&metadata, out.written))
+    }
+
+    /// Drops buffered data; a partially written local file is removed.
+    pub fn abort(&mut self) {
+        if self.writer.take().is_some() {
+            if let Some(path) = &self.path {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.writer.is_none()
+    }
+}
+
+impl Drop for ParquetFileWriter {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+fn create_file(path: &Path) -> Result<BufWriter<File>> {
+    let file = File::create(path).map_err(|e| {
+        FloeError::io(format!(
+            "cannot create parquet file '{}': {e}",
+            path.display()
+        ))
+    })?;
+    Ok(BufWriter::with_capacity(SINK_BUFFER_BYTES, file))
+}
+
+/// Checks that a batch has the writer's columns, in order, with the same types and
+/// nullability. Metadata (field ids) is taken from the writer's schema, so it is not compared.
+pub fn check_same_schema(expected: &Schema, actual: &Schema) -> Result<()> {
+    check_fields("", expected.fields(), actual.fields())
+}
+
+fn check_fields(parent: &str, expected: &Fields, actual: &Fields) -> Result<()> {
+    if expected.len() != actual.len() {
+        return Err(FloeError::schema_mismatch(format!(
+            "batch schema differs from the writer's: {} has {} fields, writer expects {} ({})",
+            if parent.is_empty() { "the batch" } else { parent },
+            actual.len(),
+            expected.len(),
+            field_names(expected)
+        )));
+    }
+    for (e, a) in expected.iter().zip(actual.iter()) {
+        check_field(parent, e, a)?;
+    }
+    Ok(())
+}
+
+fn check_field(parent: &str, expected: &Field, actual: &Field) -> Result<()> {
+    let path = if parent.is_empty() {
+        expected.name().clone()
+    } else {
+        format!("{parent}.{}", expected.name())
+    };
+    let mismatch = |what: String| {
+        Err(FloeError::schema_mismatch(format!(
+            "batch schema differs from the writer's at field '{path}': {what}"
+        )))
+    };
+    if expected.name() != actual.name() {
+        return mismatch(format!(
+            "batch has field '{}', writer expects '{}'",
+            actual.name(),
+            expected.name()
+        ));
+    }
+    if expected.is_nullable() != actual.is_nullable() {
+        return mismatch(format!(
+            "batch field is {}, writer expects {}",
+            nullability(actual),
+            nullability(expected)
+        ));
+    }
+    match (expected.data_type(), actual.data_type()) {
+        (DataType::Struct(e), DataType::Struct(a)) => check_fields(&path, e, a),
+        (DataType::List(e), DataType::List(a))
+        | (DataType::LargeList(e), DataType::LargeList(a))
+        | (DataType::Map(e, _), DataType::Map(a, _)) => check_field(&path, e, a),
+        (e, a) if e == a => Ok(()),
+        (e, a) if same_type_ignoring_metadata(e, a) => Ok(()),
+        (e, a) => mismatch(format!("batch type is {a}, writer expects {e}")),
+    }
+}
+
+fn same_type_ignoring_metadata(expected: &DataType, actual: &DataType) -> bool {
+    expected.equals_datatype(actual)
+}
+
+fn nullability(f: &Field) -> &'static str {
+    if f.is_nullable() {
+        "nullable"
+    } else {
+        "required"
+    }
+}
+
+fn field_names(fields: &Fields) -> String {
+    fields
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
