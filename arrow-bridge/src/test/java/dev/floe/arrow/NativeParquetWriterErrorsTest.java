@@ -1,0 +1,220 @@
+package dev.floe.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.arrow.internal.NativeDiagnostics;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Misuse and failures become Java exceptions with clear messages; the JVM keeps running. */
+class NativeParquetWriterErrorsTest {
+  @TempDir Path dir;
+  private BufferAllocator allocator;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void tearDown() {
+    allocator.close();
+  }
+
+  private static Schema longs(String name) {
+    return new Schema(
+        List.of(
+            new Field(
+                name,
+                new FieldType(true, new ArrowType.Int(64, true), null, Map.of("PARQUET:field_id", "1")),
+                null)));
+  }
+
+  private VectorSchemaRoot longBatch(String name, long... values) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(longs(name), allocator);
+    BigIntVector v = (BigIntVector) root.getVector(0);
+    for (int i = 0; i < values.length; i++) {
+      v.setSafe(i, values[i]);
+    }
+    root.setRowCount(values.length);
+    return root;
+  }
+
+  private NativeParquetWriter openLongs(Path file) {
+    return NativeParquetWriter.open(file, longs("price"), ParquetWriterConfig.defaults(), allocator);
+  }
+
+  @Test
+  void aNativePanicBecomesAnExceptionAndTheJvmCarriesOn() throws Exception {
+    NativePanicException e =
+        assertThrows(NativePanicException.class, () -> NativeDiagnostics.panic("boom at the boundary"));
+    assertTrue(e.getMessage().contains("boom at the boundary"), e.getMessage());
+    assertEquals(NativeException.PANIC, e.code());
+
+    // Still alive and working: a normal write afterwards succeeds.
+    Path file = dir.resolve("after-panic.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 1, 2, 3)) {
+      writer.write(root);
+      assertEquals(3, writer.finish().rowCount());
+    }
+    assertEquals(3, ParquetReadBack.rows(file).size());
+  }
+
+  @Test
+  void finishTwiceAndUseAfterFinishOrCloseThrowIllegalState() {
+    Path file = dir.resolve("state.parquet");
+    NativeParquetWriter writer = openLongs(file);
+    try (VectorSchemaRoot root = longBatch("price", 1)) {
+      writer.write(root);
+      writer.finish();
+      IllegalStateException twice = assertThrows(IllegalStateException.class, writer::finish);
+      assertTrue(twice.getMessage().contains("finished"), twice.getMessage());
+      assertThrows(IllegalStateException.class, () -> writer.write(root));
+      writer.close();
+      writer.close(); // idempotent
+      IllegalStateException closed = assertThrows(IllegalStateException.class, () -> writer.write(root));
+      assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+      assertThrows(IllegalStateException.class, writer::finish);
+      assertThrows(IllegalStateException.class, writer::estimatedSize);
+    }
+    assertTrue(Files.exists(file), "a finished file stays after close");
+  }
+
+  @Test
+  void closingWithoutFinishingDiscardsTheFile() {
+    Path file = dir.resolve("abandoned.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 1, 2)) {
+      writer.write(root);
+      assertNull(writer.summary());
+    }
+    assertFalse(Files.exists(file), "an unfinished file must not look complete");
+  }
+
+  @Test
+  void aBatchWithAnotherSchemaIsRejectedByName() throws Exception {
+    Path file = dir.resolve("mismatch.parquet");
+    try (NativeParquetWriter writer = openLongs(file)) {
+      try (VectorSchemaRoot renamed = longBatch("cost", 5)) {
+        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> writer.write(renamed));
+        assertTrue(e.getMessage().contains("'cost'") && e.getMessage().contains("'price'"), e.getMessage());
+      }
+      Schema ints =
+          new Schema(List.of(new Field("price", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+      try (VectorSchemaRoot wrongType = VectorSchemaRoot.create(ints, allocator)) {
+        ((IntVector) wrongType.getVector(0)).setSafe(0, 7);
+        wrongType.setRowCount(1);
+        SchemaMismatchException e = assertThrows(SchemaMismatchException.class, () -> writer.write(wrongType));
+        assertTrue(e.getMessage().contains("Int32") && e.getMessage().contains("Int64"), e.getMessage());
+      }
+      // The writer is still usable after a rejected batch.
+      try (VectorSchemaRoot ok = longBatch("price", 9)) {
+        writer.write(ok);
+      }
+      assertEquals(1, writer.finish().rowCount());
+    }
+    assertEquals(List.of(Map.of("price", 9L)), ParquetReadBack.rows(file));
+  }
+
+  @Test
+  void anUnwritablePathIsNamedInTheError() {
+    Path file = dir.resolve("no-such-dir").resolve("x.parquet");
+    NativeIOException e = assertThrows(NativeIOException.class, () -> openLongs(file));
+    assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+  }
+
+  @Test
+  void aBadConfigIsRejectedWithTheOffendingValue() {
+    ParquetWriterConfig lzo = ParquetWriterConfig.builder().codec("lzo").build();
+    InvalidArgumentException e =
+        assertThrows(
+            InvalidArgumentException.class,
+            () -> NativeParquetWriter.open(dir.resolve("c.parquet"), longs("p"), lzo, allocator));
+    assertTrue(e.getMessage().contains("lzo"), e.getMessage());
+  }
+
+  @Test
+  void anOutputStreamFailureSurfacesWithItsCause() {
+    IOException diskFull = new IOException("disk full");
+    OutputStream failing =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw diskFull;
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) throws IOException {
+            throw diskFull;
+          }
+        };
+    try (NativeParquetWriter writer =
+            NativeParquetWriter.open(failing, longs("price"), ParquetWriterConfig.defaults(), allocator);
+        VectorSchemaRoot root = longBatch("price", 1, 2, 3)) {
+      writer.write(root);
+      NativeIOException e = assertThrows(NativeIOException.class, writer::finish);
+      assertSame(diskFull, e.getCause());
+    }
+  }
+
+  @Test
+  void aRawArrayThatIsNotAStructIsRejectedAndReleased() {
+    Path file = dir.resolve("raw.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        BigIntVector bare = new BigIntVector("price", allocator);
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      bare.setSafe(0, 1);
+      bare.setValueCount(1);
+      Data.exportVector(allocator, bare, null, array, schema);
+      NativeException e =
+          assertThrows(
+              NativeException.class, () -> writer.write(array.memoryAddress(), schema.memoryAddress()));
+      assertTrue(e.getMessage().contains("price") || e.getMessage().contains("struct"), e.getMessage());
+      schema.release();
+    }
+    // The allocator closing in tearDown proves the moved array was released despite the failure.
+  }
+
+  @Test
+  void rawCDataStructsAreAccepted() throws Exception {
+    Path file = dir.resolve("raw-ok.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 4, 5);
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+      writer.write(array.memoryAddress(), schema.memoryAddress());
+      schema.release();
+      assertInstanceOf(ParquetFileSummary.class, writer.finish());
+    }
+    assertEquals(List.of(Map.of("price", 4L), Map.of("price", 5L)), ParquetReadBack.rows(file));
+  }
+}
