@@ -52,8 +52,11 @@ pub struct ColumnChunkSummary {
 
 impl FileSummary {
     pub fn from_metadata(metadata: &ParquetMetaData, file_size: u64) -> Self {
-        let row_groups: Vec<RowGroupSummary> =
-            metadata.row_groups().iter().map(row_group_summary).collect();
+        let row_groups: Vec<RowGroupSummary> = metadata
+            .row_groups()
+            .iter()
+            .map(row_group_summary)
+            .collect();
         Self {
             version: SUMMARY_VERSION,
             num_rows: metadata.file_metadata().num_rows(),

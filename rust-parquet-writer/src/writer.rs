@@ -109,7 +109,10 @@ impl ParquetFileWriter {
             .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
         // finish() writes the footer and flushes every layer down to the sink.
         let metadata = writer.finish()?;
-        Ok(FileSummary::from_metadata(&metadata, writer.inner().written))
+        Ok(FileSummary::from_metadata(
+            &metadata,
+            writer.inner().written,
+        ))
     }
 
     /// Drops buffered data; a partially written local file is removed.
@@ -152,7 +155,11 @@ fn check_fields(parent: &str, expected: &Fields, actual: &Fields) -> Result<()> 
     if expected.len() != actual.len() {
         return Err(FloeError::schema_mismatch(format!(
             "batch schema differs from the writer's: {} has {} fields, writer expects {} ({})",
-            if parent.is_empty() { "the batch" } else { parent },
+            if parent.is_empty() {
+                "the batch"
+            } else {
+                parent
+            },
             actual.len(),
             expected.len(),
             field_names(expected)

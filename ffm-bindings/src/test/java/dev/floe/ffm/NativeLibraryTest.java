@@ -1,0 +1,95 @@
+package dev.floe.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.ffm.internal.floe_h;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NativeLibraryTest {
+  @TempDir Path tmp;
+
+  @Test
+  void loadsThePackagedLibraryAndChecksItsAbiVersion() {
+    NativeLibrary.load();
+    NativeLibrary.load(); // idempotent
+    assertEquals(NativeLibrary.EXPECTED_ABI_VERSION, floe_h.floe_abi_version());
+    assertEquals("linux-x86_64", NativeLibrary.platform());
+  }
+
+  @Test
+  void jvmsStartingAtOnceShareOneExtractedCopyAndStaleCopiesGo() throws Exception {
+    Path stale = tmp.resolve("floe-native").resolve("0000000000000000");
+    Files.createDirectories(stale);
+    Files.writeString(stale.resolve("libfloe.so"), "old");
+    Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(Duration.ofDays(3))));
+
+    List<Process> jvms = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      jvms.add(probe("-Djava.io.tmpdir=" + tmp));
+    }
+    for (Process jvm : jvms) {
+      String out = output(jvm);
+      assertTrue(out.contains("attempt 1: loaded abi=" + NativeLibrary.EXPECTED_ABI_VERSION), out);
+    }
+    try (Stream<Path> dirs = Files.list(tmp.resolve("floe-native"))) {
+      List<Path> copies = dirs.toList();
+      assertEquals(1, copies.size(), "one content-addressed copy: " + copies);
+      try (Stream<Path> files = Files.list(copies.getFirst())) {
+        assertEquals(List.of("libfloe.so"), files.map(p -> p.getFileName().toString()).toList());
+      }
+    }
+    assertFalse(Files.exists(stale), "a copy untouched for days is cleaned up");
+  }
+
+  @Test
+  void aFailedLoadIsRememberedAndRethrownWithItsReason() throws Exception {
+    Path missing = tmp.resolve("nope/libfloe.so");
+    String out = output(probe("-D" + NativeLibrary.LIBRARY_PATH_PROPERTY + "=" + missing));
+    assertTrue(out.contains("attempt 1: failed: ") && out.contains(missing.toString()), out);
+    assertTrue(out.contains("attempt 2: failed: libfloe failed to load earlier"), out);
+    assertTrue(out.lines().filter(l -> l.contains(missing.toString())).count() == 2, out);
+  }
+
+  @Test
+  void aFileThatIsNotALibraryFailsClearly() throws Exception {
+    Path bogus = tmp.resolve("libfloe.so");
+    Files.writeString(bogus, "not an ELF file");
+    String out = output(probe("-D" + NativeLibrary.LIBRARY_PATH_PROPERTY + "=" + bogus));
+    assertTrue(out.contains("attempt 1: failed: cannot load libfloe"), out);
+    assertTrue(out.contains("attempt 2: failed: libfloe failed to load earlier"), out);
+  }
+
+  private static Process probe(String property) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return new ProcessBuilder(
+            java,
+            "--enable-native-access=ALL-UNNAMED",
+            property,
+            "-cp",
+            System.getProperty("java.class.path"),
+            LoaderProbe.class.getName())
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  private static String output(Process p) throws Exception {
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "probe JVM finished");
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+}

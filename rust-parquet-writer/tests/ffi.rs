@@ -1,0 +1,142 @@
+//! The C ABI guards: null pointers, panics, schema mismatches and use after
+//! close come back as status codes with messages, never as crashes or unwinding.
+
+use std::ffi::{c_char, CStr, CString};
+use std::ptr;
+use std::sync::Arc;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, Int64Array, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, Schema};
+use floe::ffi::*;
+use floe::ErrorCode;
+
+fn take_error(err: *mut c_char) -> String {
+    assert!(!err.is_null(), "an error message was set");
+    let text = unsafe { CStr::from_ptr(err) }.to_str().unwrap().to_string();
+    unsafe { floe_string_free(err) };
+    text
+}
+
+fn schema(name: &str) -> Schema {
+    Schema::new(vec![Field::new(name, DataType::Int64, true)])
+}
+
+fn struct_array(name: &str, values: Vec<i64>) -> (FFI_ArrowArray, FFI_ArrowSchema) {
+    let batch = RecordBatch::try_new(
+        Arc::new(schema(name)),
+        vec![Arc::new(Int64Array::from(values))],
+    )
+    .unwrap();
+    let array = StructArray::from(batch);
+    let data = array.to_data();
+    (
+        FFI_ArrowArray::new(&data),
+        FFI_ArrowSchema::try_from(data.data_type()).unwrap(),
+    )
+}
+
+fn open(path: &std::path::Path) -> *mut FloeWriter {
+    let ffi_schema = FFI_ArrowSchema::try_from(schema("price")).unwrap();
+    let c_path = CString::new(path.to_str().unwrap()).unwrap();
+    let mut writer = ptr::null_mut();
+    let mut err = ptr::null_mut();
+    let status = unsafe {
+        floe_writer_open_path(
+            c_path.as_ptr(),
+            &ffi_schema,
+            ptr::null(),
+            0,
+            &mut writer,
+            &mut err,
+        )
+    };
+    assert_eq!(status, 0);
+    assert!(err.is_null());
+    writer
+}
+
+#[test]
+fn abi_version_is_exported() {
+    assert_eq!(floe_abi_version(), FLOE_ABI_VERSION);
+}
+
+#[test]
+fn a_panic_is_an_error_status() {
+    let msg = CString::new("kaboom").unwrap();
+    let mut err = ptr::null_mut();
+    let status = unsafe { floe_debug_panic(msg.as_ptr(), &mut err) };
+    assert_eq!(status, ErrorCode::Panic as i32);
+    assert!(take_error(err).contains("kaboom"));
+}
+
+#[test]
+fn null_pointers_are_invalid_arguments() {
+    let mut err = ptr::null_mut();
+    let mut writer = ptr::null_mut();
+    let status = unsafe {
+        floe_writer_open_path(
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            0,
+            &mut writer,
+            &mut err,
+        )
+    };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("path"));
+    assert!(writer.is_null());
+
+    let status =
+        unsafe { floe_writer_write(ptr::null_mut(), ptr::null_mut(), ptr::null(), &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    take_error(err);
+    // A null out_error is allowed: the status alone reports the failure.
+    let status = unsafe {
+        floe_writer_write(
+            ptr::null_mut(),
+            ptr::null_mut(),
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    unsafe { floe_writer_free(ptr::null_mut()) };
+}
+
+#[test]
+fn write_moves_the_array_and_checks_the_schema() {
+    let dir = std::env::temp_dir().join(format!("floe-ffi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let writer = open(&dir.join("a.parquet"));
+    let mut err = ptr::null_mut();
+
+    let (mut array, ffi_schema) = struct_array("cost", vec![1, 2]);
+    let status = unsafe { floe_writer_write(writer, &mut array, &ffi_schema, &mut err) };
+    assert_eq!(status, ErrorCode::SchemaMismatch as i32);
+    assert!(take_error(err).contains("'cost'"));
+    assert!(
+        array.is_released(),
+        "the array is moved even when the write fails"
+    );
+
+    let (mut array, ffi_schema) = struct_array("price", vec![1, 2]);
+    let status = unsafe { floe_writer_write(writer, &mut array, &ffi_schema, &mut err) };
+    assert_eq!(status, 0);
+    assert!(array.is_released());
+
+    let (mut summary, mut len) = (ptr::null_mut(), 0usize);
+    let status = unsafe { floe_writer_close(writer, &mut summary, &mut len, &mut err) };
+    assert_eq!(status, 0);
+    let json = unsafe { std::slice::from_raw_parts(summary, len) };
+    let doc: serde_json::Value = serde_json::from_slice(json).unwrap();
+    assert_eq!(doc["num_rows"], 2);
+    unsafe { floe_bytes_free(summary, len) };
+
+    let status = unsafe { floe_writer_close(writer, &mut summary, &mut len, &mut err) };
+    assert_eq!(status, ErrorCode::IllegalState as i32);
+    assert!(take_error(err).contains("closed"));
+    unsafe { floe_writer_free(writer) };
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,241 @@
+//! The safe writer API: round trip through parquet-rs's reader, footer facts,
+//! row-group sizing, schema checks and lifecycle.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
+use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_select::concat::concat_batches;
+use bytes::Bytes;
+use floe::{ErrorCode, OutputSink, ParquetFileWriter, WriterConfig};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
+
+#[derive(Clone, Default)]
+struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn with_id(field: Field, id: i32) -> Field {
+    field.with_metadata([(PARQUET_FIELD_ID_META_KEY.to_string(), id.to_string())].into())
+}
+
+fn schema() -> SchemaRef {
+    let element = with_id(Field::new("element", DataType::Int64, true), 4);
+    Arc::new(Schema::new(vec![
+        with_id(Field::new("id", DataType::Int64, false), 1),
+        with_id(Field::new("name", DataType::Utf8, true), 2),
+        with_id(
+            Field::new("tags", DataType::List(Arc::new(element)), true),
+            3,
+        ),
+    ]))
+}
+
+fn batch(schema: &SchemaRef, start: i64, rows: usize) -> RecordBatch {
+    let ids = Int64Array::from_iter_values(start..start + rows as i64);
+    let mut names = StringBuilder::new();
+    let element = schema.field(2).data_type().clone();
+    let DataType::List(element) = element else {
+        unreachable!()
+    };
+    let mut tags = ListBuilder::new(Int64Builder::new()).with_field(element);
+    for i in 0..rows {
+        if i % 5 == 0 {
+            names.append_null();
+            tags.append_null();
+        } else {
+            names.append_value(format!("name-{}", start + i as i64));
+            tags.values().append_value(i as i64);
+            tags.values().append_null();
+            tags.append(true);
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(ids),
+        Arc::new(names.finish()),
+        Arc::new(tags.finish()),
+    ];
+    RecordBatch::try_new(schema.clone(), columns).unwrap()
+}
+
+fn write(config: &WriterConfig, batches: &[RecordBatch]) -> (Bytes, floe::FileSummary) {
+    let buffer = SharedBuffer::default();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(buffer.clone())),
+        schema(),
+        config,
+    )
+    .unwrap();
+    for b in batches {
+        writer.write(b).unwrap();
+    }
+    let summary = writer.close().unwrap();
+    let bytes = Bytes::from(buffer.0.lock().unwrap().clone());
+    (bytes, summary)
+}
+
+#[test]
+fn batches_round_trip_exactly() {
+    let schema = schema();
+    let batches = vec![
+        batch(&schema, 0, 100),
+        batch(&schema, 100, 0),
+        batch(&schema, 100, 37),
+    ];
+    let (bytes, summary) = write(&WriterConfig::default(), &batches);
+    assert_eq!(summary.num_rows, 137);
+    assert_eq!(summary.file_size, bytes.len() as u64);
+
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
+        .unwrap()
+        .build()
+        .unwrap();
+    let read: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    let expected = concat_batches(&schema, &batches).unwrap();
+    let actual = concat_batches(&read[0].schema(), &read).unwrap();
+    for c in 0..schema.fields().len() {
+        assert_eq!(
+            expected.column(c).to_data(),
+            actual.column(c).to_data(),
+            "column {c}"
+        );
+    }
+}
+
+#[test]
+fn summary_reports_field_ids_counts_and_bounds() {
+    let schema = schema();
+    let (_, summary) = write(&WriterConfig::default(), &[batch(&schema, 10, 50)]);
+    let rg = &summary.row_groups[0];
+    assert_eq!(rg.num_rows, 50);
+    assert_eq!(rg.offset, 4, "first row group starts right after the magic");
+    let paths: Vec<String> = rg.columns.iter().map(|c| c.path.join(".")).collect();
+    assert_eq!(paths, ["id", "name", "tags.list.element"]);
+    let ids: Vec<Option<i32>> = rg.columns.iter().map(|c| c.field_id).collect();
+    assert_eq!(ids, [Some(1), Some(2), Some(4)]);
+
+    let id = &rg.columns[0];
+    assert_eq!(id.null_count, Some(0));
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    assert_eq!(
+        b64.decode(id.min.as_ref().unwrap()).unwrap(),
+        10i64.to_le_bytes()
+    );
+    assert_eq!(
+        b64.decode(id.max.as_ref().unwrap()).unwrap(),
+        59i64.to_le_bytes()
+    );
+    assert!(id.min_exact && id.max_exact);
+    assert_eq!(rg.columns[1].null_count, Some(10));
+}
+
+#[test]
+fn row_groups_close_at_the_byte_limit() {
+    let schema = schema();
+    let config = WriterConfig {
+        row_group_bytes: 64 * 1024,
+        ..WriterConfig::default()
+    };
+    let batches: Vec<RecordBatch> = (0..40).map(|i| batch(&schema, i * 1000, 1000)).collect();
+    let (_, summary) = write(&config, &batches);
+    assert!(summary.row_groups.len() > 3, "{}", summary.row_groups.len());
+    assert_eq!(
+        summary.row_groups.iter().map(|g| g.num_rows).sum::<i64>(),
+        40_000
+    );
+}
+
+#[test]
+fn a_batch_with_other_columns_is_a_schema_mismatch() {
+    let schema = schema();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(SharedBuffer::default())),
+        schema,
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    let other = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, false)]));
+    let bad = RecordBatch::try_new(other, vec![Arc::new(Int32Array::from(vec![1]))]).unwrap();
+    let err = writer.write(&bad).unwrap_err();
+    assert_eq!(err.code, ErrorCode::SchemaMismatch);
+    assert!(err.message.contains("expects 3"), "{}", err.message);
+
+    let renamed = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("title", DataType::Utf8, true),
+        Field::new("tags", DataType::Utf8, true),
+    ]));
+    let bad = RecordBatch::try_new(
+        renamed,
+        vec![
+            Arc::new(Int64Array::from(vec![1])),
+            Arc::new(StringArray::from(vec!["a"])),
+            Arc::new(StringArray::from(vec!["b"])),
+        ],
+    )
+    .unwrap();
+    let err = writer.write(&bad).unwrap_err();
+    assert!(
+        err.message.contains("'title'") && err.message.contains("'name'"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn close_twice_and_write_after_close_are_illegal_state() {
+    let schema = schema();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(SharedBuffer::default())),
+        schema.clone(),
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    writer.close().unwrap();
+    assert_eq!(writer.close().unwrap_err().code, ErrorCode::IllegalState);
+    assert_eq!(
+        writer.write(&batch(&schema, 0, 1)).unwrap_err().code,
+        ErrorCode::IllegalState
+    );
+}
+
+#[test]
+fn an_aborted_path_writer_leaves_no_file() {
+    let dir = std::env::temp_dir().join(format!("floe-abort-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("partial.parquet");
+    let schema = schema();
+    {
+        let mut writer = ParquetFileWriter::open(
+            OutputSink::Path(path.clone()),
+            schema.clone(),
+            &WriterConfig::default(),
+        )
+        .unwrap();
+        writer.write(&batch(&schema, 0, 10)).unwrap();
+        assert!(path.exists());
+    } // dropped without close
+    assert!(!path.exists());
+    let err = ParquetFileWriter::open(
+        OutputSink::Path(dir.join("missing/x.parquet")),
+        schema,
+        &WriterConfig::default(),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(err.code, ErrorCode::Io);
+    assert!(err.message.contains("missing/x.parquet"), "{}", err.message);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
