@@ -3,6 +3,7 @@
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
+use parquet::basic::Compression;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMetaData};
 use serde::Serialize;
 
@@ -89,6 +90,12 @@ fn chunk_start(c: &ColumnChunkMetaData) -> i64 {
     }
 }
 
+/// The codec's Parquet name (`ZSTD`). The footer records no level, so none is shown.
+fn codec_name(codec: Compression) -> String {
+    let full = codec.to_string();
+    full.split('(').next().unwrap_or(&full).to_string()
+}
+
 fn column_summary(c: &ColumnChunkMetaData) -> ColumnChunkSummary {
     let info = c.column_descr().self_type().get_basic_info();
     let stats = c.statistics();
@@ -97,7 +104,7 @@ fn column_summary(c: &ColumnChunkMetaData) -> ColumnChunkSummary {
         path: c.column_path().parts().to_vec(),
         field_id: info.has_id().then(|| info.id()),
         physical_type: c.column_type().to_string(),
-        compression: c.compression().to_string(),
+        compression: codec_name(c.compression()),
         compressed_size: c.compressed_size(),
         uncompressed_size: c.uncompressed_size(),
         num_values: c.num_values(),

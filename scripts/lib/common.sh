@@ -46,6 +46,10 @@ floe_use_jdk() {
   fi
   export JAVA_HOME="$jdk"
   export PATH="$JAVA_HOME/bin:$PATH"
+  # JDK 24+ warns when Arrow Java uses sun.misc.Unsafe; allow it quietly where the flag exists.
+  if [[ "$(floe_java_version "$JAVA_HOME")" -ge 24 ]]; then
+    FLOE_JVM_FLAGS+=(--sun-misc-unsafe-memory-access=allow)
+  fi
 }
 
 floe_require() {

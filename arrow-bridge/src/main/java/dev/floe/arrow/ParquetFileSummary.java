@@ -42,7 +42,7 @@ public record ParquetFileSummary(long rowCount, long fileSize, List<RowGroup> ro
    * @param path the leaf's path in the Parquet schema, e.g. {@code [tags, list, element]}
    * @param fieldId its {@code PARQUET:field_id}, or null if the schema had none
    * @param physicalType Parquet physical type, e.g. {@code INT64}
-   * @param codec compression codec as Parquet names it, e.g. {@code ZSTD(ZstdLevel(3))}
+   * @param codec compression codec as Parquet names it, e.g. {@code ZSTD} (the footer records no level)
    * @param compressedSize bytes of the chunk as stored
    * @param uncompressedSize bytes of the chunk before compression
    * @param valueCount values including nulls

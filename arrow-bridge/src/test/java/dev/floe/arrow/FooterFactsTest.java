@@ -109,6 +109,7 @@ class FooterFactsTest {
         // parquet-java calls BYTE_ARRAY "BINARY"; the summary uses the format's names.
         String physical = type.getPrimitiveTypeName().name().replace("BINARY", "BYTE_ARRAY");
         assertEquals(physical, actual.physicalType(), where);
+        assertEquals(expected.getCodec().name(), actual.codec(), where);
         assertEquals(expected.getTotalSize(), actual.compressedSize(), where);
         assertEquals(expected.getTotalUncompressedSize(), actual.uncompressedSize(), where);
         assertEquals(expected.getValueCount(), actual.valueCount(), where);
