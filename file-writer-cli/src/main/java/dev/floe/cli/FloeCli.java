@@ -24,7 +24,6 @@ public final class FloeCli {
 
   static int run(String... args) {
     CommandLine cli = new CommandLine(new FloeCli());
-    cli.setExitCodeExceptionMapper(e -> EXIT_FAILED);
     cli.setExecutionExceptionHandler(
         (e, command, parsed) -> {
           PrintWriter err = command.getErr();
