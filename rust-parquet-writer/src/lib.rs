@@ -8,10 +8,12 @@
 pub mod config;
 pub mod error;
 pub mod ffi;
+pub mod json;
 pub mod summary;
 pub mod writer;
 
 pub use config::WriterConfig;
 pub use error::{ErrorCode, FloeError};
+pub use json::{DecoderConfig, JsonDecoder};
 pub use summary::FileSummary;
 pub use writer::{OutputSink, ParquetFileWriter};

@@ -1,0 +1,907 @@
+//! Column decoders: one per Arrow field, appending each JSON value straight into
+//! Arrow buffers. Every decoder can `truncate` back to a row count, which is how a
+//! bad message is taken out again without touching its neighbours.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::types::{
+    ArrowPrimitiveType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type,
+    Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType,
+};
+use arrow_array::{
+    ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericListArray,
+    GenericStringArray, MapArray, OffsetSizeTrait, PrimitiveArray, StructArray,
+};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+
+use super::cursor::{Cursor, Token};
+use super::error::DecodeError;
+use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
+use super::temporal::{parse_date, parse_time, parse_timestamp, Unit};
+
+/// Arrow's extension-name metadata key and the canonical UUID extension.
+const EXTENSION_NAME: &str = "ARROW:extension:name";
+const UUID_EXTENSION: &str = "arrow.uuid";
+/// Structs wider than this look fields up by hash instead of a linear scan.
+const HASH_LOOKUP_MIN_FIELDS: usize = 12;
+
+pub trait Column: Send {
+    /// Decodes the (non-null) JSON value at the cursor into one more row.
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError>;
+    fn append_null(&mut self);
+    fn len(&self) -> usize;
+    /// Drops rows from `len` on (used to take a bad message out again).
+    fn truncate(&mut self, len: usize);
+    /// The rows so far as an Arrow array; the column is empty afterwards.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError>;
+}
+
+/// Decodes a value that may be `null`, which only a nullable field accepts.
+#[inline]
+fn decode_nullable(
+    column: &mut dyn Column,
+    nullable: bool,
+    cur: &mut Cursor,
+) -> Result<(), DecodeError> {
+    if cur.take_null()? {
+        if !nullable {
+            return Err(cur.error("null is not allowed: the field is required"));
+        }
+        column.append_null();
+        Ok(())
+    } else {
+        column.decode(cur)
+    }
+}
+
+/// Builds the decoder for a field, or explains why its type is not supported.
+pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Column>, String> {
+    let dt = field.data_type().clone();
+    let is_uuid = field
+        .metadata()
+        .get(EXTENSION_NAME)
+        .is_some_and(|n| n == UUID_EXTENSION);
+    Ok(match field.data_type() {
+        DataType::Boolean => Box::new(BoolColumn::default()),
+        DataType::Int32 => Box::new(PrimitiveColumn::<Int32Type, _>::new(dt, Int32Parser)),
+        DataType::Int64 => Box::new(PrimitiveColumn::<Int64Type, _>::new(dt, Int64Parser)),
+        DataType::Float32 => Box::new(PrimitiveColumn::<Float32Type, _>::new(dt, Float32Parser)),
+        DataType::Float64 => Box::new(PrimitiveColumn::<Float64Type, _>::new(dt, Float64Parser)),
+        DataType::Decimal128(p, s) => Box::new(PrimitiveColumn::<Decimal128Type, _>::new(
+            dt.clone(),
+            DecimalParser {
+                precision: *p,
+                scale: *s,
+            },
+        )),
+        DataType::Date32 => Box::new(PrimitiveColumn::<Date32Type, _>::new(dt, DateParser)),
+        DataType::Time64(TimeUnit::Microsecond) => {
+            Box::new(PrimitiveColumn::<Time64MicrosecondType, _>::new(
+                dt,
+                TimeParser(Unit::Micros),
+            ))
+        }
+        DataType::Time64(TimeUnit::Nanosecond) => {
+            Box::new(PrimitiveColumn::<Time64NanosecondType, _>::new(
+                dt,
+                TimeParser(Unit::Nanos),
+            ))
+        }
+        DataType::Timestamp(unit, tz) => {
+            let zoned = tz.is_some();
+            match unit {
+                TimeUnit::Millisecond => {
+                    Box::new(PrimitiveColumn::<TimestampMillisecondType, _>::new(
+                        dt.clone(),
+                        TimestampParser {
+                            unit: Unit::Millis,
+                            zoned,
+                        },
+                    ))
+                }
+                TimeUnit::Microsecond => {
+                    Box::new(PrimitiveColumn::<TimestampMicrosecondType, _>::new(
+                        dt.clone(),
+                        TimestampParser {
+                            unit: Unit::Micros,
+                            zoned,
+                        },
+                    ))
+                }
+                TimeUnit::Nanosecond => {
+                    Box::new(PrimitiveColumn::<TimestampNanosecondType, _>::new(
+                        dt.clone(),
+                        TimestampParser {
+                            unit: Unit::Nanos,
+                            zoned,
+                        },
+                    ))
+                }
+                TimeUnit::Second => return Err(unsupported(path, field)),
+            }
+        }
+        DataType::Utf8 => Box::new(BytesColumn::<i32>::new(BytesKind::Utf8)),
+        DataType::LargeUtf8 => Box::new(BytesColumn::<i64>::new(BytesKind::Utf8)),
+        DataType::Binary => Box::new(BytesColumn::<i32>::new(BytesKind::Base64)),
+        DataType::LargeBinary => Box::new(BytesColumn::<i64>::new(BytesKind::Base64)),
+        DataType::FixedSizeBinary(width) => {
+            if is_uuid && *width != 16 {
+                return Err(format!(
+                    "field '{path}': arrow.uuid must be fixed_size_binary(16)"
+                ));
+            }
+            Box::new(FixedColumn::new(*width, is_uuid))
+        }
+        DataType::Struct(fields) => Box::new(StructColumn::new(fields.clone(), path, strict)?),
+        DataType::List(element) => Box::new(ListColumn::<i32>::new(element.clone(), path, strict)?),
+        DataType::LargeList(element) => {
+            Box::new(ListColumn::<i64>::new(element.clone(), path, strict)?)
+        }
+        DataType::Map(entries, ordered) => {
+            Box::new(MapColumn::new(entries.clone(), *ordered, path, strict)?)
+        }
+        _ => return Err(unsupported(path, field)),
+    })
+}
+
+fn unsupported(path: &str, field: &Field) -> String {
+    format!(
+        "field '{path}': Arrow type {} is not supported by the JSON decoder",
+        field.data_type()
+    )
+}
+
+fn child_path(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}.{name}")
+    }
+}
+
+// ---------------------------------------------------------------- primitives
+
+/// Parses one JSON value into a primitive's native representation.
+pub trait ValueParser<N>: Send {
+    fn parse(&self, cur: &mut Cursor) -> Result<N, DecodeError>;
+}
+
+pub struct PrimitiveColumn<T: ArrowPrimitiveType, P> {
+    values: Vec<T::Native>,
+    nulls: NullBufferBuilder,
+    data_type: DataType,
+    parser: P,
+}
+
+impl<T: ArrowPrimitiveType, P: ValueParser<T::Native>> PrimitiveColumn<T, P> {
+    fn new(data_type: DataType, parser: P) -> Self {
+        Self {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+            data_type,
+            parser,
+        }
+    }
+}
+
+impl<T, P> Column for PrimitiveColumn<T, P>
+where
+    T: ArrowPrimitiveType,
+    P: ValueParser<T::Native>,
+{
+    #[inline]
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        let value = self.parser.parse(cur)?;
+        self.values.push(value);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        self.values.push(T::Native::default());
+        self.nulls.append_null();
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.values.truncate(len);
+        self.nulls.truncate(len);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let array = PrimitiveArray::<T>::try_new(values, self.nulls.finish())?
+            .with_data_type(self.data_type.clone());
+        Ok(Arc::new(array))
+    }
+}
+
+struct Int32Parser;
+impl ValueParser<i32> for Int32Parser {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<i32, DecodeError> {
+        cur.parse_integer("int32", i32::MIN as i64, i32::MAX as i64)
+            .map(|v| v as i32)
+    }
+}
+
+struct Int64Parser;
+impl ValueParser<i64> for Int64Parser {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<i64, DecodeError> {
+        cur.parse_integer("int64", i64::MIN, i64::MAX)
+    }
+}
+
+/// Numbers, or the strings "NaN", "Infinity" and "-Infinity".
+fn float_text<'a>(cur: &mut Cursor<'a>, type_name: &str) -> Result<FloatText<'a>, DecodeError> {
+    if cur.peek() == Token::String {
+        let pos = cur.pos();
+        let text = cur.parse_str(type_name)?;
+        return special_float(&text).map(FloatText::Special).ok_or_else(|| {
+            DecodeError::new(
+                format!(
+                    "expected {type_name}, found string \"{}\"",
+                    String::from_utf8_lossy(&text)
+                ),
+                pos,
+            )
+        });
+    }
+    Ok(FloatText::Number(cur.parse_number(type_name)?.text))
+}
+
+enum FloatText<'a> {
+    Number(&'a [u8]),
+    Special(f64),
+}
+
+struct Float64Parser;
+impl ValueParser<f64> for Float64Parser {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<f64, DecodeError> {
+        let pos = cur.pos();
+        match float_text(cur, "float64")? {
+            FloatText::Number(text) => parse_f64(text).map_err(|m| DecodeError::new(m, pos)),
+            FloatText::Special(v) => Ok(v),
+        }
+    }
+}
+
+struct Float32Parser;
+impl ValueParser<f32> for Float32Parser {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<f32, DecodeError> {
+        let pos = cur.pos();
+        match float_text(cur, "float32")? {
+            FloatText::Number(text) => parse_f32(text).map_err(|m| DecodeError::new(m, pos)),
+            FloatText::Special(v) => Ok(v as f32),
+        }
+    }
+}
+
+/// Decimals from a number's text, or from a string holding one (as some producers write them).
+struct DecimalParser {
+    precision: u8,
+    scale: i8,
+}
+impl ValueParser<i128> for DecimalParser {
+    fn parse(&self, cur: &mut Cursor) -> Result<i128, DecodeError> {
+        cur.skip_ws();
+        let pos = cur.pos();
+        let result = if cur.peek() == Token::String {
+            let text = cur.parse_str("decimal")?;
+            parse_decimal(&text, self.precision, self.scale)
+        } else {
+            let number = cur.parse_number("decimal")?;
+            parse_decimal(number.text, self.precision, self.scale)
+        };
+        result.map_err(|m| DecodeError::new(m, pos))
+    }
+}
+
+/// Runs a text parser over a JSON string value, mapping its error to the value's position.
+fn with_string<T>(
+    cur: &mut Cursor,
+    expected: &str,
+    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, DecodeError> {
+    cur.skip_ws();
+    let pos = cur.pos();
+    let text = cur.parse_str(expected)?;
+    parse(&text).map_err(|m| {
+        DecodeError::new(
+            format!(
+                "invalid {expected} \"{}\": {m}",
+                String::from_utf8_lossy(&text)
+            ),
+            pos,
+        )
+    })
+}
+
+struct DateParser;
+impl ValueParser<i32> for DateParser {
+    fn parse(&self, cur: &mut Cursor) -> Result<i32, DecodeError> {
+        with_string(cur, "date", parse_date)
+    }
+}
+
+struct TimeParser(Unit);
+impl ValueParser<i64> for TimeParser {
+    fn parse(&self, cur: &mut Cursor) -> Result<i64, DecodeError> {
+        with_string(cur, "time", |t| parse_time(t, self.0))
+    }
+}
+
+/// Timestamps from ISO-8601 / Flink SQL text, or from epoch milliseconds.
+struct TimestampParser {
+    unit: Unit,
+    zoned: bool,
+}
+impl ValueParser<i64> for TimestampParser {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<i64, DecodeError> {
+        if cur.peek() == Token::Number {
+            let pos = cur.pos();
+            let millis = cur.parse_integer("epoch milliseconds", i64::MIN, i64::MAX)?;
+            return millis
+                .checked_mul(self.unit.per_second() / 1000)
+                .ok_or_else(|| DecodeError::new("epoch milliseconds out of range", pos));
+        }
+        with_string(cur, "timestamp", |t| {
+            parse_timestamp(t, self.unit, self.zoned)
+        })
+    }
+}
+
+struct BoolColumn {
+    values: Vec<bool>,
+    nulls: NullBufferBuilder,
+}
+
+impl Default for BoolColumn {
+    fn default() -> Self {
+        Self {
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl Column for BoolColumn {
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        let value = cur.parse_bool()?;
+        self.values.push(value);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        self.values.push(false);
+        self.nulls.append_null();
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.values.truncate(len);
+        self.nulls.truncate(len);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let mut bits = BooleanBufferBuilder::new(self.values.len());
+        for &v in &self.values {
+            bits.append(v);
+        }
+        self.values.clear();
+        Ok(Arc::new(BooleanArray::new(
+            bits.finish(),
+            self.nulls.finish(),
+        )))
+    }
+}
+
+// ---------------------------------------------------------------- bytes
+
+#[derive(Clone, Copy)]
+enum BytesKind {
+    /// JSON string copied as UTF-8.
+    Utf8,
+    /// JSON string holding standard base64.
+    Base64,
+}
+
+struct BytesColumn<O: OffsetSizeTrait> {
+    offsets: Vec<O>,
+    values: Vec<u8>,
+    nulls: NullBufferBuilder,
+    kind: BytesKind,
+}
+
+impl<O: OffsetSizeTrait> BytesColumn<O> {
+    fn new(kind: BytesKind) -> Self {
+        Self {
+            offsets: vec![O::zero()],
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+            kind,
+        }
+    }
+
+    #[inline]
+    fn push_offset(&mut self, pos: usize) -> Result<(), DecodeError> {
+        let end = O::from_usize(self.values.len()).ok_or_else(|| {
+            DecodeError::new(
+                "this batch's column data exceeds 2 GiB; use a large_utf8/large_binary column or smaller batches",
+                pos,
+            )
+        })?;
+        self.offsets.push(end);
+        Ok(())
+    }
+
+    fn append_bytes(&mut self, bytes: &[u8], pos: usize) -> Result<(), DecodeError> {
+        self.values.extend_from_slice(bytes);
+        self.nulls.append_non_null();
+        self.push_offset(pos)
+    }
+}
+
+impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
+    #[inline]
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        let pos = cur.pos();
+        match self.kind {
+            BytesKind::Utf8 => cur.parse_string_into(&mut self.values)?,
+            BytesKind::Base64 => {
+                let text = cur.parse_str("base64 string")?;
+                BASE64
+                    .decode_vec(&*text, &mut self.values)
+                    .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))?;
+            }
+        }
+        self.nulls.append_non_null();
+        self.push_offset(pos)
+    }
+
+    fn append_null(&mut self) {
+        let last = *self.offsets.last().expect("offsets start with 0");
+        self.offsets.push(last);
+        self.nulls.append_null();
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.offsets.truncate(len + 1);
+        let end = self.offsets[len].as_usize();
+        self.values.truncate(end);
+        self.nulls.truncate(len);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let offsets = std::mem::replace(&mut self.offsets, vec![O::zero()]);
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+        let values = Buffer::from_vec(std::mem::take(&mut self.values));
+        let nulls = self.nulls.finish();
+        Ok(match self.kind {
+            BytesKind::Utf8 => Arc::new(GenericStringArray::<O>::try_new(offsets, values, nulls)?),
+            BytesKind::Base64 => {
+                Arc::new(GenericBinaryArray::<O>::try_new(offsets, values, nulls)?)
+            }
+        })
+    }
+}
+
+/// fixed_size_binary: a UUID's canonical text, or base64 of exactly `width` bytes.
+struct FixedColumn {
+    width: i32,
+    uuid: bool,
+    values: Vec<u8>,
+    nulls: NullBufferBuilder,
+    len: usize,
+}
+
+impl FixedColumn {
+    fn new(width: i32, uuid: bool) -> Self {
+        Self {
+            width,
+            uuid,
+            values: Vec::new(),
+            nulls: NullBufferBuilder::new(0),
+            len: 0,
+        }
+    }
+}
+
+impl Column for FixedColumn {
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        cur.skip_ws();
+        let pos = cur.pos();
+        let start = self.values.len();
+        if self.uuid {
+            let text = cur.parse_str("uuid string")?;
+            parse_uuid(&text, &mut self.values).map_err(|m| DecodeError::new(m, pos))?;
+        } else {
+            let text = cur.parse_str("base64 string")?;
+            BASE64
+                .decode_vec(&*text, &mut self.values)
+                .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))?;
+            let got = self.values.len() - start;
+            if got != self.width as usize {
+                self.values.truncate(start);
+                return Err(DecodeError::new(
+                    format!(
+                        "expected {} bytes for fixed[{}], got {got}",
+                        self.width, self.width
+                    ),
+                    pos,
+                ));
+            }
+        }
+        self.nulls.append_non_null();
+        self.len += 1;
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        self.values
+            .resize(self.values.len() + self.width as usize, 0);
+        self.nulls.append_null();
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.values.truncate(len * self.width as usize);
+        self.nulls.truncate(len);
+        self.len = len;
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let values = Buffer::from_vec(std::mem::take(&mut self.values));
+        self.len = 0;
+        Ok(Arc::new(FixedSizeBinaryArray::try_new(
+            self.width,
+            values,
+            self.nulls.finish(),
+        )?))
+    }
+}
+
+// ---------------------------------------------------------------- nested
+
+pub struct StructColumn {
+    fields: Fields,
+    names: Vec<Box<[u8]>>,
+    nullable: Vec<bool>,
+    children: Vec<Box<dyn Column>>,
+    by_name: Option<HashMap<Box<[u8]>, usize>>,
+    /// `seen[i] == stamp` when field i appeared in the current object.
+    seen: Vec<u32>,
+    stamp: u32,
+    nulls: NullBufferBuilder,
+    len: usize,
+    strict: bool,
+}
+
+impl StructColumn {
+    pub fn new(fields: Fields, path: &str, strict: bool) -> Result<Self, String> {
+        let mut children = Vec::with_capacity(fields.len());
+        for f in fields.iter() {
+            children.push(column_for(f, &child_path(path, f.name()), strict)?);
+        }
+        let names: Vec<Box<[u8]>> = fields
+            .iter()
+            .map(|f| f.name().as_bytes().to_vec().into_boxed_slice())
+            .collect();
+        let by_name = (fields.len() >= HASH_LOOKUP_MIN_FIELDS)
+            .then(|| names.iter().cloned().zip(0..).collect());
+        Ok(Self {
+            nullable: fields.iter().map(|f| f.is_nullable()).collect(),
+            seen: vec![0; fields.len()],
+            fields,
+            names,
+            children,
+            by_name,
+            stamp: 0,
+            nulls: NullBufferBuilder::new(0),
+            len: 0,
+            strict,
+        })
+    }
+
+    /// Keys usually arrive in schema order, so the expected one is tried first.
+    #[inline]
+    fn lookup(&self, key: &[u8], expected: usize) -> Option<usize> {
+        if let Some(name) = self.names.get(expected) {
+            if **name == *key {
+                return Some(expected);
+            }
+        }
+        match &self.by_name {
+            Some(map) => map.get(key).copied(),
+            None => self.names.iter().position(|n| **n == *key),
+        }
+    }
+
+    /// The columns of the rows so far, without the struct wrapper (for a batch).
+    pub fn finish_columns(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
+        self.len = 0;
+        let _ = self.nulls.finish();
+        self.children.iter_mut().map(|c| c.finish()).collect()
+    }
+
+    fn name(&self, i: usize) -> &str {
+        self.fields[i].name()
+    }
+}
+
+impl Column for StructColumn {
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        cur.begin_object()?;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
+        let mut expected = 0;
+        let mut matched = 0;
+        let mut first = true;
+        loop {
+            let key_pos = cur.pos();
+            let index = match cur.next_key(first)? {
+                None => break,
+                Some(key) => self
+                    .lookup(&key, expected)
+                    .ok_or_else(|| String::from_utf8_lossy(&key).into_owned()),
+            };
+            first = false;
+            match index {
+                Ok(i) => {
+                    if self.seen[i] == self.stamp {
+                        return Err(DecodeError::new(
+                            format!("duplicate field '{}'", self.name(i)),
+                            key_pos,
+                        ));
+                    }
+                    self.seen[i] = self.stamp;
+                    matched += 1;
+                    let nullable = self.nullable[i];
+                    decode_nullable(self.children[i].as_mut(), nullable, cur)
+                        .map_err(|e| e.within(self.fields[i].name()))?;
+                    expected = i + 1;
+                }
+                Err(unknown) if self.strict => {
+                    return Err(DecodeError::new(
+                        format!("unknown field '{unknown}' (strict mode)"),
+                        key_pos,
+                    ));
+                }
+                Err(_) => cur.skip_value()?,
+            }
+        }
+        if matched < self.children.len() {
+            for i in 0..self.children.len() {
+                if self.seen[i] != self.stamp {
+                    if !self.nullable[i] {
+                        return Err(cur.error(format!("missing required field '{}'", self.name(i))));
+                    }
+                    self.children[i].append_null();
+                }
+            }
+        }
+        self.nulls.append_non_null();
+        self.len += 1;
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        for child in &mut self.children {
+            child.append_null();
+        }
+        self.nulls.append_null();
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn truncate(&mut self, len: usize) {
+        for child in &mut self.children {
+            child.truncate(len);
+        }
+        self.nulls.truncate(len);
+        self.len = len;
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let nulls = self.nulls.finish();
+        self.len = 0;
+        let columns: Vec<ArrayRef> = self
+            .children
+            .iter_mut()
+            .map(|c| c.finish())
+            .collect::<Result<_, _>>()?;
+        Ok(Arc::new(StructArray::try_new(
+            self.fields.clone(),
+            columns,
+            nulls,
+        )?))
+    }
+}
+
+struct ListColumn<O: OffsetSizeTrait> {
+    element: FieldRef,
+    element_nullable: bool,
+    child: Box<dyn Column>,
+    offsets: Vec<O>,
+    nulls: NullBufferBuilder,
+}
+
+impl<O: OffsetSizeTrait> ListColumn<O> {
+    fn new(element: FieldRef, path: &str, strict: bool) -> Result<Self, String> {
+        let child = column_for(&element, &format!("{path}[]"), strict)?;
+        Ok(Self {
+            element_nullable: element.is_nullable(),
+            element,
+            child,
+            offsets: vec![O::zero()],
+            nulls: NullBufferBuilder::new(0),
+        })
+    }
+}
+
+impl<O: OffsetSizeTrait> Column for ListColumn<O> {
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        cur.begin_array()?;
+        let mut first = true;
+        while cur.next_element(first)? {
+            first = false;
+            decode_nullable(self.child.as_mut(), self.element_nullable, cur)
+                .map_err(|e| e.within("[]"))?;
+        }
+        let end = O::from_usize(self.child.len())
+            .ok_or_else(|| cur.error("too many list elements in one batch"))?;
+        self.offsets.push(end);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        let last = *self.offsets.last().expect("offsets start with 0");
+        self.offsets.push(last);
+        self.nulls.append_null();
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.offsets.truncate(len + 1);
+        self.child.truncate(self.offsets[len].as_usize());
+        self.nulls.truncate(len);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let offsets = std::mem::replace(&mut self.offsets, vec![O::zero()]);
+        let values = self.child.finish()?;
+        Ok(Arc::new(GenericListArray::<O>::try_new(
+            self.element.clone(),
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            values,
+            self.nulls.finish(),
+        )?))
+    }
+}
+
+/// map<string, V> from a JSON object: keys become the map's key column.
+struct MapColumn {
+    entries: FieldRef,
+    ordered: bool,
+    keys: BytesColumn<i32>,
+    values: Box<dyn Column>,
+    value_nullable: bool,
+    offsets: Vec<i32>,
+    nulls: NullBufferBuilder,
+}
+
+impl MapColumn {
+    fn new(entries: FieldRef, ordered: bool, path: &str, strict: bool) -> Result<Self, String> {
+        let DataType::Struct(kv) = entries.data_type() else {
+            return Err(format!("field '{path}': map entries must be a struct"));
+        };
+        if kv.len() != 2 || kv[0].data_type() != &DataType::Utf8 {
+            return Err(format!(
+                "field '{path}': only maps with utf8 keys can be decoded from JSON objects"
+            ));
+        }
+        let values = column_for(&kv[1], &format!("{path}{{}}"), strict)?;
+        Ok(Self {
+            value_nullable: kv[1].is_nullable(),
+            entries,
+            ordered,
+            keys: BytesColumn::new(BytesKind::Utf8),
+            values,
+            offsets: vec![0],
+            nulls: NullBufferBuilder::new(0),
+        })
+    }
+}
+
+impl Column for MapColumn {
+    fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
+        cur.begin_object()?;
+        let mut first = true;
+        loop {
+            let pos = cur.pos();
+            match cur.next_key(first)? {
+                None => break,
+                Some(key) => self.keys.append_bytes(&key, pos)?,
+            }
+            first = false;
+            decode_nullable(self.values.as_mut(), self.value_nullable, cur)
+                .map_err(|e| e.within("{}"))?;
+        }
+        let end = i32::try_from(self.keys.len())
+            .map_err(|_| cur.error("too many map entries in one batch"))?;
+        self.offsets.push(end);
+        self.nulls.append_non_null();
+        Ok(())
+    }
+
+    fn append_null(&mut self) {
+        let last = *self.offsets.last().expect("offsets start with 0");
+        self.offsets.push(last);
+        self.nulls.append_null();
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.offsets.truncate(len + 1);
+        let entries = self.offsets[len] as usize;
+        self.keys.truncate(entries);
+        self.values.truncate(entries);
+        self.nulls.truncate(len);
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let DataType::Struct(kv) = self.entries.data_type() else {
+            unreachable!("checked in new")
+        };
+        let entries = StructArray::try_new(
+            kv.clone(),
+            vec![self.keys.finish()?, self.values.finish()?],
+            None,
+        )?;
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        Ok(Arc::new(MapArray::try_new(
+            self.entries.clone(),
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            entries,
+            self.nulls.finish(),
+            self.ordered,
+        )?))
+    }
+}

@@ -1,0 +1,581 @@
+//! A byte cursor over one JSON message: just the tokens the column decoders
+//! need, scanning strings with memchr and never allocating on the clean path.
+
+use std::borrow::Cow;
+
+use super::error::DecodeError;
+
+/// Kinds of JSON value, for "expected X, found Y" messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Token {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+    End,
+    Invalid,
+}
+
+impl Token {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Token::Object => "object",
+            Token::Array => "array",
+            Token::String => "string",
+            Token::Number => "number",
+            Token::Bool => "boolean",
+            Token::Null => "null",
+            Token::End => "end of message",
+            Token::Invalid => "invalid JSON",
+        }
+    }
+}
+
+pub struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    /// Reused for keys and values that contain escapes.
+    scratch: Vec<u8>,
+}
+
+/// A parsed number's text, and whether it had a fraction or exponent.
+pub struct NumberText<'a> {
+    pub text: &'a [u8],
+    pub is_integer: bool,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(buf: &'a [u8], max_depth: usize) -> Self {
+        Self {
+            buf,
+            pos: 0,
+            depth: 0,
+            max_depth,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub fn error(&self, message: impl Into<String>) -> DecodeError {
+        DecodeError::new(message, self.pos)
+    }
+
+    #[inline]
+    pub fn skip_ws(&mut self) {
+        while let Some(&b) = self.buf.get(self.pos) {
+            if b == b' ' || b == b'\n' || b == b'\r' || b == b'\t' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The kind of the next value, after whitespace; consumes nothing else.
+    #[inline]
+    pub fn peek(&mut self) -> Token {
+        self.skip_ws();
+        match self.buf.get(self.pos) {
+            None => Token::End,
+            Some(b'{') => Token::Object,
+            Some(b'[') => Token::Array,
+            Some(b'"') => Token::String,
+            Some(b'-' | b'0'..=b'9') => Token::Number,
+            Some(b't' | b'f') => Token::Bool,
+            Some(b'n') => Token::Null,
+            Some(_) => Token::Invalid,
+        }
+    }
+
+    /// An error for a value of the wrong kind, or for malformed JSON at this spot.
+    pub fn unexpected(&mut self, expected: &str) -> DecodeError {
+        match self.peek() {
+            Token::Invalid => self.error(format!(
+                "invalid JSON: unexpected character {}",
+                describe_byte(self.buf[self.pos])
+            )),
+            Token::End => self.error(format!("truncated message: expected {expected}")),
+            found => {
+                let snippet = self.snippet();
+                self.error(format!(
+                    "expected {expected}, found {} {snippet}",
+                    found.describe()
+                ))
+            }
+        }
+    }
+
+    fn snippet(&self) -> String {
+        let end = (self.pos + 24).min(self.buf.len());
+        let text = String::from_utf8_lossy(&self.buf[self.pos..end]);
+        if end < self.buf.len() {
+            format!("{text}...")
+        } else {
+            text.into_owned()
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, byte: u8, expected: &str) -> Result<(), DecodeError> {
+        self.skip_ws();
+        if self.buf.get(self.pos) == Some(&byte) {
+            self.pos += 1;
+            Ok(())
+        } else if self.pos >= self.buf.len() {
+            Err(self.error(format!("truncated message: expected {expected}")))
+        } else {
+            Err(self.error(format!(
+                "invalid JSON: expected {expected}, found {}",
+                describe_byte(self.buf[self.pos])
+            )))
+        }
+    }
+
+    /// Consumes `null` if it is next.
+    #[inline]
+    pub fn take_null(&mut self) -> Result<bool, DecodeError> {
+        if self.peek() == Token::Null {
+            self.literal(b"null")?;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), DecodeError> {
+        if self.buf[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else if word.starts_with(&self.buf[self.pos..]) {
+            Err(self.error("truncated message inside a literal"))
+        } else {
+            Err(self.error("invalid JSON: bad literal"))
+        }
+    }
+
+    pub fn parse_bool(&mut self) -> Result<bool, DecodeError> {
+        match self.peek() {
+            Token::Bool if self.buf[self.pos] == b't' => self.literal(b"true").map(|_| true),
+            Token::Bool => self.literal(b"false").map(|_| false),
+            _ => Err(self.unexpected("boolean")),
+        }
+    }
+
+    // ---- objects and arrays ----
+
+    fn enter(&mut self) -> Result<(), DecodeError> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(self.error(format!(
+                "nesting deeper than the limit of {}",
+                self.max_depth
+            )));
+        }
+        Ok(())
+    }
+
+    /// Consumes `{`; then call [`Self::next_key`] until it returns `None`.
+    pub fn begin_object(&mut self) -> Result<(), DecodeError> {
+        if self.peek() != Token::Object {
+            return Err(self.unexpected("object"));
+        }
+        self.pos += 1;
+        self.enter()
+    }
+
+    /// The next key of an object (escapes decoded), consuming it and its `:`;
+    /// `None` at the closing `}`. `first` is true for the first call on an object.
+    pub fn next_key(&mut self, first: bool) -> Result<Option<Cow<'_, [u8]>>, DecodeError> {
+        self.skip_ws();
+        match self.buf.get(self.pos) {
+            Some(b'}') => {
+                self.pos += 1;
+                self.depth -= 1;
+                return Ok(None);
+            }
+            Some(b',') if !first => {
+                self.pos += 1;
+                self.skip_ws();
+            }
+            None => return Err(self.error("truncated message: expected a key or '}'")),
+            Some(&b) if !first => {
+                return Err(self.error(format!(
+                    "invalid JSON: expected ',' or '}}' after a value, found {}",
+                    describe_byte(b)
+                )))
+            }
+            _ => {}
+        }
+        if self.buf.get(self.pos) != Some(&b'"') {
+            return Err(match self.buf.get(self.pos) {
+                None => self.error("truncated message: expected a key"),
+                Some(&b) => self.error(format!(
+                    "invalid JSON: expected a quoted key, found {}",
+                    describe_byte(b)
+                )),
+            });
+        }
+        let (start, end, escaped) = self.scan_string()?;
+        self.consume(b':', "':' after a key")?;
+        if escaped {
+            self.scratch.clear();
+            let raw = &self.buf[start..end];
+            unescape_into(raw, &mut self.scratch).map_err(|m| DecodeError::new(m, start))?;
+            Ok(Some(Cow::Borrowed(&self.scratch)))
+        } else {
+            Ok(Some(Cow::Borrowed(&self.buf[start..end])))
+        }
+    }
+
+    /// Consumes `[`; then call [`Self::next_element`] until it returns false.
+    pub fn begin_array(&mut self) -> Result<(), DecodeError> {
+        if self.peek() != Token::Array {
+            return Err(self.unexpected("array"));
+        }
+        self.pos += 1;
+        self.enter()
+    }
+
+    /// True if another element follows (the cursor is then at it); false at `]`.
+    pub fn next_element(&mut self, first: bool) -> Result<bool, DecodeError> {
+        self.skip_ws();
+        match self.buf.get(self.pos) {
+            Some(b']') => {
+                self.pos += 1;
+                self.depth -= 1;
+                Ok(false)
+            }
+            Some(b',') if !first => {
+                self.pos += 1;
+                Ok(true)
+            }
+            None => Err(self.error("truncated message: expected a value or ']'")),
+            Some(&b) if !first => Err(self.error(format!(
+                "invalid JSON: expected ',' or ']' after a value, found {}",
+                describe_byte(b)
+            ))),
+            _ => Ok(true),
+        }
+    }
+
+    /// After the top-level value: only whitespace may follow.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        self.skip_ws();
+        if self.pos < self.buf.len() {
+            return Err(self.error("invalid JSON: unexpected data after the top-level object"));
+        }
+        Ok(())
+    }
+
+    // ---- strings ----
+
+    /// At a `"`: finds the closing quote. Returns content bounds and whether it has escapes.
+    #[inline]
+    fn scan_string(&mut self) -> Result<(usize, usize, bool), DecodeError> {
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &self.buf[i..]) {
+                None => {
+                    self.pos = self.buf.len();
+                    return Err(self.error("truncated message inside a string"));
+                }
+                Some(off) => {
+                    let at = i + off;
+                    if self.buf[at] == b'"' {
+                        if let Some(bad) = self.buf[start..at].iter().position(|&b| b < 0x20) {
+                            return Err(DecodeError::new(
+                                "invalid JSON: unescaped control character in a string",
+                                start + bad,
+                            ));
+                        }
+                        self.pos = at + 1;
+                        return Ok((start, at, escaped));
+                    }
+                    escaped = true;
+                    i = at + 2; // skip the escaped character; \u digits are checked later
+                    if i > self.buf.len() {
+                        self.pos = self.buf.len();
+                        return Err(self.error("truncated message inside a string"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends the string value's decoded bytes to `out`.
+    #[inline]
+    pub fn parse_string_into(&mut self, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        if self.peek() != Token::String {
+            return Err(self.unexpected("string"));
+        }
+        let (start, end, escaped) = self.scan_string()?;
+        let raw = &self.buf[start..end];
+        if escaped {
+            unescape_into(raw, out).map_err(|m| DecodeError::new(m, start))
+        } else {
+            out.extend_from_slice(raw);
+            Ok(())
+        }
+    }
+
+    /// The string value's decoded bytes (borrowed unless it had escapes).
+    pub fn parse_str(&mut self, expected: &str) -> Result<Cow<'a, [u8]>, DecodeError> {
+        if self.peek() != Token::String {
+            return Err(self.unexpected(expected));
+        }
+        let (start, end, escaped) = self.scan_string()?;
+        let raw = &self.buf[start..end];
+        if escaped {
+            let mut out = Vec::with_capacity(raw.len());
+            unescape_into(raw, &mut out).map_err(|m| DecodeError::new(m, start))?;
+            Ok(Cow::Owned(out))
+        } else {
+            Ok(Cow::Borrowed(raw))
+        }
+    }
+
+    // ---- numbers ----
+
+    /// A JSON number's text, checked against the JSON grammar.
+    pub fn parse_number(&mut self, expected: &str) -> Result<NumberText<'a>, DecodeError> {
+        if self.peek() != Token::Number {
+            return Err(self.unexpected(expected));
+        }
+        let buf = self.buf;
+        let start = self.pos;
+        let mut i = start;
+        if buf[i] == b'-' {
+            i += 1;
+        }
+        let int_start = i;
+        while i < buf.len() && buf[i].is_ascii_digit() {
+            i += 1;
+        }
+        let int_digits = i - int_start;
+        if int_digits == 0 || (int_digits > 1 && buf[int_start] == b'0') {
+            self.pos = i;
+            return Err(self.error("invalid JSON number"));
+        }
+        let mut is_integer = true;
+        if i < buf.len() && buf[i] == b'.' {
+            is_integer = false;
+            i += 1;
+            let frac_start = i;
+            while i < buf.len() && buf[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == frac_start {
+                self.pos = i;
+                return Err(self.error("invalid JSON number: no digits after '.'"));
+            }
+        }
+        if i < buf.len() && (buf[i] == b'e' || buf[i] == b'E') {
+            is_integer = false;
+            i += 1;
+            if i < buf.len() && (buf[i] == b'+' || buf[i] == b'-') {
+                i += 1;
+            }
+            let exp_start = i;
+            while i < buf.len() && buf[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == exp_start {
+                self.pos = i;
+                return Err(self.error("invalid JSON number: no digits in the exponent"));
+            }
+        }
+        self.pos = i;
+        Ok(NumberText {
+            text: &buf[start..i],
+            is_integer,
+        })
+    }
+
+    /// An integer within `[min, max]`; fractions and exponents are rejected.
+    #[inline]
+    pub fn parse_integer(
+        &mut self,
+        type_name: &str,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, DecodeError> {
+        let start = self.pos_after_ws();
+        let number = self.parse_number(type_name)?;
+        if !number.is_integer {
+            return Err(DecodeError::new(
+                format!(
+                    "expected {type_name}, found non-integer number {}",
+                    String::from_utf8_lossy(number.text)
+                ),
+                start,
+            ));
+        }
+        let value = parse_i64(number.text).filter(|v| (min..=max).contains(v));
+        value.ok_or_else(|| {
+            DecodeError::new(
+                format!(
+                    "number {} is out of range for {type_name}",
+                    String::from_utf8_lossy(number.text)
+                ),
+                start,
+            )
+        })
+    }
+
+    fn pos_after_ws(&mut self) -> usize {
+        self.skip_ws();
+        self.pos
+    }
+
+    /// Skips one value of any kind (unknown fields), still checking it is valid JSON.
+    pub fn skip_value(&mut self) -> Result<(), DecodeError> {
+        match self.peek() {
+            Token::Object => {
+                self.begin_object()?;
+                let mut first = true;
+                while self.next_key(first)?.is_some() {
+                    first = false;
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Token::Array => {
+                self.begin_array()?;
+                let mut first = true;
+                while self.next_element(first)? {
+                    first = false;
+                    self.skip_value()?;
+                }
+                Ok(())
+            }
+            Token::String => {
+                let (start, end, escaped) = self.scan_string()?;
+                if escaped {
+                    self.scratch.clear();
+                    let raw = &self.buf[start..end];
+                    unescape_into(raw, &mut self.scratch)
+                        .map_err(|m| DecodeError::new(m, start))?;
+                }
+                Ok(())
+            }
+            Token::Number => self.parse_number("number").map(|_| ()),
+            Token::Bool => self.parse_bool().map(|_| ()),
+            Token::Null => self.literal(b"null"),
+            Token::End | Token::Invalid => Err(self.unexpected("a value")),
+        }
+    }
+}
+
+/// Parses an optionally negative decimal integer; None on overflow.
+#[inline]
+pub fn parse_i64(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        let digit = (d - b'0') as i64;
+        value = value.checked_mul(10)?;
+        value = if negative {
+            value.checked_sub(digit)?
+        } else {
+            value.checked_add(digit)?
+        };
+    }
+    Some(value)
+}
+
+fn describe_byte(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}
+
+/// Decodes JSON escapes in a string body (quotes excluded), appending UTF-8 to `out`.
+pub fn unescape_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut i = 0;
+    while i < raw.len() {
+        let Some(off) = memchr::memchr(b'\\', &raw[i..]) else {
+            out.extend_from_slice(&raw[i..]);
+            break;
+        };
+        out.extend_from_slice(&raw[i..i + off]);
+        i += off;
+        let esc = *raw
+            .get(i + 1)
+            .ok_or("invalid JSON: a string ends with a backslash")?;
+        i += 2;
+        match esc {
+            b'"' => out.push(b'"'),
+            b'\\' => out.push(b'\\'),
+            b'/' => out.push(b'/'),
+            b'b' => out.push(0x08),
+            b'f' => out.push(0x0c),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'u' => {
+                let high = hex4(raw, i)?;
+                i += 4;
+                let code = if (0xD800..0xDC00).contains(&high) {
+                    if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
+                        return Err(
+                            "invalid \\u escape: a high surrogate without its low surrogate".into(),
+                        );
+                    }
+                    let low = hex4(raw, i + 2)?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return Err(
+                            "invalid \\u escape: a high surrogate without its low surrogate".into(),
+                        );
+                    }
+                    i += 6;
+                    0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00..0xE000).contains(&high) {
+                    return Err("invalid \\u escape: a lone low surrogate".into());
+                } else {
+                    high
+                };
+                let c = char::from_u32(code).ok_or("invalid \\u escape")?;
+                let mut utf8 = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+            other => {
+                return Err(format!(
+                    "invalid JSON: unknown escape '\\{}'",
+                    other as char
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn hex4(raw: &[u8], at: usize) -> Result<u32, String> {
+    let digits = raw
+        .get(at..at + 4)
+        .ok_or("invalid \\u escape: fewer than 4 hex digits")?;
+    let mut value = 0u32;
+    for &d in digits {
+        let v = (d as char)
+            .to_digit(16)
+            .ok_or("invalid \\u escape: not a hex digit")?;
+        value = value * 16 + v;
+    }
+    Ok(value)
+}

@@ -1,0 +1,173 @@
+//! Decodes batches of JSON messages (one object each) into Arrow record batches
+//! for a target schema. A bad message is taken out again and reported with its
+//! index; the good messages of the batch still decode, in order.
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::SchemaRef;
+use serde::{Deserialize, Serialize};
+
+use super::columns::{Column, StructColumn};
+use super::cursor::{Cursor, Token};
+use super::error::DecodeError;
+use crate::error::{FloeError, Result};
+
+/// The only decoder configuration version this build reads.
+pub const DECODER_CONFIG_VERSION: u32 = 1;
+
+/// Decoder settings, crossing the boundary as one versioned JSON blob.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DecoderConfig {
+    pub version: u32,
+    /// Reject messages with fields the schema does not have (default: ignore them).
+    pub strict: bool,
+    /// Deepest nesting of objects and arrays accepted (default 64).
+    pub max_depth: usize,
+    /// Largest message accepted, in bytes (default 16 MiB).
+    pub max_message_bytes: usize,
+}
+
+impl Default for DecoderConfig {
+    fn default() -> Self {
+        Self {
+            version: DECODER_CONFIG_VERSION,
+            strict: false,
+            max_depth: 64,
+            max_message_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+impl DecoderConfig {
+    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+        if bytes.is_empty() {
+            return Ok(Self::default());
+        }
+        let config: Self = serde_json::from_slice(bytes)
+            .map_err(|e| FloeError::invalid_argument(format!("decoder config: {e}")))?;
+        if config.version != DECODER_CONFIG_VERSION {
+            return Err(FloeError::invalid_argument(format!(
+                "decoder config: version {} is not supported (this library reads version {DECODER_CONFIG_VERSION})",
+                config.version
+            )));
+        }
+        if config.max_depth == 0 || config.max_message_bytes == 0 {
+            return Err(FloeError::invalid_argument(
+                "decoder config: max_depth and max_message_bytes must be > 0",
+            ));
+        }
+        Ok(config)
+    }
+}
+
+/// A message that could not be decoded: its index in the batch and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reject {
+    pub index: usize,
+    pub reason: String,
+}
+
+/// The result of decoding one batch of messages.
+pub struct DecodedBatch {
+    /// The good messages, in input order.
+    pub batch: RecordBatch,
+    /// The bad messages, in input order.
+    pub rejects: Vec<Reject>,
+    /// True when decoding stopped at the first reject (`stop_at_first_reject`).
+    pub stopped: bool,
+}
+
+/// One decoder per thread; it keeps its buffers between batches.
+pub struct JsonDecoder {
+    schema: SchemaRef,
+    root: StructColumn,
+    config: DecoderConfig,
+}
+
+impl JsonDecoder {
+    pub fn new(schema: SchemaRef, config: DecoderConfig) -> Result<Self> {
+        let root = StructColumn::new(schema.fields().clone(), "", config.strict)
+            .map_err(FloeError::invalid_argument)?;
+        Ok(Self {
+            schema,
+            root,
+            config,
+        })
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Decodes every message. With `stop_at_first_reject`, stops at the first bad
+    /// one (the returned batch then holds the good messages before it).
+    pub fn decode<'m>(
+        &mut self,
+        messages: impl IntoIterator<Item = &'m [u8]>,
+        stop_at_first_reject: bool,
+    ) -> Result<DecodedBatch> {
+        let mut rows = 0;
+        let mut rejects = Vec::new();
+        let mut stopped = false;
+        for (index, message) in messages.into_iter().enumerate() {
+            match self.decode_one(message) {
+                Ok(()) => rows += 1,
+                Err(e) => {
+                    self.root.truncate(rows);
+                    rejects.push(Reject {
+                        index,
+                        reason: e.to_string(),
+                    });
+                    if stop_at_first_reject {
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+        }
+        let columns = self.root.finish_columns()?;
+        let batch = RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
+        Ok(DecodedBatch {
+            batch,
+            rejects,
+            stopped,
+        })
+    }
+
+    fn decode_one(&mut self, message: &[u8]) -> std::result::Result<(), DecodeError> {
+        if message.len() > self.config.max_message_bytes {
+            return Err(DecodeError::new(
+                format!(
+                    "message of {} bytes exceeds the limit of {} bytes",
+                    message.len(),
+                    self.config.max_message_bytes
+                ),
+                0,
+            ));
+        }
+        if simdutf8::basic::from_utf8(message).is_err() {
+            let at = simdutf8::compat::from_utf8(message)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            return Err(DecodeError::new("invalid UTF-8", at));
+        }
+        let mut cur = Cursor::new(message, self.config.max_depth);
+        match cur.peek() {
+            Token::Object => {}
+            Token::End => return Err(DecodeError::new("empty message", 0)),
+            Token::Invalid => return Err(cur.unexpected("an object")),
+            other => {
+                return Err(DecodeError::new(
+                    format!("message is a JSON {}, expected an object", other.describe()),
+                    cur.pos(),
+                ))
+            }
+        }
+        self.root.decode(&mut cur)?;
+        cur.finish()
+    }
+}

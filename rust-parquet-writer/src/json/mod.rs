@@ -1,0 +1,12 @@
+//! JSON -> Arrow decoding of Kafka message payloads, with per-message error
+//! isolation. See [`JsonDecoder`].
+
+mod columns;
+mod cursor;
+mod decoder;
+mod error;
+mod numbers;
+mod temporal;
+
+pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
+pub use error::DecodeError;

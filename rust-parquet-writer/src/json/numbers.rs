@@ -1,0 +1,199 @@
+//! Exact number conversions: decimals from the number's text, floats correctly
+//! rounded by the standard library's parser.
+
+/// Parses decimal text (`-12.340`, `1.5e3`) into the unscaled value of a
+/// `decimal(precision, scale)`. More fraction digits than the scale allows (unless
+/// they are zeros) and values beyond the precision are errors, never rounded.
+pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, String> {
+    let shown = || String::from_utf8_lossy(text).into_owned();
+    let (negative, rest) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let mut digits: Vec<u8> = Vec::with_capacity(rest.len());
+    let mut fraction_digits: i64 = 0;
+    let mut exponent: i64 = 0;
+    let mut i = 0;
+    let mut seen_dot = false;
+    while i < rest.len() {
+        match rest[i] {
+            d @ b'0'..=b'9' => {
+                digits.push(d - b'0');
+                if seen_dot {
+                    fraction_digits += 1;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            b'e' | b'E' => {
+                let exp_text = std::str::from_utf8(&rest[i + 1..]).unwrap_or("");
+                exponent = exp_text
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|e| e.abs() < 1000)
+                    .ok_or_else(|| format!("{} is not a valid decimal number", shown()))?;
+                break;
+            }
+            _ => return Err(format!("{} is not a valid decimal number", shown())),
+        }
+        i += 1;
+    }
+    if digits.is_empty() {
+        return Err(format!("{} is not a valid decimal number", shown()));
+    }
+    // unscaled = digits x 10^shift
+    let mut shift = exponent - fraction_digits + scale as i64;
+    while shift < 0 {
+        match digits.last() {
+            Some(0) => {
+                digits.pop();
+                shift += 1;
+            }
+            Some(_) => {
+                return Err(format!(
+                    "{} has more fraction digits than decimal({precision},{scale}) allows",
+                    shown()
+                ))
+            }
+            None => break,
+        }
+    }
+    let out_of_range = || {
+        format!(
+            "{} is out of range for decimal({precision},{scale})",
+            shown()
+        )
+    };
+    let mut value: i128 = 0;
+    for &d in &digits {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(d as i128))
+            .ok_or_else(out_of_range)?;
+    }
+    for _ in 0..shift.max(0) {
+        value = value.checked_mul(10).ok_or_else(out_of_range)?;
+    }
+    let limit = 10i128
+        .checked_pow(precision as u32)
+        .ok_or_else(out_of_range)?;
+    if value >= limit {
+        return Err(out_of_range());
+    }
+    Ok(if negative { -value } else { value })
+}
+
+/// Parses a JSON number's text as f64; out-of-range magnitudes are errors, not infinities.
+pub fn parse_f64(text: &[u8]) -> Result<f64, String> {
+    let s = std::str::from_utf8(text).map_err(|_| "invalid number".to_string())?;
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s} is not a valid number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("number {s} is out of range for float64"))
+    }
+}
+
+/// Parses a JSON number's text directly as f32 (one rounding, not via f64).
+pub fn parse_f32(text: &[u8]) -> Result<f32, String> {
+    let s = std::str::from_utf8(text).map_err(|_| "invalid number".to_string())?;
+    let v: f32 = s
+        .parse()
+        .map_err(|_| format!("{s} is not a valid number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("number {s} is out of range for float32"))
+    }
+}
+
+/// The non-finite values JSON cannot write as numbers, accepted as strings.
+pub fn special_float(text: &[u8]) -> Option<f64> {
+    match text {
+        b"NaN" => Some(f64::NAN),
+        b"Infinity" | b"+Infinity" => Some(f64::INFINITY),
+        b"-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Canonical UUID text (`8-4-4-4-12` hex digits, any case) to its 16 bytes.
+pub fn parse_uuid(text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    if text.len() != 36 || [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
+        return Err(format!(
+            "'{}' is not a UUID (expected 8-4-4-4-12 hex digits)",
+            String::from_utf8_lossy(text)
+        ));
+    }
+    let mut nibbles = text.iter().filter(|&&b| b != b'-');
+    for _ in 0..16 {
+        let hi = hex(*nibbles.next().unwrap_or(&b'x'));
+        let lo = hex(*nibbles.next().unwrap_or(&b'x'));
+        match (hi, lo) {
+            (Some(h), Some(l)) => out.push(h << 4 | l),
+            _ => {
+                return Err(format!(
+                    "'{}' is not a UUID (non-hex digit)",
+                    String::from_utf8_lossy(text)
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        assert_eq!(parse_decimal(b"12.34", 10, 2), Ok(1234));
+        assert_eq!(parse_decimal(b"-0.5", 10, 2), Ok(-50));
+        assert_eq!(parse_decimal(b"7", 10, 2), Ok(700));
+        assert_eq!(parse_decimal(b"1.5e2", 10, 2), Ok(15000));
+        assert_eq!(parse_decimal(b"12.3400", 10, 2), Ok(1234));
+        assert_eq!(parse_decimal(b"1234.5E-2", 10, 3), Ok(12345));
+        assert!(parse_decimal(b"12.345", 10, 2)
+            .unwrap_err()
+            .contains("more fraction digits"));
+        assert!(parse_decimal(b"123456789", 10, 2)
+            .unwrap_err()
+            .contains("out of range"));
+        assert_eq!(
+            parse_decimal(b"9999999999999999999999999999.9999999999", 38, 10),
+            Ok(99_999_999_999_999_999_999_999_999_999_999_999_999)
+        );
+        assert!(parse_decimal(b"99999999999999999999999999999", 38, 10).is_err());
+    }
+
+    #[test]
+    fn floats_round_once() {
+        assert_eq!(parse_f64(b"0.1"), Ok(0.1));
+        assert_eq!(parse_f32(b"16777217"), Ok(16_777_216.0));
+        assert_eq!(parse_f32(b"0.1"), Ok(0.1f32));
+        assert!(parse_f64(b"1e400").is_err());
+        assert!(parse_f32(b"1e39").is_err());
+    }
+
+    #[test]
+    fn uuids() {
+        let mut out = Vec::new();
+        parse_uuid(b"123e4567-E89B-12d3-a456-426614174000", &mut out).unwrap();
+        assert_eq!(
+            out,
+            [
+                0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14, 0x17,
+                0x40, 0x00
+            ]
+        );
+        assert!(parse_uuid(b"123e4567e89b12d3a456426614174000", &mut out).is_err());
+        assert!(parse_uuid(b"123e4567-e89b-12d3-a456-42661417400g", &mut out).is_err());
+    }
+}

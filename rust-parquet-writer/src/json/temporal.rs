@@ -1,0 +1,301 @@
+//! Dates, times and timestamps from JSON text, exactly and without allocation.
+//!
+//! Accepted: dates `yyyy-MM-dd`; times `HH:mm[:ss[.fraction]]`; timestamps as
+//! ISO-8601 `yyyy-MM-ddTHH:mm[:ss[.fraction]][Z|±HH:mm|±HHmm|±HH]` or Flink's SQL
+//! form with a space instead of `T`. A fraction may have up to 9 digits, but not
+//! more non-zero digits than the target unit holds (no silent truncation).
+
+/// Time unit of a target column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Millis,
+    Micros,
+    Nanos,
+}
+
+impl Unit {
+    pub fn per_second(self) -> i64 {
+        match self {
+            Unit::Millis => 1_000,
+            Unit::Micros => 1_000_000,
+            Unit::Nanos => 1_000_000_000,
+        }
+    }
+
+    fn digits(self) -> usize {
+        match self {
+            Unit::Millis => 3,
+            Unit::Micros => 6,
+            Unit::Nanos => 9,
+        }
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let m = month as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if is_leap(year) => 29,
+        _ => 28,
+    }
+}
+
+struct Scanner<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn digits(&mut self, n: usize, what: &str) -> Result<u32, String> {
+        let part = self
+            .s
+            .get(self.i..self.i + n)
+            .filter(|d| d.iter().all(u8::is_ascii_digit))
+            .ok_or_else(|| format!("expected {n} digits for the {what}"))?;
+        self.i += n;
+        Ok(part.iter().fold(0, |v, d| v * 10 + (d - b'0') as u32))
+    }
+
+    fn byte(&mut self, b: u8) -> bool {
+        if self.s.get(self.i) == Some(&b) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, b: u8, what: &str) -> Result<(), String> {
+        if self.byte(b) {
+            Ok(())
+        } else {
+            Err(format!("expected '{}' {what}", b as char))
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.i == self.s.len()
+    }
+}
+
+/// Days since the epoch for `yyyy-MM-dd`.
+pub fn parse_date(text: &[u8]) -> Result<i32, String> {
+    let mut sc = Scanner { s: text, i: 0 };
+    let days = date_part(&mut sc)?;
+    if !sc.done() {
+        return Err("unexpected characters after the date (expected yyyy-MM-dd)".into());
+    }
+    i32::try_from(days).map_err(|_| "date out of range".into())
+}
+
+fn date_part(sc: &mut Scanner) -> Result<i64, String> {
+    let year = sc.digits(4, "year")? as i64;
+    sc.expect(b'-', "after the year")?;
+    let month = sc.digits(2, "month")?;
+    sc.expect(b'-', "after the month")?;
+    let day = sc.digits(2, "day")?;
+    if !(1..=12).contains(&month) {
+        return Err(format!("month {month} is not in 1..12"));
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err(format!("day {day} does not exist in {year:04}-{month:02}"));
+    }
+    Ok(days_from_civil(year, month, day))
+}
+
+/// Time of day in `unit`s since midnight.
+pub fn parse_time(text: &[u8], unit: Unit) -> Result<i64, String> {
+    let mut sc = Scanner { s: text, i: 0 };
+    let value = time_part(&mut sc, unit)?;
+    if !sc.done() {
+        return Err("unexpected characters after the time (expected HH:mm:ss[.fraction])".into());
+    }
+    Ok(value)
+}
+
+fn time_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
+    let hour = sc.digits(2, "hour")?;
+    sc.expect(b':', "after the hour")?;
+    let minute = sc.digits(2, "minute")?;
+    let mut second = 0;
+    let mut fraction = 0i64;
+    if sc.byte(b':') {
+        second = sc.digits(2, "second")?;
+        if sc.byte(b'.') {
+            fraction = fraction_part(sc, unit)?;
+        }
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(format!(
+            "time {hour:02}:{minute:02}:{second:02} is not a valid time of day"
+        ));
+    }
+    Ok(((hour as i64 * 60 + minute as i64) * 60 + second as i64) * unit.per_second() + fraction)
+}
+
+fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
+    let start = sc.i;
+    while sc.i < sc.s.len() && sc.s[sc.i].is_ascii_digit() {
+        sc.i += 1;
+    }
+    let digits = &sc.s[start..sc.i];
+    if digits.is_empty() || digits.len() > 9 {
+        return Err("a fraction of a second needs 1 to 9 digits".into());
+    }
+    let keep = unit.digits();
+    if digits.len() > keep && digits[keep..].iter().any(|&d| d != b'0') {
+        return Err(format!(
+            "fraction .{} is finer than the column's precision ({keep} digits)",
+            String::from_utf8_lossy(digits)
+        ));
+    }
+    let mut value = 0i64;
+    for i in 0..keep {
+        value = value * 10 + digits.get(i).map_or(0, |d| (d - b'0') as i64);
+    }
+    Ok(value)
+}
+
+/// A timestamp in `unit`s since the epoch. `zoned` columns (timestamptz) need `Z`
+/// or an offset and store UTC; local columns must not carry one.
+pub fn parse_timestamp(text: &[u8], unit: Unit, zoned: bool) -> Result<i64, String> {
+    let mut sc = Scanner { s: text, i: 0 };
+    let days = date_part(&mut sc)?;
+    if !(sc.byte(b'T') || sc.byte(b't') || sc.byte(b' ')) {
+        return Err("expected 'T' or ' ' between the date and the time".into());
+    }
+    let time = time_part(&mut sc, unit)?;
+    let offset_seconds = if sc.done() {
+        None
+    } else if sc.byte(b'Z') || sc.byte(b'z') {
+        Some(0)
+    } else {
+        let sign = if sc.byte(b'+') {
+            1
+        } else if sc.byte(b'-') {
+            -1
+        } else {
+            return Err("unexpected characters after the time (expected Z or an offset)".into());
+        };
+        let hours = sc.digits(2, "offset hours")?;
+        let minutes = if sc.done() {
+            0
+        } else {
+            sc.byte(b':');
+            sc.digits(2, "offset minutes")?
+        };
+        if hours > 18 || minutes > 59 {
+            return Err("offset out of range".into());
+        }
+        Some(sign * (hours as i64 * 3600 + minutes as i64 * 60))
+    };
+    if !sc.done() {
+        return Err("unexpected characters after the offset".into());
+    }
+    let offset = match (offset_seconds, zoned) {
+        (Some(o), true) => o,
+        (None, true) => {
+            return Err("a timestamp with time zone needs 'Z' or an offset".into());
+        }
+        (Some(_), false) => {
+            return Err("a timestamp without time zone must not carry 'Z' or an offset".into());
+        }
+        (None, false) => 0,
+    };
+    let per_day = 86_400 * unit.per_second();
+    days.checked_mul(per_day)
+        .and_then(|v| v.checked_add(time))
+        .and_then(|v| v.checked_sub(offset * unit.per_second()))
+        .ok_or_else(|| "timestamp out of range".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_days() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        assert_eq!(days_from_civil(1600, 2, 29), -135_081);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date(b"2026-11-30"), Ok(20_787));
+        assert!(parse_date(b"2026-02-29")
+            .unwrap_err()
+            .contains("does not exist"));
+        assert!(parse_date(b"2024-02-29").is_ok());
+        assert!(parse_date(b"2026-13-01").is_err());
+        assert!(parse_date(b"2026-1-01").is_err());
+        assert!(parse_date(b"2026-01-01x").is_err());
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time(b"00:00", Unit::Micros), Ok(0));
+        assert_eq!(
+            parse_time(b"23:59:59.999999", Unit::Micros),
+            Ok(86_399_999_999)
+        );
+        assert_eq!(
+            parse_time(b"12:00:00.5", Unit::Nanos),
+            Ok(43_200_500_000_000)
+        );
+        assert!(parse_time(b"24:00:00", Unit::Micros).is_err());
+        assert!(parse_time(b"12:00:00.1234567", Unit::Micros).is_err());
+        assert_eq!(
+            parse_time(b"12:00:00.1234560", Unit::Micros),
+            Ok(43_200_123_456)
+        );
+    }
+
+    #[test]
+    fn timestamps() {
+        let base = 1_796_040_000_000_000i64; // 2026-11-30 12:00:00 UTC in micros
+        assert_eq!(
+            parse_timestamp(b"2026-11-30 12:00:00", Unit::Micros, false),
+            Ok(base)
+        );
+        assert_eq!(
+            parse_timestamp(b"2026-11-30 12:00:01.12", Unit::Micros, false),
+            Ok(base + 1_120_000)
+        );
+        assert_eq!(
+            parse_timestamp(b"2026-11-30T12:00:00Z", Unit::Micros, true),
+            Ok(base)
+        );
+        assert_eq!(
+            parse_timestamp(b"2026-11-30T14:30:00+02:30", Unit::Micros, true),
+            Ok(base)
+        );
+        assert_eq!(
+            parse_timestamp(b"2026-11-30T07:00:00-0500", Unit::Micros, true),
+            Ok(base)
+        );
+        assert_eq!(
+            parse_timestamp(b"1969-12-31T23:59:59.999999999Z", Unit::Nanos, true),
+            Ok(-1)
+        );
+        assert!(parse_timestamp(b"2026-11-30T12:00:00", Unit::Micros, true).is_err());
+        assert!(parse_timestamp(b"2026-11-30T12:00:00Z", Unit::Micros, false).is_err());
+        assert!(parse_timestamp(b"2026-11-30X12:00:00", Unit::Micros, false).is_err());
+    }
+}

@@ -1,0 +1,443 @@
+//! JSON -> Arrow decoding: exact values per type and format, and per-message
+//! error isolation with index and reason.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use floe::json::{DecoderConfig, JsonDecoder, Reject};
+
+fn schema(fields: Vec<Field>) -> SchemaRef {
+    Arc::new(Schema::new(fields))
+}
+
+fn decode(schema: &SchemaRef, messages: &[&str]) -> (RecordBatch, Vec<Reject>) {
+    decode_with(schema, messages, DecoderConfig::default())
+}
+
+fn decode_with(
+    schema: &SchemaRef,
+    messages: &[&str],
+    config: DecoderConfig,
+) -> (RecordBatch, Vec<Reject>) {
+    let mut decoder = JsonDecoder::new(schema.clone(), config).unwrap();
+    let out = decoder
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    (out.batch, out.rejects)
+}
+
+fn only_reject(schema: &SchemaRef, message: &str) -> String {
+    let (batch, rejects) = decode(schema, &[message]);
+    assert_eq!(batch.num_rows(), 0, "{message} should be rejected");
+    assert_eq!(rejects.len(), 1);
+    rejects[0].reason.clone()
+}
+
+fn uuid_field(name: &str) -> Field {
+    Field::new(name, DataType::FixedSizeBinary(16), true).with_metadata(HashMap::from([(
+        "ARROW:extension:name".to_string(),
+        "arrow.uuid".to_string(),
+    )]))
+}
+
+#[test]
+fn primitives_decode_exactly() {
+    let s = schema(vec![
+        Field::new("b", DataType::Boolean, true),
+        Field::new("i", DataType::Int32, true),
+        Field::new("l", DataType::Int64, true),
+        Field::new("f", DataType::Float32, true),
+        Field::new("d", DataType::Float64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("ls", DataType::LargeUtf8, true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"b":true,"i":-2147483648,"l":9223372036854775807,"f":0.1,"d":1e-300,"s":"x","ls":"y"}"#,
+            r#"{"b":false,"i":2147483647,"l":-9223372036854775808,"f":16777217,"d":-0.0,"s":"","ls":null}"#,
+            r#"{}"#,
+            r#"{"d":"NaN","f":"-Infinity"}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let b = batch.column(0).as_boolean();
+    assert_eq!((b.value(0), b.value(1), b.is_null(2)), (true, false, true));
+    let i = batch.column(1).as_primitive::<Int32Type>();
+    assert_eq!((i.value(0), i.value(1)), (i32::MIN, i32::MAX));
+    let l = batch.column(2).as_primitive::<Int64Type>();
+    assert_eq!((l.value(0), l.value(1)), (i64::MAX, i64::MIN));
+    let f = batch.column(3).as_primitive::<Float32Type>();
+    assert_eq!(f.value(0), 0.1f32);
+    assert_eq!(f.value(1), 16_777_216.0f32);
+    assert_eq!(f.value(3), f32::NEG_INFINITY);
+    let d = batch.column(4).as_primitive::<Float64Type>();
+    assert_eq!(d.value(0), 1e-300);
+    assert!(d.value(1) == 0.0 && d.value(1).is_sign_negative());
+    assert!(d.value(3).is_nan());
+    assert_eq!(batch.column(5).as_string::<i32>().value(1), "");
+    assert!(batch.column(6).as_string::<i64>().is_null(1));
+    assert_eq!(batch.column(6).as_string::<i64>().value(0), "y");
+}
+
+#[test]
+fn strings_decode_every_escape() {
+    let s = schema(vec![Field::new("s", DataType::Utf8, false)]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"s":"a\"b\\c\/d\b\f\n\r\t"}"#,
+            r#"{"s":"\u00e9\u4e2d\ud83d\ude00"}"#,
+            r#"{"s":"nul\u0000inside"}"#,
+            "{\"s\":\"z\u{fc}rich \u{1f600}\"}",
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let col = batch.column(0).as_string::<i32>();
+    assert_eq!(col.value(0), "a\"b\\c/d\u{8}\u{c}\n\r\t");
+    assert_eq!(col.value(1), "é中😀");
+    assert_eq!(col.value(2), "nul\0inside");
+    assert_eq!(col.value(3), "zürich 😀");
+}
+
+#[test]
+fn keys_in_any_order_and_unknown_fields_ignored() {
+    let s = schema(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Utf8, false),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"b":"x","extra":{"deep":[1,{"k":null}]},"a":1}"#,
+            r#" { "a" : 2 , "b" : "y" } "#,
+            r#"{"\u0061":3,"b":"z"}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let a = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(a.values().to_vec(), vec![1, 2, 3]);
+    let strict = DecoderConfig {
+        strict: true,
+        ..DecoderConfig::default()
+    };
+    let (_, rejects) = decode_with(&s, &[r#"{"a":1,"b":"x","extra":1}"#], strict);
+    assert!(
+        rejects[0].reason.contains("unknown field 'extra'"),
+        "{rejects:?}"
+    );
+}
+
+#[test]
+fn decimals_are_parsed_from_the_text() {
+    let s = schema(vec![
+        Field::new("small", DataType::Decimal128(9, 2), true),
+        Field::new("big", DataType::Decimal128(38, 10), true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"small":12.34,"big":1234567890123456789012345678.0123456789}"#,
+            r#"{"small":-0.1,"big":"-1e-10"}"#,
+            r#"{"small":12.345}"#,
+            r#"{"small":12345678.9}"#,
+        ],
+    );
+    let small = batch.column(0).as_primitive::<Decimal128Type>();
+    assert_eq!(small.value(0), 1234);
+    assert_eq!(small.value(1), -10);
+    let big = batch.column(1).as_primitive::<Decimal128Type>();
+    assert_eq!(big.value(0), 12345678901234567890123456780123456789);
+    assert_eq!(big.value(1), -1);
+    assert_eq!(batch.num_rows(), 2);
+    assert_eq!(rejects[0].index, 2);
+    assert!(
+        rejects[0].reason.contains("more fraction digits"),
+        "{}",
+        rejects[0].reason
+    );
+    assert!(
+        rejects[0].reason.contains("'small'"),
+        "{}",
+        rejects[0].reason
+    );
+    assert!(
+        rejects[1].reason.contains("out of range for decimal(9,2)"),
+        "{}",
+        rejects[1].reason
+    );
+}
+
+#[test]
+fn temporal_types_from_every_format() {
+    let s = schema(vec![
+        Field::new("day", DataType::Date32, true),
+        Field::new("t", DataType::Time64(TimeUnit::Microsecond), true),
+        Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+        Field::new(
+            "tz",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new(
+            "ns",
+            DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())),
+            true,
+        ),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"day":"2026-11-30","t":"12:00:01.5","ts":"2026-11-30 12:00:01.12","tz":"2026-11-30T12:00:00Z","ns":"2026-11-30T12:00:00.000000001+00:00"}"#,
+            r#"{"day":"1969-12-31","t":"00:00","ts":"2026-11-30T12:00:00.123456","tz":"2026-11-30T13:00:00+01:00","ns":1796040000000}"#,
+            r#"{"ts":1796040000123}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let base = 1_796_040_000_000_000i64;
+    let day = batch.column(0).as_primitive::<Date32Type>();
+    assert_eq!((day.value(0), day.value(1)), (20_787, -1));
+    let t = batch.column(1).as_primitive::<Time64MicrosecondType>();
+    assert_eq!((t.value(0), t.value(1)), (43_201_500_000, 0));
+    let ts = batch.column(2).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(ts.value(0), base + 1_120_000);
+    assert_eq!(ts.value(1), base + 123_456);
+    assert_eq!(ts.value(2), base + 123_000, "epoch milliseconds");
+    let tz = batch.column(3).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!((tz.value(0), tz.value(1)), (base, base));
+    let ns = batch.column(4).as_primitive::<TimestampNanosecondType>();
+    assert_eq!(ns.value(0), base * 1000 + 1);
+    assert_eq!(ns.value(1), base * 1000);
+
+    let reason = only_reject(&s, r#"{"tz":"2026-11-30T12:00:00"}"#);
+    assert!(
+        reason.contains("'tz'") && reason.contains("needs 'Z' or an offset"),
+        "{reason}"
+    );
+    let reason = only_reject(&s, r#"{"day":"2026-02-30"}"#);
+    assert!(reason.contains("invalid date \"2026-02-30\""), "{reason}");
+    let reason = only_reject(&s, r#"{"ts":"2026-11-30T12:00:00.1234567"}"#);
+    assert!(reason.contains("finer than"), "{reason}");
+}
+
+#[test]
+fn binary_uuid_and_fixed() {
+    let s = schema(vec![
+        Field::new("bin", DataType::Binary, true),
+        Field::new("lbin", DataType::LargeBinary, true),
+        uuid_field("id"),
+        Field::new("fixed", DataType::FixedSizeBinary(3), true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"bin":"AAEC/w==","lbin":"","id":"123e4567-e89b-12d3-a456-426614174000","fixed":"AQID"}"#,
+            r#"{"id":null}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    assert_eq!(batch.column(0).as_binary::<i32>().value(0), [0, 1, 2, 255]);
+    assert_eq!(batch.column(1).as_binary::<i64>().value(0), b"");
+    let id = batch.column(2).as_fixed_size_binary();
+    assert_eq!(id.value(0)[..4], [0x12, 0x3e, 0x45, 0x67]);
+    assert!(id.is_null(1));
+    assert_eq!(batch.column(3).as_fixed_size_binary().value(0), [1, 2, 3]);
+    assert!(only_reject(&s, r#"{"id":"not-a-uuid"}"#).contains("is not a UUID"));
+    assert!(only_reject(&s, r#"{"fixed":"AQIDBA=="}"#).contains("expected 3 bytes"));
+    assert!(only_reject(&s, r#"{"bin":"***"}"#).contains("invalid base64"));
+}
+
+#[test]
+fn nested_struct_list_and_map() {
+    let element = Arc::new(Field::new("element", DataType::Int64, true));
+    let entries = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Utf8, true),
+        ])),
+        false,
+    ));
+    let s = schema(vec![
+        Field::new(
+            "point",
+            DataType::Struct(Fields::from(vec![
+                Field::new("x", DataType::Float64, false),
+                Field::new("tags", DataType::List(element.clone()), true),
+            ])),
+            true,
+        ),
+        Field::new("attrs", DataType::Map(entries, false), true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"point":{"x":1.5,"tags":[1,null,3]},"attrs":{"k1":"v1","k2":null}}"#,
+            r#"{"point":null,"attrs":{}}"#,
+            r#"{"point":{"x":2,"tags":[4, "five"]}}"#,
+            r#"{"point":{"tags":[]}}"#,
+            r#"{"point":{"x":3,"tags":[]},"attrs":null}"#,
+        ],
+    );
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(rejects.iter().map(|r| r.index).collect::<Vec<_>>(), [2, 3]);
+    assert!(
+        rejects[0]
+            .reason
+            .contains("field 'point.tags[]': expected int64, found string"),
+        "{}",
+        rejects[0].reason
+    );
+    assert!(
+        rejects[1]
+            .reason
+            .contains("field 'point': missing required field 'x'"),
+        "{}",
+        rejects[1].reason
+    );
+    let point = batch.column(0).as_struct();
+    assert!(point.is_null(1));
+    let x = point.column(0).as_primitive::<Float64Type>();
+    assert_eq!((x.value(0), x.value(2)), (1.5, 3.0));
+    let tags = point.column(1).as_list::<i32>();
+    let first = tags.value(0);
+    let first = first.as_primitive::<Int64Type>();
+    assert_eq!(first.len(), 3);
+    assert!(first.is_null(1));
+    assert_eq!(
+        tags.value(2).len(),
+        0,
+        "the rejected rows' elements were taken out"
+    );
+    let attrs = batch.column(1).as_map();
+    assert_eq!(attrs.value_length(0), 2);
+    assert_eq!(attrs.keys().as_string::<i32>().value(1), "k2");
+    assert!(attrs.values().is_null(1));
+    assert!(attrs.is_null(2));
+}
+
+#[test]
+fn bad_messages_at_start_middle_and_end_are_isolated() {
+    let s = schema(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("name", DataType::Utf8, true),
+    ]);
+    let messages = [
+        r#"{"id":1,"name":"#,            // 0 truncated
+        r#"{"id":2,"name":"two"}"#,      // good
+        r#"[1,2]"#,                      // 2 not an object
+        r#"{"id":"3"}"#,                 // 3 wrong type
+        r#"{"id":4}"#,                   // good
+        r#"{"name":"no id"}"#,           // 5 missing required
+        r#"{"id":9223372036854775808}"#, // 6 out of range
+        r#"{"id":6,"id":7}"#,            // 7 duplicate
+        r#"{"id":8} trailing"#,          // 8 trailing data
+        r#"{"id":null}"#,                // 9 required null
+        r#""#,                           // 10 empty
+        r#"{"id":10,"name":"ten"}"#,     // good
+        r#"{"id":11,"name":"\ud800"}"#,  // 12 lone surrogate
+        r#"{"id":1.5}"#,                 // 13 fraction for an integer
+    ];
+    let (batch, rejects) = decode(&s, &messages);
+    let ids = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(ids.values().to_vec(), vec![2, 4, 10]);
+    let names = batch.column(1).as_string::<i32>();
+    assert_eq!(names.value(0), "two");
+    assert!(names.is_null(1));
+    assert_eq!(names.value(2), "ten");
+    let expected: Vec<(usize, &str)> = vec![
+        (0, "truncated message"),
+        (2, "message is a JSON array, expected an object"),
+        (3, "field 'id': expected int64, found string"),
+        (5, "missing required field 'id'"),
+        (6, "out of range for int64"),
+        (7, "duplicate field 'id'"),
+        (8, "unexpected data after the top-level object"),
+        (9, "field 'id': null is not allowed"),
+        (10, "empty message"),
+        (12, "high surrogate without its low surrogate"),
+        (13, "non-integer number 1.5"),
+    ];
+    assert_eq!(rejects.len(), expected.len(), "{rejects:?}");
+    for (reject, (index, text)) in rejects.iter().zip(expected) {
+        assert_eq!(reject.index, index);
+        assert!(
+            reject.reason.contains(text),
+            "message {index}: {}",
+            reject.reason
+        );
+    }
+}
+
+#[test]
+fn limits_invalid_utf8_and_stop_at_first() {
+    let s = schema(vec![Field::new(
+        "v",
+        DataType::List(Arc::new(Field::new("element", DataType::Int64, true))),
+        true,
+    )]);
+    let config = DecoderConfig {
+        max_depth: 3,
+        max_message_bytes: 40,
+        ..DecoderConfig::default()
+    };
+    let deep = r#"{"x":[[[[1]]]]}"#;
+    let big = format!(r#"{{"v":[{}]}}"#, vec!["1"; 30].join(","));
+    let mut decoder = JsonDecoder::new(s.clone(), config).unwrap();
+    let bad_utf8: &[u8] = b"{\"v\":[1],\"s\":\"\xff\"}";
+    let messages: Vec<&[u8]> = vec![deep.as_bytes(), big.as_bytes(), bad_utf8, b"{\"v\":[7]}"];
+    let out = decoder.decode(messages.clone(), false).unwrap();
+    assert_eq!(out.batch.num_rows(), 1);
+    assert!(out.rejects[0]
+        .reason
+        .contains("nesting deeper than the limit of 3"));
+    assert!(out.rejects[1]
+        .reason
+        .contains("exceeds the limit of 40 bytes"));
+    assert!(
+        out.rejects[2].reason.contains("invalid UTF-8 (at byte 14)"),
+        "{}",
+        out.rejects[2].reason
+    );
+
+    let out = decoder.decode(messages, true).unwrap();
+    assert!(out.stopped);
+    assert_eq!(out.rejects.len(), 1);
+    assert_eq!(out.batch.num_rows(), 0);
+}
+
+#[test]
+fn decoder_is_reusable_across_batches() {
+    let s = schema(vec![Field::new("a", DataType::Utf8, true)]);
+    let mut decoder = JsonDecoder::new(s, DecoderConfig::default()).unwrap();
+    for round in 0..3 {
+        let msgs = [format!(r#"{{"a":"r{round}"}}"#), "{\"a\":".to_string()];
+        let out = decoder
+            .decode(msgs.iter().map(|m| m.as_bytes()), false)
+            .unwrap();
+        assert_eq!(out.batch.num_rows(), 1);
+        assert_eq!(
+            out.batch.column(0).as_string::<i32>().value(0),
+            format!("r{round}")
+        );
+    }
+}
+
+#[test]
+fn unsupported_types_are_named_at_creation() {
+    let s = schema(vec![Field::new(
+        "outer",
+        DataType::Struct(Fields::from(vec![Field::new(
+            "d",
+            DataType::Duration(TimeUnit::Second),
+            true,
+        )])),
+        true,
+    )]);
+    let err = JsonDecoder::new(s, DecoderConfig::default()).err().unwrap();
+    assert!(err.message.contains("outer.d"), "{}", err.message);
+}
