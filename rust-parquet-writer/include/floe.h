@@ -55,6 +55,11 @@ struct ArrowArray {
 #define FLOE_ABI_VERSION 1
 
 /*
+ Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
+ */
+typedef struct FloeDecoder FloeDecoder;
+
+/*
  Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
  */
 typedef struct FloeWriter FloeWriter;
@@ -64,6 +69,28 @@ typedef struct FloeWriter FloeWriter;
  the duration of the call). Returns 0 on success, anything else fails the write.
  */
 typedef int32_t (*FloeWriteFn)(void *context, const uint8_t *data, size_t len);
+
+/*
+ What one decode call did. `rejects_json` (may be null when `rejected == 0`) is a
+ JSON array of `{"index": i, "reason": "..."}`, owned by the caller and freed with
+ `floe_bytes_free(rejects_json, rejects_len)`.
+ */
+typedef struct FloeDecodeResult {
+  /*
+   Messages decoded into the output batch.
+   */
+  int64_t rows;
+  /*
+   Messages rejected.
+   */
+  int64_t rejected;
+  /*
+   1 if decoding stopped at the first reject (stop_at_first_reject was set).
+   */
+  int32_t stopped;
+  uint8_t *rejects_json;
+  size_t rejects_len;
+} FloeDecodeResult;
 
 #ifdef __cplusplus
 extern "C" {
@@ -169,6 +196,75 @@ void floe_string_free(char *message);
  `data`/`len` are exactly a pointer and length this library returned.
  */
 void floe_bytes_free(uint8_t *data, size_t len);
+
+/*
+ Creates a JSON decoder for a target schema.
+
+ # Safety
+ - `schema`: an `ArrowSchema` of a struct (the target columns), **borrowed**.
+ - `config`/`config_len`: the JSON decoder config, borrowed; length 0 means defaults.
+ - `out_decoder`: receives the new handle, owned by the caller until `floe_decoder_free`.
+ */
+int32_t floe_decoder_new(const struct ArrowSchema *schema,
+                         const uint8_t *config,
+                         size_t config_len,
+                         struct FloeDecoder **out_decoder,
+                         char **out_error);
+
+/*
+ Decodes `count` messages into one Arrow batch returned through C Data.
+
+ Message `i` is `data[offsets[i] .. offsets[i + 1]]`.
+
+ # Safety
+ - `decoder`: a live handle, used by one thread at a time (a second concurrent
+   caller gets an `IllegalState` error).
+ - `data`/`data_len` and `offsets` (`count + 1` entries, non-decreasing, within
+   `data_len`): **borrowed** for the call.
+ - `out_array`/`out_schema`: caller-allocated structs that are **overwritten**
+   (their old contents are not released) with a struct array of the decoded rows
+   and its schema. Ownership **moves to the caller**, who must call their
+   `release` callbacks. Written only on success.
+ - `out_result`: receives the counts and rejects (see [`FloeDecodeResult`]).
+ */
+int32_t floe_decoder_decode(struct FloeDecoder *decoder,
+                            const uint8_t *data,
+                            size_t data_len,
+                            const int64_t *offsets,
+                            size_t count,
+                            int32_t stop_at_first_reject,
+                            struct ArrowArray *out_array,
+                            struct ArrowSchema *out_schema,
+                            struct FloeDecodeResult *out_result,
+                            char **out_error);
+
+/*
+ Decodes `count` messages and writes the good ones straight into a writer, without
+ the batch crossing the boundary. With `stop_at_first_reject`, a batch with a bad
+ message writes nothing.
+
+ # Safety
+ - `decoder` and `writer`: live handles, each used by one thread at a time. The
+   decoder's schema must equal the writer's (checked).
+ - `data`, `offsets`, `count`, `out_result`: as for `floe_decoder_decode`.
+ */
+int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder,
+                                      struct FloeWriter *writer,
+                                      const uint8_t *data,
+                                      size_t data_len,
+                                      const int64_t *offsets,
+                                      size_t count,
+                                      int32_t stop_at_first_reject,
+                                      struct FloeDecodeResult *out_result,
+                                      char **out_error);
+
+/*
+ Frees a decoder. Null is a no-op.
+
+ # Safety
+ `decoder` is null or a handle not yet freed; it is invalid afterwards.
+ */
+void floe_decoder_free(struct FloeDecoder *decoder);
 
 /*
  Test-only: panics inside the boundary guard, to prove a panic becomes an error

@@ -106,6 +106,8 @@ impl JsonDecoder {
         messages: impl IntoIterator<Item = &'m [u8]>,
         stop_at_first_reject: bool,
     ) -> Result<DecodedBatch> {
+        // Leftovers of a batch interrupted by a panic must not leak into this one.
+        self.root.truncate(0);
         let mut rows = 0;
         let mut rejects = Vec::new();
         let mut stopped = false;

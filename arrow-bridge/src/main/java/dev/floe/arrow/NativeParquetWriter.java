@@ -198,6 +198,20 @@ public final class NativeParquetWriter implements AutoCloseable {
     NativeStatus.check(status, errorSlot, streamFailure());
   }
 
+  /**
+   * Runs a native call that uses this writer's handle (e.g. a decode straight into the writer),
+   * with the writer's lock held and its state checked; a stream failure becomes the cause.
+   */
+  synchronized <T> T callWithHandle(java.util.function.Function<MemorySegment, T> call) {
+    ensureWritable();
+    return call.apply(handle);
+  }
+
+  /** The exception the output stream threw, if any (the cause of a native I/O error). */
+  Throwable outputFailure() {
+    return streamFailure();
+  }
+
   /** Bytes written so far plus the estimated encoded size of buffered rows. */
   public synchronized long estimatedSize() {
     ensureWritable();

@@ -642,6 +642,258 @@ public class floe_h {
         }
     }
 
+    private static class floe_decoder_new {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_new");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_new$descriptor() {
+        return floe_decoder_new.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_decoder_new$handle() {
+        return floe_decoder_new.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_decoder_new$address() {
+        return floe_decoder_new.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static int floe_decoder_new(MemorySegment schema, MemorySegment config, long config_len, MemorySegment out_decoder, MemorySegment out_error) {
+        var mh$ = floe_decoder_new.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_new", schema, config, config_len, out_decoder, out_error);
+            }
+            return (int)mh$.invokeExact(schema, config, config_len, out_decoder, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_decoder_decode {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_decode");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode(struct FloeDecoder *decoder, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_array, struct ArrowSchema *out_schema, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_decode$descriptor() {
+        return floe_decoder_decode.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode(struct FloeDecoder *decoder, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_array, struct ArrowSchema *out_schema, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_decoder_decode$handle() {
+        return floe_decoder_decode.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode(struct FloeDecoder *decoder, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_array, struct ArrowSchema *out_schema, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_decoder_decode$address() {
+        return floe_decoder_decode.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode(struct FloeDecoder *decoder, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_array, struct ArrowSchema *out_schema, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static int floe_decoder_decode(MemorySegment decoder, MemorySegment data, long data_len, MemorySegment offsets, long count, int stop_at_first_reject, MemorySegment out_array, MemorySegment out_schema, MemorySegment out_result, MemorySegment out_error) {
+        var mh$ = floe_decoder_decode.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_decode", decoder, data, data_len, offsets, count, stop_at_first_reject, out_array, out_schema, out_result, out_error);
+            }
+            return (int)mh$.invokeExact(decoder, data, data_len, offsets, count, stop_at_first_reject, out_array, out_schema, out_result, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_decoder_decode_to_writer {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_decode_to_writer");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder, struct FloeWriter *writer, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_decode_to_writer$descriptor() {
+        return floe_decoder_decode_to_writer.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder, struct FloeWriter *writer, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_decoder_decode_to_writer$handle() {
+        return floe_decoder_decode_to_writer.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder, struct FloeWriter *writer, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_decoder_decode_to_writer$address() {
+        return floe_decoder_decode_to_writer.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder, struct FloeWriter *writer, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static int floe_decoder_decode_to_writer(MemorySegment decoder, MemorySegment writer, MemorySegment data, long data_len, MemorySegment offsets, long count, int stop_at_first_reject, MemorySegment out_result, MemorySegment out_error) {
+        var mh$ = floe_decoder_decode_to_writer.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_decode_to_writer", decoder, writer, data, data_len, offsets, count, stop_at_first_reject, out_result, out_error);
+            }
+            return (int)mh$.invokeExact(decoder, writer, data, data_len, offsets, count, stop_at_first_reject, out_result, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_decoder_free {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_free");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void floe_decoder_free(struct FloeDecoder *decoder)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_free$descriptor() {
+        return floe_decoder_free.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void floe_decoder_free(struct FloeDecoder *decoder)
+     * }
+     */
+    public static MethodHandle floe_decoder_free$handle() {
+        return floe_decoder_free.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void floe_decoder_free(struct FloeDecoder *decoder)
+     * }
+     */
+    public static MemorySegment floe_decoder_free$address() {
+        return floe_decoder_free.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void floe_decoder_free(struct FloeDecoder *decoder)
+     * }
+     */
+    public static void floe_decoder_free(MemorySegment decoder) {
+        var mh$ = floe_decoder_free.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_free", decoder);
+            }
+            mh$.invokeExact(decoder);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class floe_debug_panic {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             floe_h.C_INT,

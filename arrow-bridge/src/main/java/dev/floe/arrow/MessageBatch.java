@@ -1,0 +1,195 @@
+package dev.floe.arrow;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Messages packed for one native decode call: every payload copied once into one off-heap buffer,
+ * plus an offsets array, so decoding a batch is one native call, not one per record.
+ *
+ * <p>Optionally remembers where each message came from (topic, partition, offset), so errors can
+ * name it. Reuse a batch with {@link #clear()}; its buffers keep their capacity. Not thread-safe:
+ * fill it on one thread, then hand it to the decoding thread.
+ *
+ * <pre>{@code
+ * try (MessageBatch batch = new MessageBatch()) {
+ *   for (ConsumerRecord<byte[], byte[]> r : records) {
+ *     batch.add(r.value(), r.topic(), r.partition(), r.offset());
+ *   }
+ *   DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator);
+ * }
+ * }</pre>
+ */
+public final class MessageBatch implements AutoCloseable {
+  private static final long INITIAL_DATA_BYTES = 1 << 20;
+  private static final int INITIAL_MESSAGES = 1024;
+
+  private Arena dataArena;
+  private MemorySegment data;
+  private long used;
+  private Arena offsetsArena;
+  private MemorySegment offsets;
+  private int count;
+  // Source positions; null until a message with a source is added.
+  private String[] topics;
+  private int[] partitions;
+  private long[] kafkaOffsets;
+  private boolean closed;
+
+  public MessageBatch() {
+    dataArena = Arena.ofShared();
+    data = dataArena.allocate(INITIAL_DATA_BYTES, 8);
+    offsetsArena = Arena.ofShared();
+    offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, INITIAL_MESSAGES + 1L);
+  }
+
+  /** Adds a payload (copied). A null payload (a Kafka tombstone) is added as an empty message. */
+  public MessageBatch add(byte[] payload) {
+    return add(payload, 0, payload == null ? 0 : payload.length);
+  }
+
+  public MessageBatch add(byte[] payload, int offset, int length) {
+    ensureOpen();
+    if (payload != null) {
+      Objects.checkFromIndexSize(offset, length, payload.length);
+    }
+    ensureCapacity(length);
+    if (length > 0) {
+      MemorySegment.copy(payload, offset, data, ValueLayout.JAVA_BYTE, used, length);
+    }
+    used += length;
+    count++;
+    offsets.setAtIndex(ValueLayout.JAVA_LONG, count, used);
+    return this;
+  }
+
+  /** Adds a payload and remembers its Kafka position for error messages and dead letters. */
+  public MessageBatch add(byte[] payload, String topic, int partition, long kafkaOffset) {
+    int index = count;
+    add(payload);
+    if (topics == null) {
+      topics = new String[offsetCapacity()];
+      partitions = new int[offsetCapacity()];
+      kafkaOffsets = new long[offsetCapacity()];
+      Arrays.fill(kafkaOffsets, -1);
+    }
+    topics[index] = topic;
+    partitions[index] = partition;
+    kafkaOffsets[index] = kafkaOffset;
+    return this;
+  }
+
+  /** Number of messages. */
+  public int size() {
+    return count;
+  }
+
+  /** Total payload bytes. */
+  public long byteSize() {
+    return used;
+  }
+
+  /** A copy of message {@code index}'s payload (for dead-letter output). */
+  public byte[] payload(int index) {
+    Objects.checkIndex(index, count);
+    long start = offsets.getAtIndex(ValueLayout.JAVA_LONG, index);
+    long end = offsets.getAtIndex(ValueLayout.JAVA_LONG, index + 1L);
+    return data.asSlice(start, end - start).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** Where message {@code index} came from, for error messages. */
+  public String describe(int index) {
+    Objects.checkIndex(index, count);
+    if (topics != null && topics[index] != null) {
+      return "message " + index + " (topic " + topics[index] + ", partition " + partitions[index]
+          + ", offset " + kafkaOffsets[index] + ")";
+    }
+    return "message " + index;
+  }
+
+  /** The Kafka topic of message {@code index}, or null if it was added without one. */
+  public String topic(int index) {
+    Objects.checkIndex(index, count);
+    return topics == null ? null : topics[index];
+  }
+
+  public int partition(int index) {
+    Objects.checkIndex(index, count);
+    return partitions == null ? -1 : partitions[index];
+  }
+
+  public long kafkaOffset(int index) {
+    Objects.checkIndex(index, count);
+    return kafkaOffsets == null ? -1 : kafkaOffsets[index];
+  }
+
+  /** Empties the batch, keeping its capacity. */
+  public void clear() {
+    ensureOpen();
+    used = 0;
+    count = 0;
+    if (topics != null) {
+      Arrays.fill(topics, null);
+    }
+  }
+
+  /** The packed payloads; valid until the next add, clear or close. */
+  MemorySegment data() {
+    ensureOpen();
+    return data;
+  }
+
+  /** {@code size() + 1} offsets into {@link #data()}. */
+  MemorySegment offsets() {
+    ensureOpen();
+    return offsets;
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      dataArena.close();
+      offsetsArena.close();
+    }
+  }
+
+  private int offsetCapacity() {
+    return (int) (offsets.byteSize() / Long.BYTES) - 1;
+  }
+
+  private void ensureCapacity(int length) {
+    if (used + length > data.byteSize()) {
+      long capacity = Math.max(data.byteSize() * 2, used + length);
+      Arena next = Arena.ofShared();
+      MemorySegment bigger = next.allocate(capacity, 8);
+      MemorySegment.copy(data, 0, bigger, 0, used);
+      dataArena.close();
+      dataArena = next;
+      data = bigger;
+    }
+    if (count + 1 > offsetCapacity()) {
+      int capacity = offsetCapacity() * 2;
+      Arena next = Arena.ofShared();
+      MemorySegment bigger = next.allocate(ValueLayout.JAVA_LONG, capacity + 1L);
+      MemorySegment.copy(offsets, 0, bigger, 0, (count + 1L) * Long.BYTES);
+      offsetsArena.close();
+      offsetsArena = next;
+      offsets = bigger;
+      if (topics != null) {
+        topics = Arrays.copyOf(topics, capacity);
+        partitions = Arrays.copyOf(partitions, capacity);
+        kafkaOffsets = Arrays.copyOf(kafkaOffsets, capacity);
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("MessageBatch is closed");
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package dev.floe.arrow;
+
+import dev.floe.arrow.internal.NativeStatus;
+import dev.floe.arrow.internal.RejectsJson;
+import dev.floe.ffm.NativeLibrary;
+import dev.floe.ffm.internal.FloeDecodeResult;
+import dev.floe.ffm.internal.floe_h;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Objects;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Decodes batches of JSON messages (one object each, e.g. Kafka values) into Arrow for a target
+ * schema, natively. Each bad message is reported with its index and reason; the good messages of
+ * the same batch are still decoded, in order.
+ *
+ * <pre>{@code
+ * try (NativeJsonDecoder decoder = NativeJsonDecoder.create(schema, JsonDecoderConfig.defaults());
+ *     MessageBatch batch = new MessageBatch()) {
+ *   batch.add(payload);
+ *   try (DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator)) {
+ *     VectorSchemaRoot root = decoded.root();
+ *   }
+ *   // or, without the batch crossing back to Java:
+ *   DecodeStats stats = decoder.decodeInto(batch, parquetWriter, BadRecordPolicy.FAIL);
+ * }
+ * }</pre>
+ *
+ * <p>What JSON each Arrow type takes: integers for int32/int64 (range-checked); numbers (or
+ * "NaN"/"Infinity" strings) for floats; numbers or numeric strings for decimals (exact, no
+ * rounding); strings for utf8, base64 strings for binary and fixed, canonical UUID text for
+ * fixed_size_binary(16) fields with {@code ARROW:extension:name = arrow.uuid}; {@code yyyy-MM-dd}
+ * for date32; {@code HH:mm:ss[.f]} for time64; ISO-8601, Flink's {@code yyyy-MM-dd HH:mm:ss[.f]},
+ * or epoch milliseconds for timestamps (zoned columns need {@code Z} or an offset); objects for
+ * structs and string-keyed maps; arrays for lists. Absent nullable fields are null; unknown fields
+ * are ignored unless {@link JsonDecoderConfig#strict()}.
+ *
+ * <p>One decoder per thread: its methods are synchronized, and libfloe also refuses concurrent use
+ * of one native decoder. Closing is idempotent; other calls after close throw {@link
+ * IllegalStateException}.
+ */
+public final class NativeJsonDecoder implements AutoCloseable {
+  private final Arena arena;
+  private final Schema schema;
+  private final MemorySegment errorSlot;
+  private final MemorySegment result;
+  private MemorySegment handle;
+
+  private NativeJsonDecoder(Arena arena, Schema schema) {
+    this.arena = arena;
+    this.schema = schema;
+    this.errorSlot = arena.allocate(ValueLayout.ADDRESS);
+    this.result = FloeDecodeResult.allocate(arena);
+  }
+
+  /** Creates a decoder for {@code schema} (field metadata such as field ids is kept). */
+  public static NativeJsonDecoder create(Schema schema, JsonDecoderConfig config) {
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(config, "config");
+    NativeLibrary.load();
+    NativeJsonDecoder decoder = new NativeJsonDecoder(Arena.ofShared(), schema);
+    try (BufferAllocator allocator = new RootAllocator();
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, schema, null, ffiSchema);
+      byte[] json = config.toJsonBytes();
+      MemorySegment blob = decoder.arena.allocate(json.length);
+      MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
+      MemorySegment out = decoder.arena.allocate(ValueLayout.ADDRESS);
+      try {
+        int status =
+            floe_h.floe_decoder_new(
+                MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, decoder.errorSlot);
+        NativeStatus.check(status, decoder.errorSlot, null);
+      } finally {
+        ffiSchema.release();
+      }
+      decoder.handle = out.get(ValueLayout.ADDRESS, 0);
+      return decoder;
+    } catch (RuntimeException | Error e) {
+      decoder.close();
+      throw e;
+    }
+  }
+
+  /** The target schema. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /**
+   * Decodes a batch into Arrow. The returned root is allocated from {@code allocator} and owned by
+   * the caller.
+   *
+   * @throws BadRecordException under {@link BadRecordPolicy#FAIL}, naming the first bad message
+   */
+  public synchronized DecodedBatch decode(
+      MessageBatch batch, BadRecordPolicy policy, BufferAllocator allocator) {
+    ensureOpen();
+    try (ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      int status =
+          floe_h.floe_decoder_decode(
+              handle,
+              batch.data(),
+              batch.byteSize(),
+              batch.offsets(),
+              batch.size(),
+              policy == BadRecordPolicy.FAIL ? 1 : 0,
+              MemorySegment.ofAddress(array.memoryAddress()),
+              MemorySegment.ofAddress(ffiSchema.memoryAddress()),
+              result,
+              errorSlot);
+      NativeStatus.check(status, errorSlot, null);
+      List<RejectedMessage> rejected = takeRejects(batch, policy);
+      // The structs now own the decoded batch; importing moves it into Java vectors.
+      VectorSchemaRoot root = Data.importVectorSchemaRoot(allocator, array, ffiSchema, null);
+      if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
+        root.close();
+        throw new BadRecordException(rejected.getFirst());
+      }
+      return new DecodedBatch(root, FloeDecodeResult.rejected(result), collected(policy, rejected));
+    }
+  }
+
+  /**
+   * Decodes a batch and writes the good messages straight into {@code writer}: the decoded batch
+   * never crosses back into Java. The writer's schema must equal the decoder's.
+   *
+   * @throws BadRecordException under {@link BadRecordPolicy#FAIL}; the batch then writes nothing
+   */
+  public synchronized DecodeStats decodeInto(
+      MessageBatch batch, NativeParquetWriter writer, BadRecordPolicy policy) {
+    ensureOpen();
+    Objects.requireNonNull(writer, "writer");
+    int status =
+        writer.callWithHandle(
+            writerHandle ->
+                floe_h.floe_decoder_decode_to_writer(
+                    handle,
+                    writerHandle,
+                    batch.data(),
+                    batch.byteSize(),
+                    batch.offsets(),
+                    batch.size(),
+                    policy == BadRecordPolicy.FAIL ? 1 : 0,
+                    result,
+                    errorSlot));
+    NativeStatus.check(status, errorSlot, writer.outputFailure());
+    List<RejectedMessage> rejected = takeRejects(batch, policy);
+    if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
+      throw new BadRecordException(rejected.getFirst());
+    }
+    return new DecodeStats(
+        FloeDecodeResult.rows(result), FloeDecodeResult.rejected(result), collected(policy, rejected));
+  }
+
+  /** Reads and frees the native reject list; returns all rejects (needed for FAIL too). */
+  private List<RejectedMessage> takeRejects(MessageBatch batch, BadRecordPolicy policy) {
+    MemorySegment json = FloeDecodeResult.rejects_json(result);
+    long length = FloeDecodeResult.rejects_len(result);
+    if (MemorySegment.NULL.equals(json)) {
+      return List.of();
+    }
+    try {
+      return RejectsJson.parse(json.reinterpret(length).toArray(ValueLayout.JAVA_BYTE), batch);
+    } finally {
+      floe_h.floe_bytes_free(json, length);
+    }
+  }
+
+  private static List<RejectedMessage> collected(BadRecordPolicy policy, List<RejectedMessage> all) {
+    return policy == BadRecordPolicy.COLLECT ? all : List.of();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (handle != null) {
+      floe_h.floe_decoder_free(handle);
+      handle = null;
+    }
+    if (arena.scope().isAlive()) {
+      arena.close();
+    }
+  }
+
+  private void ensureOpen() {
+    if (handle == null) {
+      throw new IllegalStateException("NativeJsonDecoder is closed");
+    }
+  }
+}
