@@ -82,6 +82,22 @@ public final class MessageBatch implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Adds every record of a Kafka poll, in the poll's order, with its topic, partition and offset.
+   * Values are copied once into the batch; keys and headers are not read. Needs kafka-clients on
+   * the classpath.
+   *
+   * @return the number of records added
+   */
+  public int addAll(org.apache.kafka.clients.consumer.ConsumerRecords<?, byte[]> records) {
+    int added = 0;
+    for (org.apache.kafka.clients.consumer.ConsumerRecord<?, byte[]> r : records) {
+      add(r.value(), r.topic(), r.partition(), r.offset());
+      added++;
+    }
+    return added;
+  }
+
   /** Number of messages. */
   public int size() {
     return count;

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = FloeCli.Version.class,
     description = "Land Kafka JSON in Apache Iceberg tables, with native JSON decoding and Parquet encoding.",
-    subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, GenerateCommand.class, CommandLine.HelpCommand.class})
 public final class FloeCli {
   public static final int EXIT_FAILED = 1;
   public static final int EXIT_USAGE = 2;
