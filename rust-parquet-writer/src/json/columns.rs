@@ -59,6 +59,13 @@ fn decode_nullable(
     }
 }
 
+/// Takes a column's buffer for Arrow and leaves an empty one with the same
+/// capacity, so the next batch of similar size does not regrow it step by step.
+fn take_reserving<T>(values: &mut Vec<T>) -> Vec<T> {
+    let capacity = values.len();
+    std::mem::replace(values, Vec::with_capacity(capacity))
+}
+
 /// Builds the decoder for a field, or explains why its type is not supported.
 pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Column>, String> {
     let dt = field.data_type().clone();
@@ -217,7 +224,7 @@ where
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let values = ScalarBuffer::from(take_reserving(&mut self.values));
         let array = PrimitiveArray::<T>::try_new(values, self.nulls.finish())?
             .with_data_type(self.data_type.clone());
         Ok(Arc::new(array))
@@ -493,9 +500,10 @@ impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let offsets = std::mem::replace(&mut self.offsets, vec![O::zero()]);
+        let offsets = take_reserving(&mut self.offsets);
+        self.offsets.push(O::zero());
         let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
-        let values = Buffer::from_vec(std::mem::take(&mut self.values));
+        let values = Buffer::from_vec(take_reserving(&mut self.values));
         let nulls = self.nulls.finish();
         Ok(match self.kind {
             BytesKind::Utf8 => Arc::new(GenericStringArray::<O>::try_new(offsets, values, nulls)?),
@@ -575,7 +583,7 @@ impl Column for FixedColumn {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let values = Buffer::from_vec(std::mem::take(&mut self.values));
+        let values = Buffer::from_vec(take_reserving(&mut self.values));
         self.len = 0;
         Ok(Arc::new(FixedSizeBinaryArray::try_new(
             self.width,
@@ -666,11 +674,16 @@ impl Column for StructColumn {
         let mut first = true;
         loop {
             let key_pos = cur.pos();
-            let index = match cur.next_key(first)? {
-                None => break,
-                Some(key) => self
-                    .lookup(&key, expected)
-                    .ok_or_else(|| String::from_utf8_lossy(&key).into_owned()),
+            let in_order = expected < self.names.len() && cur.try_key(&self.names[expected], first);
+            let index = if in_order {
+                Ok(expected)
+            } else {
+                match cur.next_key(first)? {
+                    None => break,
+                    Some(key) => self
+                        .lookup(&key, expected)
+                        .ok_or_else(|| String::from_utf8_lossy(&key).into_owned()),
+                }
             };
             first = false;
             match index {
@@ -802,7 +815,8 @@ impl<O: OffsetSizeTrait> Column for ListColumn<O> {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let offsets = std::mem::replace(&mut self.offsets, vec![O::zero()]);
+        let offsets = take_reserving(&mut self.offsets);
+        self.offsets.push(O::zero());
         let values = self.child.finish()?;
         Ok(Arc::new(GenericListArray::<O>::try_new(
             self.element.clone(),
@@ -895,7 +909,8 @@ impl Column for MapColumn {
             vec![self.keys.finish()?, self.values.finish()?],
             None,
         )?;
-        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let offsets = take_reserving(&mut self.offsets);
+        self.offsets.push(0);
         Ok(Arc::new(MapArray::try_new(
             self.entries.clone(),
             OffsetBuffer::new(ScalarBuffer::from(offsets)),
