@@ -2,7 +2,9 @@
 //! dozens of arguments. Absent keys take the defaults documented below.
 
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::properties::{
+    EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
+};
 use serde::Deserialize;
 
 use crate::error::{FloeError, Result};
@@ -25,6 +27,8 @@ pub struct WriterConfig {
     pub data_page_bytes: u64,
     /// Dictionary page size limit in bytes (2 MiB); beyond it a column falls back to plain.
     pub dictionary_page_bytes: u64,
+    /// Dictionary encoding (default on). Columns where it does not pay on the first
+    /// batch's sample are written plain, as parquet-java decides after its first page.
     pub dictionary: bool,
     /// `none`, `chunk` or `page` (default): where min/max/null-count statistics are kept.
     pub statistics: String,
@@ -134,6 +138,11 @@ impl WriterConfig {
     /// The parquet-rs properties for this config. Row groups are bounded by bytes
     /// only (no row-count cap), as Iceberg's `write.parquet.row-group-size-bytes`.
     pub fn writer_properties(&self) -> Result<WriterProperties> {
+        Ok(self.writer_properties_builder()?.build())
+    }
+
+    /// [`Self::writer_properties`] before `build()`, for per-column adjustments.
+    pub fn writer_properties_builder(&self) -> Result<WriterPropertiesBuilder> {
         let truncate = self
             .statistics_truncate_length
             .map(|n| Self::positive("statistics_truncate_length", n))
@@ -154,8 +163,7 @@ impl WriterConfig {
             .set_dictionary_enabled(self.dictionary)
             .set_statistics_enabled(self.statistics()?)
             .set_statistics_truncate_length(truncate)
-            .set_created_by(self.created_by.clone())
-            .build())
+            .set_created_by(self.created_by.clone()))
     }
 }
 

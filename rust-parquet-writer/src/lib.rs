@@ -6,6 +6,7 @@
 //! is the versioned JSON configuration blob.
 
 pub mod config;
+mod dictionary;
 pub mod error;
 pub mod ffi;
 pub mod json;

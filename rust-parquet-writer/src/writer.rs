@@ -43,10 +43,18 @@ impl Write for CountingWrite {
 /// Writes Arrow record batches of one fixed schema into one Parquet file.
 pub struct ParquetFileWriter {
     schema: SchemaRef,
-    /// `None` once closed or aborted.
-    writer: Option<ArrowWriter<CountingWrite>>,
+    config: WriterConfig,
+    state: State,
     /// Set for path sinks, so an aborted file does not stay behind looking complete.
     path: Option<PathBuf>,
+}
+
+/// The encoder is created with the first batch, once its columns have been
+/// sampled for dictionary encoding (see [`crate::dictionary`]).
+enum State {
+    Pending(CountingWrite),
+    Open(Box<ArrowWriter<CountingWrite>>),
+    Closed,
 }
 
 /// Buffer between the encoder and the sink: fewer, larger writes (and upcalls).
@@ -54,7 +62,8 @@ const SINK_BUFFER_BYTES: usize = 1024 * 1024;
 
 impl ParquetFileWriter {
     pub fn open(sink: OutputSink, schema: SchemaRef, config: &WriterConfig) -> Result<Self> {
-        let props = config.writer_properties()?;
+        // Validate the settings now, not at the first batch.
+        config.writer_properties()?;
         let (out, path): (Box<dyn Write + Send>, Option<PathBuf>) = match sink {
             OutputSink::Path(path) => (Box::new(create_file(&path)?), Some(path)),
             OutputSink::Stream(stream) => (
@@ -66,47 +75,90 @@ impl ParquetFileWriter {
             inner: out,
             written: 0,
         };
-        // Iceberg files carry no embedded Arrow schema; field ids live in the Parquet schema.
-        let options = ArrowWriterOptions::new()
-            .with_properties(props)
-            .with_skip_arrow_metadata(true);
-        let writer = ArrowWriter::try_new_with_options(counting, schema.clone(), options)?;
-        Ok(Self {
+        let mut writer = Self {
             schema,
-            writer: Some(writer),
+            config: config.clone(),
+            state: State::Pending(counting),
             path,
-        })
+        };
+        // Fail at open, not at the first batch, when the schema cannot be written.
+        writer.check_schema_encodable()?;
+        Ok(writer)
+    }
+
+    fn check_schema_encodable(&mut self) -> Result<()> {
+        parquet::arrow::ArrowSchemaConverter::new()
+            .convert(&self.schema)
+            .map(|_| ())
+            .map_err(|e| {
+                FloeError::invalid_argument(format!("schema cannot be written to Parquet: {e}"))
+            })
     }
 
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }
 
+    /// Starts the encoder, with dictionary encoding off for the columns of `first`
+    /// where it would not pay (when dictionaries are on at all).
+    fn start(&mut self, first: Option<&RecordBatch>) -> Result<()> {
+        let State::Pending(_) = self.state else {
+            return Ok(());
+        };
+        let State::Pending(out) = std::mem::replace(&mut self.state, State::Closed) else {
+            unreachable!("checked above")
+        };
+        let mut props = self.config.writer_properties_builder()?;
+        if self.config.dictionary {
+            for column in first
+                .map(crate::dictionary::plain_columns)
+                .unwrap_or_default()
+            {
+                props = props.set_column_dictionary_enabled(column, false);
+            }
+        }
+        // Iceberg files carry no embedded Arrow schema; field ids live in the Parquet schema.
+        let options = ArrowWriterOptions::new()
+            .with_properties(props.build())
+            .with_skip_arrow_metadata(true);
+        let writer = ArrowWriter::try_new_with_options(out, self.schema.clone(), options)?;
+        self.state = State::Open(Box::new(writer));
+        Ok(())
+    }
+
     /// Encodes one batch; rows are buffered and flushed per row group.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         check_same_schema(&self.schema, batch.schema_ref())?;
-        let writer = self
-            .writer
-            .as_mut()
-            .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
+        match self.state {
+            State::Closed => return Err(FloeError::illegal_state("writer is already closed")),
+            State::Pending(_) if batch.num_rows() == 0 => return Ok(()),
+            State::Pending(_) => self.start(Some(batch))?,
+            State::Open(_) => {}
+        }
+        let State::Open(writer) = &mut self.state else {
+            unreachable!("started above")
+        };
         writer.write(batch)?;
         Ok(())
     }
 
     /// Bytes flushed to the sink so far plus the estimated size of buffered rows.
     pub fn estimated_size(&self) -> u64 {
-        self.writer
-            .as_ref()
-            .map(|w| (w.bytes_written() + w.in_progress_size()) as u64)
-            .unwrap_or(0)
+        match &self.state {
+            State::Open(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            _ => 0,
+        }
     }
 
     /// Finishes the file (last row group, footer), flushes the sink, returns the facts.
     pub fn close(&mut self) -> Result<FileSummary> {
-        let mut writer = self
-            .writer
-            .take()
-            .ok_or_else(|| FloeError::illegal_state("writer is already closed"))?;
+        if let State::Closed = self.state {
+            return Err(FloeError::illegal_state("writer is already closed"));
+        }
+        self.start(None)?;
+        let State::Open(mut writer) = std::mem::replace(&mut self.state, State::Closed) else {
+            unreachable!("started above")
+        };
         // finish() writes the footer and flushes every layer down to the sink.
         let metadata = writer.finish()?;
         Ok(FileSummary::from_metadata(
@@ -117,7 +169,10 @@ impl ParquetFileWriter {
 
     /// Drops buffered data; a partially written local file is removed.
     pub fn abort(&mut self) {
-        if self.writer.take().is_some() {
+        if !matches!(
+            std::mem::replace(&mut self.state, State::Closed),
+            State::Closed
+        ) {
             if let Some(path) = &self.path {
                 let _ = std::fs::remove_file(path);
             }
@@ -125,7 +180,7 @@ impl ParquetFileWriter {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.writer.is_none()
+        matches!(self.state, State::Closed)
     }
 }
 

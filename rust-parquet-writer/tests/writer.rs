@@ -239,3 +239,39 @@ fn an_aborted_path_writer_leaves_no_file() {
     assert!(err.message.contains("missing/x.parquet"), "{}", err.message);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn dictionaries_only_where_they_pay() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("unique", DataType::Int64, false),
+        Field::new("few", DataType::Utf8, false),
+    ]));
+    let unique = Int64Array::from_iter_values(
+        (0..10_000i64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64)),
+    );
+    let few = StringArray::from_iter_values((0..10_000).map(|i| ["a", "b", "c"][i % 3]));
+    let batch =
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(unique), Arc::new(few)]).unwrap();
+    let buffer = SharedBuffer::default();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(buffer.clone())),
+        schema,
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let bytes = Bytes::from(buffer.0.lock().unwrap().clone());
+    let reader = SerializedFileReader::new(bytes).unwrap();
+    let columns = reader.metadata().row_group(0).columns();
+    assert_eq!(
+        columns[0].dictionary_page_offset(),
+        None,
+        "unique values are written plain"
+    );
+    assert!(
+        columns[1].dictionary_page_offset().is_some(),
+        "three values get a dictionary"
+    );
+}
