@@ -10,6 +10,7 @@ mod dictionary;
 pub mod error;
 pub mod ffi;
 pub mod json;
+mod nan;
 pub mod summary;
 pub mod writer;
 

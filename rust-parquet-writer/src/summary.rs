@@ -7,6 +7,8 @@ use parquet::basic::Compression;
 use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData, RowGroupMetaData};
 use serde::Serialize;
 
+use crate::nan::NanCount;
+
 /// Version of the summary document; bumped on incompatible changes.
 pub const SUMMARY_VERSION: u32 = 1;
 
@@ -17,6 +19,10 @@ pub struct FileSummary {
     /// Total bytes written to the sink, footer included.
     pub file_size: u64,
     pub row_groups: Vec<RowGroupSummary>,
+    /// The file's Thrift `FileMetaData` exactly as written, base64.
+    pub footer: String,
+    /// NaN values per float/double leaf outside lists and maps (Parquet stats have none).
+    pub nan_counts: Vec<NanCount>,
 }
 
 #[derive(Debug, Serialize)]
@@ -52,7 +58,7 @@ pub struct ColumnChunkSummary {
 }
 
 impl FileSummary {
-    pub fn from_metadata(metadata: &ParquetMetaData, file_size: u64) -> Self {
+    pub fn from_metadata(metadata: &ParquetMetaData, file_size: u64, footer: Vec<u8>) -> Self {
         let row_groups: Vec<RowGroupSummary> = metadata
             .row_groups()
             .iter()
@@ -63,7 +69,14 @@ impl FileSummary {
             num_rows: metadata.file_metadata().num_rows(),
             file_size,
             row_groups,
+            footer: BASE64.encode(footer),
+            nan_counts: Vec::new(),
         }
+    }
+
+    pub fn with_nan_counts(mut self, nan_counts: Vec<NanCount>) -> Self {
+        self.nan_counts = nan_counts;
+        self
     }
 
     pub fn to_json(&self) -> Vec<u8> {

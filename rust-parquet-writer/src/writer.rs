@@ -12,6 +12,7 @@ use parquet::arrow::ArrowWriter;
 
 use crate::config::WriterConfig;
 use crate::error::{FloeError, Result};
+use crate::nan::NanCounter;
 use crate::summary::FileSummary;
 
 /// Where the bytes of a file go.
@@ -22,16 +23,43 @@ pub enum OutputSink {
     Stream(Box<dyn Write + Send>),
 }
 
-/// Counts the bytes that reach the sink, so the file size is known without a stat.
+/// Counts the bytes that reach the sink, so the file size is known without a stat,
+/// and can keep a copy of the last bytes written (the footer), see [`Self::capture`].
 struct CountingWrite {
     inner: Box<dyn Write + Send>,
     written: u64,
+    captured: Option<Vec<u8>>,
+}
+
+impl CountingWrite {
+    /// From now on, also keep a copy of everything written.
+    fn capture(&mut self) {
+        self.captured = Some(Vec::new());
+    }
+
+    /// The Thrift `FileMetaData` at the end of the captured bytes
+    /// (`... footer | footer length (u32 LE) | "PAR1"`).
+    fn footer(&self) -> Result<Vec<u8>> {
+        let bytes = self.captured.as_deref().unwrap_or_default();
+        let bad = || FloeError::encoding("parquet footer was not captured");
+        if bytes.len() < 8 || &bytes[bytes.len() - 4..] != b"PAR1" {
+            return Err(bad());
+        }
+        let len_at = bytes.len() - 8;
+        let len =
+            u32::from_le_bytes(bytes[len_at..len_at + 4].try_into().expect("4 bytes")) as usize;
+        let start = len_at.checked_sub(len).ok_or_else(bad)?;
+        Ok(bytes[start..len_at].to_vec())
+    }
 }
 
 impl Write for CountingWrite {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.written += n as u64;
+        if let Some(copy) = &mut self.captured {
+            copy.extend_from_slice(&buf[..n]);
+        }
         Ok(n)
     }
 
@@ -43,6 +71,7 @@ impl Write for CountingWrite {
 /// Writes Arrow record batches of one fixed schema into one Parquet file.
 pub struct ParquetFileWriter {
     schema: SchemaRef,
+    nans: NanCounter,
     config: WriterConfig,
     state: State,
     /// Set for path sinks, so an aborted file does not stay behind looking complete.
@@ -74,8 +103,10 @@ impl ParquetFileWriter {
         let counting = CountingWrite {
             inner: out,
             written: 0,
+            captured: None,
         };
         let mut writer = Self {
+            nans: NanCounter::new(&schema),
             schema,
             config: config.clone(),
             state: State::Pending(counting),
@@ -139,6 +170,7 @@ impl ParquetFileWriter {
             unreachable!("started above")
         };
         writer.write(batch)?;
+        self.nans.count(batch);
         Ok(())
     }
 
@@ -159,12 +191,17 @@ impl ParquetFileWriter {
         let State::Open(mut writer) = std::mem::replace(&mut self.state, State::Closed) else {
             unreachable!("started above")
         };
+        // Everything finish() writes (page indexes, footer) is captured, so the exact footer
+        // bytes can go back to the caller (Iceberg metrics are computed from them).
+        writer.flush()?;
+        writer.inner_mut().capture();
         // finish() writes the footer and flushes every layer down to the sink.
         let metadata = writer.finish()?;
-        Ok(FileSummary::from_metadata(
-            &metadata,
-            writer.inner().written,
-        ))
+        let out = writer.inner();
+        Ok(
+            FileSummary::from_metadata(&metadata, out.written, out.footer()?)
+                .with_nan_counts(self.nans.counts()),
+        )
     }
 
     /// Drops buffered data; a partially written local file is removed.

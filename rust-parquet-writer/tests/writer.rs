@@ -275,3 +275,60 @@ fn dictionaries_only_where_they_pay() {
         "three values get a dictionary"
     );
 }
+
+#[test]
+fn nan_counts_cover_top_level_and_struct_floats_but_not_lists() {
+    use arrow_array::{Array, Float32Array, Float64Array, ListArray, StructArray};
+    use arrow_buffer::NullBuffer;
+    use arrow_schema::Fields;
+    let inner = Fields::from(vec![with_id(Field::new("x", DataType::Float32, true), 3)]);
+    let element = Arc::new(with_id(Field::new("element", DataType::Float64, true), 5));
+    let schema = Arc::new(Schema::new(vec![
+        with_id(Field::new("d", DataType::Float64, true), 1),
+        with_id(Field::new("s", DataType::Struct(inner.clone()), true), 2),
+        with_id(Field::new("l", DataType::List(element.clone()), true), 4),
+    ]));
+    let d = Float64Array::from(vec![Some(f64::NAN), None, Some(1.0), Some(f64::NAN)]);
+    // Row 1's struct is null: its child NaN is not a value and must not count.
+    let x = Float32Array::from(vec![Some(f32::NAN), Some(f32::NAN), None, Some(2.0)]);
+    let s = StructArray::new(
+        inner,
+        vec![Arc::new(x)],
+        Some(NullBuffer::from(vec![true, false, true, true])),
+    );
+    let l = ListArray::from_iter_primitive::<arrow_array::types::Float64Type, _, _>(vec![
+        Some(vec![Some(f64::NAN)]),
+        None,
+        Some(vec![]),
+        Some(vec![Some(f64::NAN)]),
+    ]);
+    let l = ListArray::new(
+        element,
+        l.offsets().clone(),
+        l.values().clone(),
+        l.nulls().cloned(),
+    );
+    let batch =
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(d), Arc::new(s), Arc::new(l)]).unwrap();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(SharedBuffer::default())),
+        schema,
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.write(&batch).unwrap();
+    let summary = writer.close().unwrap();
+    let counts: Vec<(String, Option<i32>, u64)> = summary
+        .nan_counts
+        .iter()
+        .map(|c| (c.path.join("."), c.field_id, c.count))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("d".to_string(), Some(1), 4),
+            ("s.x".to_string(), Some(3), 2)
+        ]
+    );
+}

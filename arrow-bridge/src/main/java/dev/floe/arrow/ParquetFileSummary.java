@@ -8,11 +8,34 @@ import java.util.List;
  * @param rowCount rows in the file
  * @param fileSize bytes written, footer included
  * @param rowGroups row groups in file order
+ * @param footer the file's Thrift {@code FileMetaData}, byte for byte as written (what Parquet
+ *     readers parse, e.g. to compute Iceberg metrics exactly as Iceberg does)
+ * @param nanCounts NaN values per float/double leaf at the top level or inside structs (Parquet
+ *     statistics do not count them)
  */
-public record ParquetFileSummary(long rowCount, long fileSize, List<RowGroup> rowGroups) {
+public record ParquetFileSummary(
+    long rowCount,
+    long fileSize,
+    List<RowGroup> rowGroups,
+    byte[] footer,
+    List<NanCount> nanCounts) {
 
   public ParquetFileSummary {
     rowGroups = List.copyOf(rowGroups);
+    nanCounts = List.copyOf(nanCounts);
+  }
+
+  /**
+   * NaN values of one float/double leaf.
+   *
+   * @param path the leaf's path (struct field names)
+   * @param fieldId its {@code PARQUET:field_id}, or null
+   * @param count NaN values written
+   */
+  public record NanCount(List<String> path, Integer fieldId, long count) {
+    public NanCount {
+      path = List.copyOf(path);
+    }
   }
 
   /** Starting positions of the row groups: Iceberg's {@code DataFile.splitOffsets()}. */

@@ -87,6 +87,11 @@ class FooterFactsTest {
   static void assertSameFacts(ParquetFileSummary summary, Path file) throws Exception {
     ParquetMetadata footer = ParquetReadBack.footer(file);
     assertEquals(Files.size(file), summary.fileSize());
+    // The raw footer equals the file's: ... | FileMetaData | length (u32 LE) | "PAR1".
+    byte[] bytes = Files.readAllBytes(file);
+    int length = java.nio.ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+    assertArrayEquals(
+        java.util.Arrays.copyOfRange(bytes, bytes.length - 8 - length, bytes.length - 8), summary.footer());
     List<BlockMetaData> blocks = footer.getBlocks();
     assertEquals(blocks.size(), summary.rowGroups().size());
     long rows = 0;

@@ -43,8 +43,20 @@ public final class SummaryJson {
               rg.path("compressed_size").asLong(),
               columns));
     }
+    List<ParquetFileSummary.NanCount> nanCounts = new ArrayList<>();
+    for (JsonNode n : root.path("nan_counts")) {
+      List<String> path = new ArrayList<>();
+      n.path("path").forEach(p -> path.add(p.asText()));
+      nanCounts.add(
+          new ParquetFileSummary.NanCount(
+              path, n.path("field_id").isNumber() ? n.path("field_id").asInt() : null, n.path("count").asLong()));
+    }
     return new ParquetFileSummary(
-        root.path("num_rows").asLong(), root.path("file_size").asLong(), rowGroups);
+        root.path("num_rows").asLong(),
+        root.path("file_size").asLong(),
+        rowGroups,
+        Base64.getDecoder().decode(root.path("footer").asText()),
+        nanCounts);
   }
 
   private static ColumnChunk column(JsonNode c) {

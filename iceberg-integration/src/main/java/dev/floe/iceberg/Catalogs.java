@@ -1,0 +1,45 @@
+package dev.floe.iceberg;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+
+/**
+ * Iceberg catalogs from properties, with floe's embedded default: Iceberg's JDBC catalog on
+ * SQLite, named {@value #EMBEDDED_NAME}, its database at {@code <warehouse>/catalog.db} and tables
+ * under {@code <warehouse>} -- no services needed.
+ */
+public final class Catalogs {
+  public static final String EMBEDDED_NAME = "floe";
+
+  private Catalogs() {}
+
+  /** The embedded catalog for a local warehouse folder (created if missing). */
+  public static Catalog embedded(Path warehouse) {
+    Path dir = warehouse.toAbsolutePath();
+    try {
+      Files.createDirectories(dir);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot create warehouse " + dir, e);
+    }
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
+    properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
+    properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.toString());
+    return load(EMBEDDED_NAME, properties);
+  }
+
+  /**
+   * Any catalog Iceberg's {@link CatalogUtil} can build from properties ({@code type} or {@code
+   * catalog-impl}, {@code uri}, {@code warehouse}, {@code io-impl}, ...), if its classes are on the
+   * classpath.
+   */
+  public static Catalog load(String name, Map<String, String> properties) {
+    return CatalogUtil.buildIcebergCatalog(name, properties, new Configuration());
+  }
+}

@@ -1,0 +1,42 @@
+package dev.floe.iceberg;
+
+import java.util.Map;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.WriteResult;
+
+/** Commits of written files, with extra snapshot summary properties in the same commit. */
+public final class Commits {
+  private Commits() {}
+
+  /** Appends the data files of {@code result}; returns the new snapshot. */
+  public static Snapshot append(Table table, WriteResult result, Map<String, String> summary) {
+    if (result.deleteFiles().length > 0) {
+      throw new IllegalArgumentException("a write with delete files needs rowDelta, not append");
+    }
+    AppendFiles append = table.newAppend();
+    for (DataFile file : result.dataFiles()) {
+      append.appendFile(file);
+    }
+    summary.forEach(append::set);
+    append.commit();
+    return table.currentSnapshot();
+  }
+
+  /** Adds data and delete files in one row delta; returns the new snapshot. */
+  public static Snapshot rowDelta(Table table, WriteResult result, Map<String, String> summary) {
+    RowDelta delta = table.newRowDelta();
+    for (DataFile file : result.dataFiles()) {
+      delta.addRows(file);
+    }
+    for (var file : result.deleteFiles()) {
+      delta.addDeletes(file);
+    }
+    summary.forEach(delta::set);
+    delta.commit();
+    return table.currentSnapshot();
+  }
+}

@@ -1,0 +1,99 @@
+package dev.floe.iceberg;
+
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.OutputFileFactory;
+
+/**
+ * Creates floe's native writers for one table, as Iceberg's {@code FileWriterFactory} does for
+ * its Java writers: file names and locations from the table's location provider, Parquet settings
+ * and target file size from its properties, metrics from its {@link MetricsConfig}.
+ */
+public final class NativeFileWriterFactory {
+  private final Schema schema;
+  private final PartitionSpec spec;
+  private final org.apache.arrow.vector.types.pojo.Schema arrowSchema;
+  private final FileIO io;
+  private final OutputFileFactory files;
+  private final WriterSettings settings;
+  private final MetricsConfig metricsConfig;
+  private final BufferAllocator allocator;
+
+  private NativeFileWriterFactory(
+      Schema schema,
+      PartitionSpec spec,
+      FileIO io,
+      OutputFileFactory files,
+      Map<String, String> properties,
+      MetricsConfig metricsConfig,
+      BufferAllocator allocator) {
+    this.schema = schema;
+    this.spec = spec;
+    this.arrowSchema = ArrowSchemas.toArrow(schema);
+    this.io = io;
+    this.files = files;
+    this.settings = WriterSettings.of(properties);
+    this.metricsConfig = metricsConfig;
+    this.allocator = allocator;
+  }
+
+  /**
+   * A factory for {@code table}'s current schema and spec.
+   *
+   * @param allocator used only for the short-lived C Data structs of each native call
+   */
+  public static NativeFileWriterFactory forTable(Table table, BufferAllocator allocator) {
+    return forTable(table, allocator, 0, 0);
+  }
+
+  /** As {@link #forTable(Table, BufferAllocator)}, naming files for a task within an operation. */
+  public static NativeFileWriterFactory forTable(
+      Table table, BufferAllocator allocator, int partitionId, long taskId) {
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PARQUET).build();
+    return new NativeFileWriterFactory(
+        table.schema(),
+        table.spec(),
+        table.io(),
+        files,
+        table.properties(),
+        MetricsConfig.forTable(table),
+        allocator);
+  }
+
+  /** The Arrow schema batches must have (field ids included). */
+  public org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
+    return arrowSchema;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  FileIO io() {
+    return io;
+  }
+
+  /** One data file in {@code partition} (null for an unpartitioned table). */
+  public NativeDataWriter newDataWriter(StructLike partition) {
+    OutputFile file =
+        (partition == null || spec.isUnpartitioned()
+                ? files.newOutputFile()
+                : files.newOutputFile(spec, partition))
+            .encryptingOutputFile();
+    return new NativeDataWriter(file, io, arrowSchema, settings, metricsConfig, spec, partition, allocator);
+  }
+
+  /** A rolling writer for one partition (null for an unpartitioned table). */
+  public NativeTaskWriter newTaskWriter(StructLike partition) {
+    return new NativeTaskWriter(this, partition, settings.targetFileSizeBytes());
+  }
+}

@@ -1,0 +1,112 @@
+//! NaN counts per float/double leaf, which Parquet statistics do not carry but
+//! Iceberg metrics need. Like Iceberg's own writer, only leaves at the top level or
+//! inside structs are counted (Iceberg keeps no metrics under lists and maps).
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Float64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, Fields, Schema};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct NanCount {
+    /// The leaf's path (struct field names).
+    pub path: Vec<String>,
+    /// Its `PARQUET:field_id`, when the schema has one.
+    pub field_id: Option<i32>,
+    pub count: u64,
+}
+
+pub struct NanCounter {
+    leaves: Vec<(Vec<usize>, NanCount)>,
+}
+
+impl NanCounter {
+    pub fn new(schema: &Schema) -> Self {
+        let mut leaves = Vec::new();
+        collect(
+            schema.fields(),
+            &mut Vec::new(),
+            &mut Vec::new(),
+            &mut leaves,
+        );
+        Self { leaves }
+    }
+
+    /// Adds the NaNs of one batch: values that are valid and whose parents are valid.
+    pub fn count(&mut self, batch: &RecordBatch) {
+        for (indices, leaf) in &mut self.leaves {
+            let mut array: ArrayRef = batch.column(indices[0]).clone();
+            let mut nulls: Option<NullBuffer> = array.logical_nulls();
+            for &i in &indices[1..] {
+                array = array.as_struct().column(i).clone();
+                nulls = NullBuffer::union(nulls.as_ref(), array.logical_nulls().as_ref());
+            }
+            leaf.count += match array.data_type() {
+                DataType::Float32 => nans(array.as_primitive::<Float32Type>().values(), &nulls),
+                _ => nans(array.as_primitive::<Float64Type>().values(), &nulls),
+            };
+        }
+    }
+
+    pub fn counts(&self) -> Vec<NanCount> {
+        self.leaves.iter().map(|(_, c)| c.clone()).collect()
+    }
+}
+
+fn nans<T: num_like::IsNan>(values: &[T], nulls: &Option<NullBuffer>) -> u64 {
+    match nulls {
+        None => values.iter().filter(|v| v.is_nan()).count() as u64,
+        Some(n) => values
+            .iter()
+            .zip(n.iter())
+            .filter(|(v, valid)| *valid && v.is_nan())
+            .count() as u64,
+    }
+}
+
+mod num_like {
+    pub trait IsNan: Copy {
+        fn is_nan(&self) -> bool;
+    }
+    impl IsNan for f32 {
+        fn is_nan(&self) -> bool {
+            f32::is_nan(*self)
+        }
+    }
+    impl IsNan for f64 {
+        fn is_nan(&self) -> bool {
+            f64::is_nan(*self)
+        }
+    }
+}
+
+fn collect(
+    fields: &Fields,
+    indices: &mut Vec<usize>,
+    path: &mut Vec<String>,
+    out: &mut Vec<(Vec<usize>, NanCount)>,
+) {
+    for (i, f) in fields.iter().enumerate() {
+        indices.push(i);
+        path.push(f.name().clone());
+        match f.data_type() {
+            DataType::Float32 | DataType::Float64 => out.push((
+                indices.clone(),
+                NanCount {
+                    path: path.clone(),
+                    field_id: f
+                        .metadata()
+                        .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
+                        .and_then(|id| id.parse().ok()),
+                    count: 0,
+                },
+            )),
+            DataType::Struct(children) => collect(children, indices, path, out),
+            _ => {}
+        }
+        indices.pop();
+        path.pop();
+    }
+}
