@@ -4,8 +4,9 @@
 //!
 //!   FLOE_CORPUS_DIR=target/bench-corpus cargo bench --bench decode
 //!
-//! Expects `nexmark-bids.jsonl` (the bid messages of the Nexmark corpus) and
-//! `synthetic.jsonl` in that folder; a missing file skips its benchmarks.
+//! Expects `nexmark-bids.jsonl` (the bid messages of the Nexmark corpus),
+//! `nexmark.jsonl` (all events) and `synthetic.jsonl` in that folder; a missing
+//! file skips its benchmarks.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,10 +34,49 @@ fn bid_fields() -> Vec<Field> {
     ]
 }
 
+fn ts() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, None)
+}
+
+fn person_fields() -> Vec<Field> {
+    let mut fields = vec![Field::new("id", DataType::Int64, true)];
+    for name in ["name", "emailAddress", "creditCard", "city", "state"] {
+        fields.push(Field::new(name, DataType::Utf8, true));
+    }
+    fields.push(Field::new("dateTime", ts(), true));
+    fields.push(Field::new("extra", DataType::Utf8, true));
+    fields
+}
+
+fn auction_fields() -> Vec<Field> {
+    vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("itemName", DataType::Utf8, true),
+        Field::new("description", DataType::Utf8, true),
+        Field::new("initialBid", DataType::Int64, true),
+        Field::new("reserve", DataType::Int64, true),
+        Field::new("dateTime", ts(), true),
+        Field::new("expires", ts(), true),
+        Field::new("seller", DataType::Int64, true),
+        Field::new("category", DataType::Int64, true),
+        Field::new("extra", DataType::Utf8, true),
+    ]
+}
+
 /// The Nexmark event envelope with only the bid struct kept (person/auction are null in bids).
 fn nexmark_bid_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("event_type", DataType::Int32, false),
+        Field::new("bid", DataType::Struct(bid_fields().into()), true),
+    ]))
+}
+
+/// The whole Nexmark event, as Flink's Kafka table declares it.
+fn nexmark_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("event_type", DataType::Int32, false),
+        Field::new("person", DataType::Struct(person_fields().into()), true),
+        Field::new("auction", DataType::Struct(auction_fields().into()), true),
         Field::new("bid", DataType::Struct(bid_fields().into()), true),
     ]))
 }
@@ -117,6 +157,7 @@ fn benches(c: &mut Criterion) {
         "nexmark-bids.jsonl",
         nexmark_bid_schema(),
     );
+    bench_corpus(c, "nexmark", "nexmark.jsonl", nexmark_schema());
     bench_corpus(c, "synthetic", "synthetic.jsonl", synthetic_schema());
 }
 
