@@ -21,7 +21,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -90,18 +89,6 @@ public class DecodeBenchmark {
   private Path dir;
   private Path file;
 
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Counters {
-    public long rows;
-    public long bytes;
-
-    @Setup(Level.Iteration)
-    public void reset() {
-      rows = 0;
-      bytes = 0;
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -144,7 +131,7 @@ public class DecodeBenchmark {
   }
 
   @Benchmark
-  public long floeDecode(Counters counters) {
+  public long floeDecode(RateCounters counters) {
     long rows = 0;
     for (int start = 0; start < payloads.size(); start += BATCH_MESSAGES) {
       pack(start);
@@ -157,7 +144,7 @@ public class DecodeBenchmark {
   }
 
   @Benchmark
-  public List<Record> jacksonDecode(Counters counters) throws IOException {
+  public List<Record> jacksonDecode(RateCounters counters) throws IOException {
     List<Record> records = new ArrayList<>(payloads.size());
     for (byte[] payload : payloads) {
       records.add(jackson.decode(payload));
@@ -167,7 +154,7 @@ public class DecodeBenchmark {
   }
 
   @Benchmark
-  public long floeDecodeEncode(Counters counters) {
+  public long floeDecodeEncode(RateCounters counters) {
     long rows = 0;
     try (NativeParquetWriter writer =
         NativeParquetWriter.open(file, decoder.schema(), Writers.floeConfig("zstd"), allocator)) {
@@ -183,7 +170,7 @@ public class DecodeBenchmark {
   }
 
   @Benchmark
-  public Metrics javaDecodeEncode(Counters counters) throws IOException {
+  public Metrics javaDecodeEncode(RateCounters counters) throws IOException {
     List<Record> records = new ArrayList<>(payloads.size());
     for (byte[] payload : payloads) {
       records.add(jackson.decode(payload));
@@ -201,8 +188,7 @@ public class DecodeBenchmark {
     }
   }
 
-  private void count(Counters counters) {
-    counters.rows += payloads.size();
-    counters.bytes += payloadBytes;
+  private void count(RateCounters counters) {
+    counters.add(payloads.size(), payloadBytes);
   }
 }

@@ -18,7 +18,6 @@ import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.parquet.ParquetUtil;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -94,19 +93,6 @@ public class EncodeBenchmark {
   private Path dir;
   private Path file;
 
-  /** Rates JMH reports next to ops/s; reset every iteration so that they are per-second rates. */
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Counters {
-    public long rows;
-    public long bytes;
-
-    @Setup(Level.Iteration)
-    public void reset() {
-      rows = 0;
-      bytes = 0;
-    }
-  }
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -219,7 +205,7 @@ public class EncodeBenchmark {
   }
 
   @Benchmark
-  public ParquetFileSummary floeNative(Counters counters) {
+  public ParquetFileSummary floeNative(RateCounters counters) {
     ParquetFileSummary summary =
         Writers.floe(file, arrowSchema, batches, Writers.floeConfig("zstd"), allocator);
     count(counters);
@@ -227,7 +213,7 @@ public class EncodeBenchmark {
   }
 
   @Benchmark
-  public ParquetFileSummary floeNativeStream(Counters counters) {
+  public ParquetFileSummary floeNativeStream(RateCounters counters) {
     ParquetFileSummary summary =
         Writers.floeStream(file, arrowSchema, batches, Writers.floeConfig("zstd"), allocator);
     count(counters);
@@ -235,7 +221,7 @@ public class EncodeBenchmark {
   }
 
   @Benchmark
-  public Metrics icebergJava(Counters counters) {
+  public Metrics icebergJava(RateCounters counters) {
     Metrics metrics = Writers.iceberg(file, icebergSchema, records);
     count(counters);
     return metrics;
@@ -243,7 +229,7 @@ public class EncodeBenchmark {
 
   /** One-shot zstd-3 of each 1 MiB chunk into a reused output buffer. */
   @Benchmark
-  public long rawZstd3(Counters counters) {
+  public long rawZstd3(RateCounters counters) {
     long compressed = 0;
     for (byte[] chunk : zstdChunks) {
       compressed += Zstd.compress(zstdOut, chunk, ZSTD_LEVEL);
@@ -253,8 +239,7 @@ public class EncodeBenchmark {
   }
 
   /** rawZstd3 counts rows too: the rows whose column bytes it compressed. */
-  private void count(Counters counters) {
-    counters.rows += rowCount;
-    counters.bytes += columnBytes;
+  private void count(RateCounters counters) {
+    counters.add(rowCount, columnBytes);
   }
 }
