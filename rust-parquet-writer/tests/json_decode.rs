@@ -173,6 +173,44 @@ fn decimals_are_parsed_from_the_text() {
 }
 
 #[test]
+fn decimal_exponent_of_i64_min_is_rejected() {
+    // Found by fuzzing (fuzz target json_decoder): i64::MIN.abs() overflowed, a panic
+    // with overflow checks; without them the shift wrapped and 0.000e-9223372036854775808
+    // looped for ~2^63 steps.
+    let s = schema(vec![
+        Field::new("small", DataType::Decimal128(9, 2), true),
+        Field::new("big", DataType::Decimal128(38, 10), true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"small":5e-9223372036854775808}"#,
+            r#"{"small":0.000e-9223372036854775808}"#,
+            r#"{"big":"0e-9223372036854775808"}"#,
+            r#"{"big":1e-9223372036854775807}"#,
+            r#"{"small":1.5e2,"big":0e-999}"#,
+        ],
+    );
+    assert_eq!(
+        rejects.iter().map(|r| r.index).collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
+    for reject in &rejects {
+        assert!(
+            reject.reason.contains("is not a valid decimal number"),
+            "{}",
+            reject.reason
+        );
+    }
+    assert_eq!(batch.num_rows(), 1);
+    assert_eq!(
+        batch.column(0).as_primitive::<Decimal128Type>().value(0),
+        15000
+    );
+    assert_eq!(batch.column(1).as_primitive::<Decimal128Type>().value(0), 0);
+}
+
+#[test]
 fn temporal_types_from_every_format() {
     let s = schema(vec![
         Field::new("day", DataType::Date32, true),

@@ -30,7 +30,8 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Stri
                 exponent = exp_text
                     .parse::<i64>()
                     .ok()
-                    .filter(|e| e.abs() < 1000)
+                    // unsigned_abs: i64::MIN has no i64 absolute value (abs() overflows).
+                    .filter(|e| e.unsigned_abs() < 1000)
                     .ok_or_else(|| format!("{} is not a valid decimal number", shown()))?;
                 break;
             }
