@@ -201,6 +201,29 @@ class NativeIcebergWriteTest {
   }
 
   @Test
+  void filesRollOverAtTheTargetSize() throws IOException {
+    List<Record> rows = new RandomRows(3).records(SCHEMA, 6000);
+    long target = 64 * 1024;
+    Table table =
+        table(
+            "rolled",
+            Map.of(
+                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(target),
+                // Small row groups so that the writer's size estimate tracks what reached the file.
+                TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(target / 4)));
+    WriteResult result = writeWithFloe(table, rows);
+    assertTrue(result.dataFiles().length >= 3, "rolled into " + result.dataFiles().length + " files");
+    long total = 0;
+    for (DataFile file : result.dataFiles()) {
+      total += file.recordCount();
+      // A file closes at the first batch boundary past the target: never far beyond it.
+      assertTrue(file.fileSizeInBytes() < 4 * target, file.location() + " is " + file.fileSizeInBytes());
+    }
+    assertEquals(6000, total);
+    assertEquals(multiset(rows), multiset(readAll(catalog.loadTable(TableIdentifier.of("db", "rolled")))));
+  }
+
+  @Test
   void metricsEqualIcebergsForEveryModeAndType() throws IOException {
     List<Record> rows = new RandomRows(2).records(SCHEMA, 2000);
     List<Map<String, String>> modes =
