@@ -12,6 +12,7 @@ pub mod ffi;
 pub mod json;
 mod nan;
 pub mod summary;
+pub mod transforms;
 pub mod writer;
 
 pub use config::WriterConfig;
