@@ -9,32 +9,20 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.PrimitiveType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The footer facts libfloe returns equal what parquet-java reads from the same footer. */
-class FooterFactsTest {
+class FooterFactsTest extends AllocatorTest {
   @TempDir Path dir;
-  private BufferAllocator allocator;
 
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator();
-  }
 
-  @AfterEach
-  void tearDown() {
-    allocator.close();
-  }
 
   private ParquetFileSummary write(Path file, ParquetWriterConfig config, int batches) {
     try (NativeParquetWriter writer = NativeParquetWriter.open(file, AllTypes.schema(), config, allocator)) {

@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
@@ -34,24 +33,13 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class NativeJsonDecoderTest {
+class NativeJsonDecoderTest extends AllocatorTest {
   @TempDir Path dir;
-  private BufferAllocator allocator;
 
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator();
-  }
 
-  @AfterEach
-  void tearDown() {
-    allocator.close();
-  }
 
   private static Field field(String name, int id, boolean nullable, ArrowType type, Field... children) {
     return AllTypes.field(name, id, nullable, type, children);

@@ -19,7 +19,6 @@ import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -27,25 +26,14 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Misuse and failures become Java exceptions with clear messages; the JVM keeps running. */
-class NativeParquetWriterErrorsTest {
+class NativeParquetWriterErrorsTest extends AllocatorTest {
   @TempDir Path dir;
-  private BufferAllocator allocator;
 
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator();
-  }
 
-  @AfterEach
-  void tearDown() {
-    allocator.close();
-  }
 
   private static Schema longs(String name) {
     return new Schema(

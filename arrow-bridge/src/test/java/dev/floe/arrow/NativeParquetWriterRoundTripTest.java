@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -23,25 +22,14 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Java Arrow -> native Parquet -> parquet-java, compared value by value. */
-class NativeParquetWriterRoundTripTest {
+class NativeParquetWriterRoundTripTest extends AllocatorTest {
   @TempDir Path dir;
-  private BufferAllocator allocator;
 
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator();
-  }
 
-  @AfterEach
-  void tearDown() {
-    allocator.close(); // throws if any buffer leaked
-  }
 
   private Path writeBatches(ParquetWriterConfig config, int... batchSizes) {
     Path file = dir.resolve("all-types.parquet");
