@@ -92,6 +92,14 @@ public final class NativeFileWriterFactory {
     return new NativeDataWriter(file, io, arrowSchema, settings, metricsConfig, spec, partition, allocator);
   }
 
+  /**
+   * A task writer for the table's spec: rows of each batch go to files of their partition
+   * (one rolling file per partition) or, unpartitioned, to one rolling file.
+   */
+  public NativeTaskWriter newTaskWriter() {
+    return newTaskWriter(null);
+  }
+
   /** A rolling writer for one partition (null for an unpartitioned table). */
   public NativeTaskWriter newTaskWriter(StructLike partition) {
     return new NativeTaskWriter(this, partition, settings.targetFileSizeBytes());
