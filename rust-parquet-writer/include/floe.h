@@ -52,12 +52,26 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 1
+#define FLOE_ABI_VERSION 2
 
 /*
  Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
  */
 typedef struct FloeDecoder FloeDecoder;
+
+/*
+ Opaque handle to a batch regrouped by partition (`floe_partitioner_split`):
+ the rows of every partition, written with `floe_writer_write_group`, freed by
+ `floe_partitioned_batch_free`.
+ */
+typedef struct FloePartitionedBatch FloePartitionedBatch;
+
+/*
+ Opaque partitioner handle: created by `floe_partitioner_new`, freed by
+ `floe_partitioner_free`. Immutable after creation, so one handle may be used by
+ several threads at once.
+ */
+typedef struct FloePartitioner FloePartitioner;
 
 /*
  Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
@@ -265,6 +279,105 @@ int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder,
  `decoder` is null or a handle not yet freed; it is invalid afterwards.
  */
 void floe_decoder_free(struct FloeDecoder *decoder);
+
+/*
+ Creates a partitioner for batches of `schema` and an Iceberg partition spec.
+
+ # Safety
+ - `schema`: the batches' `ArrowSchema` (a struct with `PARQUET:field_id`s), **borrowed**.
+ - `spec`/`spec_len`: the partition spec JSON (`{"version":1,"fields":[{"name",
+   "source_id","transform"}]}`), borrowed.
+ - `out_partitioner`: receives the handle, owned by the caller until `floe_partitioner_free`.
+ */
+int32_t floe_partitioner_new(const struct ArrowSchema *schema,
+                             const uint8_t *spec,
+                             size_t spec_len,
+                             struct FloePartitioner **out_partitioner,
+                             char **out_error);
+
+/*
+ Regroups one batch by partition.
+
+ # Safety
+ - `partitioner`: a live handle.
+ - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, or
+   null for "the partitioner's schema".
+ - `out_partitions_array`/`out_partitions_schema`: overwritten with a struct array
+   holding one row of partition values per group, in group order; ownership **moves
+   to the caller**. Written only on success.
+ - `out_batch`: receives the regrouped batch, owned by the caller until
+   `floe_partitioned_batch_free`. It keeps the batch's data alive on its own.
+ */
+int32_t floe_partitioner_split(const struct FloePartitioner *partitioner,
+                               struct ArrowArray *array,
+                               const struct ArrowSchema *schema,
+                               struct ArrowArray *out_partitions_array,
+                               struct ArrowSchema *out_partitions_schema,
+                               struct FloePartitionedBatch **out_batch,
+                               char **out_error);
+
+/*
+ Decodes `count` JSON messages and regroups the decoded rows by partition: the
+ decoded batch never crosses the boundary. The decoder's schema must equal the
+ partitioner's.
+
+ # Safety
+ - `decoder`, `data`, `offsets`, `count`, `out_result`: as for `floe_decoder_decode`.
+ - `partitioner`, `out_partitions_*`, `out_batch`: as for `floe_partitioner_split`.
+   With `stop_at_first_reject` and a bad message, `out_batch` holds no groups.
+ */
+int32_t floe_decoder_decode_partitioned(struct FloeDecoder *decoder,
+                                        const struct FloePartitioner *partitioner,
+                                        const uint8_t *data,
+                                        size_t data_len,
+                                        const int64_t *offsets,
+                                        size_t count,
+                                        int32_t stop_at_first_reject,
+                                        struct ArrowArray *out_partitions_array,
+                                        struct ArrowSchema *out_partitions_schema,
+                                        struct FloePartitionedBatch **out_batch,
+                                        struct FloeDecodeResult *out_result,
+                                        char **out_error);
+
+/*
+ Writes the rows of group `group` of a regrouped batch.
+
+ # Safety
+ `writer` and `batch` are live handles; the batch's schema must equal the writer's
+ (checked). The batch is borrowed: it can be written to several writers, one group each.
+ */
+int32_t floe_writer_write_group(struct FloeWriter *writer,
+                                const struct FloePartitionedBatch *batch,
+                                size_t group,
+                                char **out_error);
+
+/*
+ Copies the row count of every group of a regrouped batch into `out_rows`.
+
+ # Safety
+ `batch` is a live handle; `out_rows` points to `capacity` writable `int64_t`s, and
+ `capacity` equals the number of groups (the length of the partition values array).
+ */
+int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *batch,
+                                          int64_t *out_rows,
+                                          size_t capacity,
+                                          char **out_error);
+
+/*
+ Frees a regrouped batch. Null is a no-op.
+
+ # Safety
+ `batch` is null or a handle not yet freed; it is invalid afterwards.
+ */
+void floe_partitioned_batch_free(struct FloePartitionedBatch *batch);
+
+/*
+ Frees a partitioner. Null is a no-op.
+
+ # Safety
+ `partitioner` is null or a handle not yet freed, and no call on it is running.
+ */
+void floe_partitioner_free(struct FloePartitioner *partitioner);
 
 /*
  Test-only: panics inside the boundary guard, to prove a panic becomes an error

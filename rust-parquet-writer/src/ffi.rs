@@ -21,10 +21,11 @@ use arrow_schema::{DataType, Schema};
 use crate::config::WriterConfig;
 use crate::error::{ErrorCode, FloeError, Result};
 use crate::json::{DecodedBatch, DecoderConfig, JsonDecoder};
+use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 1;
+pub const FLOE_ABI_VERSION: i32 = 2;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -347,6 +348,218 @@ pub unsafe extern "C" fn floe_decoder_free(decoder: *mut FloeDecoder) {
     }
 }
 
+/// Opaque partitioner handle: created by `floe_partitioner_new`, freed by
+/// `floe_partitioner_free`. Immutable after creation, so one handle may be used by
+/// several threads at once.
+pub struct FloePartitioner {
+    inner: Partitioner,
+    schema: Arc<Schema>,
+}
+
+/// Opaque handle to a batch regrouped by partition (`floe_partitioner_split`):
+/// the rows of every partition, written with `floe_writer_write_group`, freed by
+/// `floe_partitioned_batch_free`.
+pub struct FloePartitionedBatch {
+    inner: PartitionedBatch,
+}
+
+/// Creates a partitioner for batches of `schema` and an Iceberg partition spec.
+///
+/// # Safety
+/// - `schema`: the batches' `ArrowSchema` (a struct with `PARQUET:field_id`s), **borrowed**.
+/// - `spec`/`spec_len`: the partition spec JSON (`{"version":1,"fields":[{"name",
+///   "source_id","transform"}]}`), borrowed.
+/// - `out_partitioner`: receives the handle, owned by the caller until `floe_partitioner_free`.
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioner_new(
+    schema: *const FFI_ArrowSchema,
+    spec: *const u8,
+    spec_len: usize,
+    out_partitioner: *mut *mut FloePartitioner,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        if out_partitioner.is_null() {
+            return Err(FloeError::invalid_argument(
+                "out_partitioner must not be null",
+            ));
+        }
+        let schema = Arc::new(import_schema(schema)?);
+        let spec = PartitionSpec::from_json(bytes(spec, spec_len, "spec")?)?;
+        let inner = Partitioner::new(&schema, &spec)?;
+        *out_partitioner = Box::into_raw(Box::new(FloePartitioner { inner, schema }));
+        Ok(())
+    })
+}
+
+/// Regroups one batch by partition.
+///
+/// # Safety
+/// - `partitioner`: a live handle.
+/// - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, or
+///   null for "the partitioner's schema".
+/// - `out_partitions_array`/`out_partitions_schema`: overwritten with a struct array
+///   holding one row of partition values per group, in group order; ownership **moves
+///   to the caller**. Written only on success.
+/// - `out_batch`: receives the regrouped batch, owned by the caller until
+///   `floe_partitioned_batch_free`. It keeps the batch's data alive on its own.
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioner_split(
+    partitioner: *const FloePartitioner,
+    array: *mut FFI_ArrowArray,
+    schema: *const FFI_ArrowSchema,
+    out_partitions_array: *mut FFI_ArrowArray,
+    out_partitions_schema: *mut FFI_ArrowSchema,
+    out_batch: *mut *mut FloePartitionedBatch,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    let imported = if array.is_null() {
+        None
+    } else {
+        Some(FFI_ArrowArray::from_raw(array))
+    };
+    guard(out_error, || {
+        let p = partitioner
+            .as_ref()
+            .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
+        let imported =
+            imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
+        let batch = import_batch(imported, schema, &p.schema)?;
+        let split = p.inner.split(&batch)?;
+        export_split(
+            split,
+            out_partitions_array,
+            out_partitions_schema,
+            out_batch,
+        )
+    })
+}
+
+/// Decodes `count` JSON messages and regroups the decoded rows by partition: the
+/// decoded batch never crosses the boundary. The decoder's schema must equal the
+/// partitioner's.
+///
+/// # Safety
+/// - `decoder`, `data`, `offsets`, `count`, `out_result`: as for `floe_decoder_decode`.
+/// - `partitioner`, `out_partitions_*`, `out_batch`: as for `floe_partitioner_split`.
+///   With `stop_at_first_reject` and a bad message, `out_batch` holds no groups.
+#[no_mangle]
+pub unsafe extern "C" fn floe_decoder_decode_partitioned(
+    decoder: *mut FloeDecoder,
+    partitioner: *const FloePartitioner,
+    data: *const u8,
+    data_len: usize,
+    offsets: *const i64,
+    count: usize,
+    stop_at_first_reject: i32,
+    out_partitions_array: *mut FFI_ArrowArray,
+    out_partitions_schema: *mut FFI_ArrowSchema,
+    out_batch: *mut *mut FloePartitionedBatch,
+    out_result: *mut FloeDecodeResult,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_decoder(decoder, out_error, |d| {
+        if out_result.is_null() {
+            return Err(FloeError::invalid_argument("out_result must not be null"));
+        }
+        let p = partitioner
+            .as_ref()
+            .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
+        check_same_schema(&p.schema, d.schema())?;
+        let messages = message_slices(data, data_len, offsets, count)?;
+        let decoded = d.decode(messages, stop_at_first_reject != 0)?;
+        let rows = if decoded.stopped {
+            decoded.batch.slice(0, 0)
+        } else {
+            decoded.batch.clone()
+        };
+        let split = p.inner.split(&rows)?;
+        export_split(
+            split,
+            out_partitions_array,
+            out_partitions_schema,
+            out_batch,
+        )?;
+        *out_result = decode_result(&decoded);
+        Ok(())
+    })
+}
+
+/// Writes the rows of group `group` of a regrouped batch.
+///
+/// # Safety
+/// `writer` and `batch` are live handles; the batch's schema must equal the writer's
+/// (checked). The batch is borrowed: it can be written to several writers, one group each.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_write_group(
+    writer: *mut FloeWriter,
+    batch: *const FloePartitionedBatch,
+    group: usize,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_writer(writer, out_error, |w| {
+        let batch = batch
+            .as_ref()
+            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+        let rows = batch.inner.group(group)?;
+        if !Arc::ptr_eq(w.schema(), rows.schema_ref()) {
+            check_same_schema(w.schema(), rows.schema_ref())?;
+        }
+        w.write(&rows)
+    })
+}
+
+/// Copies the row count of every group of a regrouped batch into `out_rows`.
+///
+/// # Safety
+/// `batch` is a live handle; `out_rows` points to `capacity` writable `int64_t`s, and
+/// `capacity` equals the number of groups (the length of the partition values array).
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioned_batch_group_rows(
+    batch: *const FloePartitionedBatch,
+    out_rows: *mut i64,
+    capacity: usize,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        let batch = batch
+            .as_ref()
+            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+        if capacity != batch.inner.len() || (capacity > 0 && out_rows.is_null()) {
+            return Err(FloeError::invalid_argument(format!(
+                "out_rows must hold exactly {} group counts (capacity {capacity})",
+                batch.inner.len()
+            )));
+        }
+        for (i, (_, rows)) in batch.inner.ranges.iter().enumerate() {
+            *out_rows.add(i) = *rows as i64;
+        }
+        Ok(())
+    })
+}
+
+/// Frees a regrouped batch. Null is a no-op.
+///
+/// # Safety
+/// `batch` is null or a handle not yet freed; it is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioned_batch_free(batch: *mut FloePartitionedBatch) {
+    if !batch.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(batch))));
+    }
+}
+
+/// Frees a partitioner. Null is a no-op.
+///
+/// # Safety
+/// `partitioner` is null or a handle not yet freed, and no call on it is running.
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioner_free(partitioner: *mut FloePartitioner) {
+    if !partitioner.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(partitioner))));
+    }
+}
+
 /// Test-only: panics inside the boundary guard, to prove a panic becomes an error
 /// status (code 6) and never unwinds into the caller.
 ///
@@ -386,6 +599,27 @@ fn decode_result(decoded: &DecodedBatch) -> FloeDecodeResult {
         rejects_json: json,
         rejects_len: len,
     }
+}
+
+/// Hands a split batch to the caller: partition values through C Data, the rows as a handle.
+unsafe fn export_split(
+    split: PartitionedBatch,
+    out_partitions_array: *mut FFI_ArrowArray,
+    out_partitions_schema: *mut FFI_ArrowSchema,
+    out_batch: *mut *mut FloePartitionedBatch,
+) -> Result<()> {
+    if out_partitions_array.is_null() || out_partitions_schema.is_null() || out_batch.is_null() {
+        return Err(FloeError::invalid_argument(
+            "out_partitions_array, out_partitions_schema and out_batch must not be null",
+        ));
+    }
+    let ffi_schema = FFI_ArrowSchema::try_from(split.partitions.data_type())
+        .map_err(|e| FloeError::encoding(format!("cannot export partition schema: {e}")))?;
+    let ffi_array = FFI_ArrowArray::new(&split.partitions.to_data());
+    std::ptr::write(out_partitions_array, ffi_array);
+    std::ptr::write(out_partitions_schema, ffi_schema);
+    *out_batch = Box::into_raw(Box::new(FloePartitionedBatch { inner: split }));
+    Ok(())
 }
 
 /// The messages of a packed batch, checked against the buffer's bounds.

@@ -11,6 +11,7 @@ pub mod error;
 pub mod ffi;
 pub mod json;
 mod nan;
+pub mod partition;
 pub mod summary;
 pub mod transforms;
 pub mod writer;

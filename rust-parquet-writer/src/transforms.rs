@@ -76,7 +76,7 @@ pub fn minimal_be_bytes(v: i128) -> Vec<u8> {
 
 /// truncate[W] of an int or long: `v - (((v % W) + W) % W)`, rounding towards negative infinity.
 pub fn truncate_long(v: i64, width: i64) -> i64 {
-    v - v.rem_euclid(width)
+    v.wrapping_sub(v.rem_euclid(width))
 }
 
 /// truncate[W] of a decimal applies to its unscaled value.

@@ -95,10 +95,10 @@ public class floe_h {
     public static int ARROW_FLAG_MAP_KEYS_SORTED() {
         return ARROW_FLAG_MAP_KEYS_SORTED;
     }
-    private static final int FLOE_ABI_VERSION = (int)1L;
+    private static final int FLOE_ABI_VERSION = (int)2L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 1
+     * #define FLOE_ABI_VERSION 2
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -889,6 +889,437 @@ public class floe_h {
                 traceDowncall("floe_decoder_free", decoder);
             }
             mh$.invokeExact(decoder);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_partitioner_new {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioner_new");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_new(const struct ArrowSchema *schema, const uint8_t *spec, size_t spec_len, struct FloePartitioner **out_partitioner, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioner_new$descriptor() {
+        return floe_partitioner_new.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_new(const struct ArrowSchema *schema, const uint8_t *spec, size_t spec_len, struct FloePartitioner **out_partitioner, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_partitioner_new$handle() {
+        return floe_partitioner_new.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_new(const struct ArrowSchema *schema, const uint8_t *spec, size_t spec_len, struct FloePartitioner **out_partitioner, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_partitioner_new$address() {
+        return floe_partitioner_new.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_new(const struct ArrowSchema *schema, const uint8_t *spec, size_t spec_len, struct FloePartitioner **out_partitioner, char **out_error)
+     * }
+     */
+    public static int floe_partitioner_new(MemorySegment schema, MemorySegment spec, long spec_len, MemorySegment out_partitioner, MemorySegment out_error) {
+        var mh$ = floe_partitioner_new.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioner_new", schema, spec, spec_len, out_partitioner, out_error);
+            }
+            return (int)mh$.invokeExact(schema, spec, spec_len, out_partitioner, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_partitioner_split {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioner_split");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_split(const struct FloePartitioner *partitioner, struct ArrowArray *array, const struct ArrowSchema *schema, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioner_split$descriptor() {
+        return floe_partitioner_split.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_split(const struct FloePartitioner *partitioner, struct ArrowArray *array, const struct ArrowSchema *schema, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_partitioner_split$handle() {
+        return floe_partitioner_split.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_split(const struct FloePartitioner *partitioner, struct ArrowArray *array, const struct ArrowSchema *schema, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_partitioner_split$address() {
+        return floe_partitioner_split.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_partitioner_split(const struct FloePartitioner *partitioner, struct ArrowArray *array, const struct ArrowSchema *schema, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, char **out_error)
+     * }
+     */
+    public static int floe_partitioner_split(MemorySegment partitioner, MemorySegment array, MemorySegment schema, MemorySegment out_partitions_array, MemorySegment out_partitions_schema, MemorySegment out_batch, MemorySegment out_error) {
+        var mh$ = floe_partitioner_split.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioner_split", partitioner, array, schema, out_partitions_array, out_partitions_schema, out_batch, out_error);
+            }
+            return (int)mh$.invokeExact(partitioner, array, schema, out_partitions_array, out_partitions_schema, out_batch, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_decoder_decode_partitioned {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_decode_partitioned");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_partitioned(struct FloeDecoder *decoder, const struct FloePartitioner *partitioner, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_decode_partitioned$descriptor() {
+        return floe_decoder_decode_partitioned.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_partitioned(struct FloeDecoder *decoder, const struct FloePartitioner *partitioner, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_decoder_decode_partitioned$handle() {
+        return floe_decoder_decode_partitioned.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_partitioned(struct FloeDecoder *decoder, const struct FloePartitioner *partitioner, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_decoder_decode_partitioned$address() {
+        return floe_decoder_decode_partitioned.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_decoder_decode_partitioned(struct FloeDecoder *decoder, const struct FloePartitioner *partitioner, const uint8_t *data, size_t data_len, const int64_t *offsets, size_t count, int32_t stop_at_first_reject, struct ArrowArray *out_partitions_array, struct ArrowSchema *out_partitions_schema, struct FloePartitionedBatch **out_batch, struct FloeDecodeResult *out_result, char **out_error)
+     * }
+     */
+    public static int floe_decoder_decode_partitioned(MemorySegment decoder, MemorySegment partitioner, MemorySegment data, long data_len, MemorySegment offsets, long count, int stop_at_first_reject, MemorySegment out_partitions_array, MemorySegment out_partitions_schema, MemorySegment out_batch, MemorySegment out_result, MemorySegment out_error) {
+        var mh$ = floe_decoder_decode_partitioned.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_decode_partitioned", decoder, partitioner, data, data_len, offsets, count, stop_at_first_reject, out_partitions_array, out_partitions_schema, out_batch, out_result, out_error);
+            }
+            return (int)mh$.invokeExact(decoder, partitioner, data, data_len, offsets, count, stop_at_first_reject, out_partitions_array, out_partitions_schema, out_batch, out_result, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_writer_write_group {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_writer_write_group");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_write_group(struct FloeWriter *writer, const struct FloePartitionedBatch *batch, size_t group, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_writer_write_group$descriptor() {
+        return floe_writer_write_group.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_write_group(struct FloeWriter *writer, const struct FloePartitionedBatch *batch, size_t group, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_writer_write_group$handle() {
+        return floe_writer_write_group.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_write_group(struct FloeWriter *writer, const struct FloePartitionedBatch *batch, size_t group, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_writer_write_group$address() {
+        return floe_writer_write_group.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_writer_write_group(struct FloeWriter *writer, const struct FloePartitionedBatch *batch, size_t group, char **out_error)
+     * }
+     */
+    public static int floe_writer_write_group(MemorySegment writer, MemorySegment batch, long group, MemorySegment out_error) {
+        var mh$ = floe_writer_write_group.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_writer_write_group", writer, batch, group, out_error);
+            }
+            return (int)mh$.invokeExact(writer, batch, group, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_partitioned_batch_group_rows {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioned_batch_group_rows");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *batch, int64_t *out_rows, size_t capacity, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioned_batch_group_rows$descriptor() {
+        return floe_partitioned_batch_group_rows.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *batch, int64_t *out_rows, size_t capacity, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_partitioned_batch_group_rows$handle() {
+        return floe_partitioned_batch_group_rows.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *batch, int64_t *out_rows, size_t capacity, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_partitioned_batch_group_rows$address() {
+        return floe_partitioned_batch_group_rows.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *batch, int64_t *out_rows, size_t capacity, char **out_error)
+     * }
+     */
+    public static int floe_partitioned_batch_group_rows(MemorySegment batch, MemorySegment out_rows, long capacity, MemorySegment out_error) {
+        var mh$ = floe_partitioned_batch_group_rows.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioned_batch_group_rows", batch, out_rows, capacity, out_error);
+            }
+            return (int)mh$.invokeExact(batch, out_rows, capacity, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_partitioned_batch_free {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioned_batch_free");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void floe_partitioned_batch_free(struct FloePartitionedBatch *batch)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioned_batch_free$descriptor() {
+        return floe_partitioned_batch_free.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void floe_partitioned_batch_free(struct FloePartitionedBatch *batch)
+     * }
+     */
+    public static MethodHandle floe_partitioned_batch_free$handle() {
+        return floe_partitioned_batch_free.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void floe_partitioned_batch_free(struct FloePartitionedBatch *batch)
+     * }
+     */
+    public static MemorySegment floe_partitioned_batch_free$address() {
+        return floe_partitioned_batch_free.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void floe_partitioned_batch_free(struct FloePartitionedBatch *batch)
+     * }
+     */
+    public static void floe_partitioned_batch_free(MemorySegment batch) {
+        var mh$ = floe_partitioned_batch_free.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioned_batch_free", batch);
+            }
+            mh$.invokeExact(batch);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_partitioner_free {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioner_free");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void floe_partitioner_free(struct FloePartitioner *partitioner)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioner_free$descriptor() {
+        return floe_partitioner_free.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void floe_partitioner_free(struct FloePartitioner *partitioner)
+     * }
+     */
+    public static MethodHandle floe_partitioner_free$handle() {
+        return floe_partitioner_free.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void floe_partitioner_free(struct FloePartitioner *partitioner)
+     * }
+     */
+    public static MemorySegment floe_partitioner_free$address() {
+        return floe_partitioner_free.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void floe_partitioner_free(struct FloePartitioner *partitioner)
+     * }
+     */
+    public static void floe_partitioner_free(MemorySegment partitioner) {
+        var mh$ = floe_partitioner_free.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioner_free", partitioner);
+            }
+            mh$.invokeExact(partitioner);
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }

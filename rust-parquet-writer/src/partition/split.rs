@@ -1,0 +1,423 @@
+use std::collections::HashMap;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{make_array, Array, ArrayRef, RecordBatch, StructArray, UInt32Array};
+use arrow_buffer::NullBuffer;
+use arrow_data::ArrayData;
+use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_select::take::{take, take_record_batch};
+use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
+
+use super::{columns, PartitionSpec, Transform};
+use crate::error::{FloeError, Result};
+
+/// Splits batches of one schema by one partition spec.
+#[derive(Debug)]
+pub struct Partitioner {
+    fields: Vec<ResolvedField>,
+    partition_fields: Fields,
+}
+
+#[derive(Debug)]
+struct ResolvedField {
+    transform: Transform,
+    /// Child indices from the batch's top-level column down through structs.
+    path: Vec<usize>,
+    column: String,
+}
+
+/// A batch regrouped by partition: the rows of partition `i` are
+/// `batch.slice(ranges[i])`, and `partitions` row `i` holds its partition values.
+#[derive(Debug)]
+pub struct PartitionedBatch {
+    pub batch: RecordBatch,
+    pub partitions: StructArray,
+    pub ranges: Vec<(usize, usize)>,
+}
+
+impl PartitionedBatch {
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The rows of partition `index`, a zero-copy slice.
+    pub fn group(&self, index: usize) -> Result<RecordBatch> {
+        let (offset, length) = *self.ranges.get(index).ok_or_else(|| {
+            FloeError::invalid_argument(format!(
+                "partition group {index} does not exist (the batch has {})",
+                self.ranges.len()
+            ))
+        })?;
+        Ok(self.batch.slice(offset, length))
+    }
+}
+
+impl Partitioner {
+    /// Resolves each spec field's source column (by `PARQUET:field_id`, through structs)
+    /// and checks its transform applies to the column's type.
+    pub fn new(schema: &Schema, spec: &PartitionSpec) -> Result<Self> {
+        let mut fields = Vec::with_capacity(spec.fields.len());
+        let mut partition_fields = Vec::with_capacity(spec.fields.len());
+        for field in &spec.fields {
+            let transform = Transform::parse(&field.transform)?;
+            let (path, source) = find_field(schema.fields(), field.source_id).ok_or_else(|| {
+                FloeError::invalid_argument(format!(
+                    "partition field '{}': no column has field id {}",
+                    field.name, field.source_id
+                ))
+            })?;
+            // Applying to an empty column checks the transform fits the type up front.
+            columns::apply(
+                transform,
+                &arrow_array::new_empty_array(source.data_type()),
+                source.name(),
+            )
+            .map_err(|e| {
+                FloeError::invalid_argument(format!("partition field '{}': {e}", field.name))
+            })?;
+            partition_fields.push(Field::new(
+                &field.name,
+                columns::result_type(transform, source.data_type()),
+                true,
+            ));
+            fields.push(ResolvedField {
+                transform,
+                path,
+                column: source.name().clone(),
+            });
+        }
+        Ok(Partitioner {
+            fields,
+            partition_fields: partition_fields.into(),
+        })
+    }
+
+    /// The schema of [`PartitionedBatch::partitions`].
+    pub fn partition_fields(&self) -> &Fields {
+        &self.partition_fields
+    }
+
+    /// Regroups `batch` by partition, in order of each partition's first row.
+    /// With one partition (or an unpartitioned spec) the batch is not copied.
+    pub fn split(&self, batch: &RecordBatch) -> Result<PartitionedBatch> {
+        let values = self
+            .fields
+            .iter()
+            .map(|f| columns::apply(f.transform, &column_at(batch, &f.path)?, &f.column))
+            .collect::<Result<Vec<_>>>()?;
+        let rows = batch.num_rows();
+        let (group_of_row, first_rows) = group_rows(&values, rows)?;
+        let firsts = UInt32Array::from(first_rows);
+        let partition_columns = values
+            .iter()
+            .map(|v| take(v.as_ref(), &firsts, None))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let partitions =
+            StructArray::try_new(self.partition_fields.clone(), partition_columns, None)?;
+        let groups = firsts.len();
+        if groups <= 1 {
+            return Ok(PartitionedBatch {
+                batch: batch.clone(),
+                partitions,
+                ranges: if rows == 0 { vec![] } else { vec![(0, rows)] },
+            });
+        }
+        // Counting sort of row indices by group: one take, then contiguous slices.
+        let mut counts = vec![0usize; groups];
+        for &g in &group_of_row {
+            counts[g as usize] += 1;
+        }
+        let mut ranges = Vec::with_capacity(groups);
+        let mut next = Vec::with_capacity(groups);
+        let mut offset = 0;
+        for &count in &counts {
+            ranges.push((offset, count));
+            next.push(offset);
+            offset += count;
+        }
+        let mut order = vec![0u32; rows];
+        for (row, &g) in group_of_row.iter().enumerate() {
+            order[next[g as usize]] = row as u32;
+            next[g as usize] += 1;
+        }
+        let batch = take_record_batch(batch, &UInt32Array::from(order))?;
+        Ok(PartitionedBatch {
+            batch,
+            partitions,
+            ranges,
+        })
+    }
+}
+
+fn field_id(field: &Field) -> Option<i32> {
+    field
+        .metadata()
+        .get(PARQUET_FIELD_ID_META_KEY)?
+        .parse()
+        .ok()
+}
+
+/// Depth-first search for the field with `id`, descending into structs only
+/// (Iceberg partitions on primitives outside lists and maps).
+fn find_field(fields: &Fields, id: i32) -> Option<(Vec<usize>, &Field)> {
+    for (i, field) in fields.iter().enumerate() {
+        if field_id(field) == Some(id) {
+            return Some((vec![i], field));
+        }
+        if let DataType::Struct(children) = field.data_type() {
+            if let Some((mut path, found)) = find_field(children, id) {
+                path.insert(0, i);
+                return Some((path, found));
+            }
+        }
+    }
+    None
+}
+
+/// The column at `path`; a value under a null struct is null, as Iceberg's accessors read it.
+fn column_at(batch: &RecordBatch, path: &[usize]) -> Result<ArrayRef> {
+    let mut array = batch.column(path[0]).clone();
+    for &child in &path[1..] {
+        let parent = array.as_struct();
+        let column = parent.column(child).clone();
+        let nulls = NullBuffer::union(parent.nulls(), column.nulls());
+        let data = column.to_data().into_builder().nulls(nulls).build()?;
+        array = make_array(data);
+    }
+    Ok(array)
+}
+
+/// Assigns each row a group number (in order of first appearance) by the tuple of its
+/// partition values; returns the group of every row and the first row of every group.
+fn group_rows(values: &[ArrayRef], rows: usize) -> Result<(Vec<u32>, Vec<u32>)> {
+    if values.is_empty() || rows == 0 {
+        return Ok((vec![0; rows], if rows == 0 { vec![] } else { vec![0] }));
+    }
+    let keys = values
+        .iter()
+        .map(|v| KeyColumn::new(v.to_data()))
+        .collect::<Result<Vec<_>>>()?;
+    let mut groups: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut group_of_row = Vec::with_capacity(rows);
+    let mut first_rows = Vec::new();
+    let mut key = Vec::with_capacity(32);
+    for row in 0..rows {
+        key.clear();
+        for column in &keys {
+            column.append_key(row, &mut key);
+        }
+        let group = match groups.get(key.as_slice()) {
+            Some(&g) => g,
+            None => {
+                let g = first_rows.len() as u32;
+                groups.insert(key.clone(), g);
+                first_rows.push(row as u32);
+                g
+            }
+        };
+        group_of_row.push(group);
+    }
+    Ok((group_of_row, first_rows))
+}
+
+/// Reads one row's value of a partition column as bytes for the grouping key:
+/// a null marker, then the value's fixed-width bytes or length-prefixed bytes.
+struct KeyColumn {
+    data: ArrayData,
+    layout: KeyLayout,
+}
+
+enum KeyLayout {
+    Null,
+    Fixed(usize),
+    Offsets32,
+    Offsets64,
+}
+
+impl KeyColumn {
+    fn new(data: ArrayData) -> Result<Self> {
+        let layout = match data.data_type() {
+            DataType::Null => KeyLayout::Null,
+            DataType::Utf8 | DataType::Binary => KeyLayout::Offsets32,
+            DataType::LargeUtf8 | DataType::LargeBinary => KeyLayout::Offsets64,
+            DataType::FixedSizeBinary(width) => KeyLayout::Fixed(*width as usize),
+            DataType::Boolean => KeyLayout::Fixed(0),
+            other => match other.primitive_width() {
+                Some(width) => KeyLayout::Fixed(width),
+                None => {
+                    return Err(FloeError::invalid_argument(format!(
+                        "cannot partition by a value of type {other}"
+                    )))
+                }
+            },
+        };
+        Ok(KeyColumn { data, layout })
+    }
+
+    fn append_key(&self, row: usize, key: &mut Vec<u8>) {
+        if self.data.is_null(row) || matches!(self.layout, KeyLayout::Null) {
+            key.push(0);
+            return;
+        }
+        key.push(1);
+        let i = self.data.offset() + row;
+        let values = self.data.buffers();
+        match self.layout {
+            KeyLayout::Null => {}
+            KeyLayout::Fixed(0) => {
+                let bits = values[0].as_slice();
+                key.push((bits[i / 8] >> (i % 8)) & 1);
+            }
+            KeyLayout::Fixed(width) => {
+                key.extend_from_slice(&values[0].as_slice()[i * width..(i + 1) * width]);
+            }
+            KeyLayout::Offsets32 => {
+                let offsets = values[0].typed_data::<i32>();
+                let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                key.extend_from_slice(&((end - start) as u64).to_le_bytes());
+                key.extend_from_slice(&values[1].as_slice()[start..end]);
+            }
+            KeyLayout::Offsets64 => {
+                let offsets = values[0].typed_data::<i64>();
+                let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                key.extend_from_slice(&((end - start) as u64).to_le_bytes());
+                key.extend_from_slice(&values[1].as_slice()[start..end]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int32Array, Int64Array, StringArray};
+    use std::collections::HashMap as Map;
+    use std::sync::Arc;
+
+    fn id_field(name: &str, data_type: DataType, id: i32) -> Field {
+        Field::new(name, data_type, true).with_metadata(Map::from([(
+            PARQUET_FIELD_ID_META_KEY.to_string(),
+            id.to_string(),
+        )]))
+    }
+
+    fn spec(json: &str) -> PartitionSpec {
+        PartitionSpec::from_json(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn rows_regroup_into_contiguous_partitions() {
+        let schema = Arc::new(Schema::new(vec![
+            id_field("id", DataType::Int64, 1),
+            id_field("name", DataType::Utf8, 2),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5, 6])),
+                Arc::new(StringArray::from(vec![
+                    Some("a"),
+                    None,
+                    Some("a"),
+                    Some("b"),
+                    None,
+                    Some("a"),
+                ])),
+            ],
+        )
+        .unwrap();
+        let partitioner = Partitioner::new(
+            &schema,
+            &spec(
+                r#"{"version":1,"fields":[{"name":"name","source_id":2,"transform":"identity"}]}"#,
+            ),
+        )
+        .unwrap();
+        let split = partitioner.split(&batch).unwrap();
+        assert_eq!(split.ranges, [(0, 3), (3, 2), (5, 1)]);
+        let names: Vec<_> = split
+            .partitions
+            .column(0)
+            .as_string::<i32>()
+            .iter()
+            .collect();
+        assert_eq!(names, [Some("a"), None, Some("b")]);
+        let ids = |g: usize| -> Vec<i64> {
+            split
+                .group(g)
+                .unwrap()
+                .column(0)
+                .as_primitive::<arrow_array::types::Int64Type>()
+                .values()
+                .to_vec()
+        };
+        assert_eq!(ids(0), [1, 3, 6]);
+        assert_eq!(ids(1), [2, 5]);
+        assert_eq!(ids(2), [4]);
+    }
+
+    #[test]
+    fn nested_sources_are_null_under_a_null_parent() {
+        let inner = Fields::from(vec![id_field("x", DataType::Int32, 3)]);
+        let schema = Arc::new(Schema::new(vec![id_field(
+            "s",
+            DataType::Struct(inner.clone()),
+            2,
+        )]));
+        let structs = StructArray::try_new(
+            inner,
+            vec![Arc::new(Int32Array::from(vec![7, 7]))],
+            Some(NullBuffer::from(vec![true, false])),
+        )
+        .unwrap();
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(structs)]).unwrap();
+        let partitioner = Partitioner::new(
+            &schema,
+            &spec(r#"{"version":1,"fields":[{"name":"x","source_id":3,"transform":"identity"}]}"#),
+        )
+        .unwrap();
+        let split = partitioner.split(&batch).unwrap();
+        let xs: Vec<_> = split
+            .partitions
+            .column(0)
+            .as_primitive::<arrow_array::types::Int32Type>()
+            .iter()
+            .collect();
+        assert_eq!(xs, [Some(7), None]);
+    }
+
+    #[test]
+    fn unknown_sources_and_bad_transforms_are_named() {
+        let schema = Schema::new(vec![id_field("price", DataType::Float64, 1)]);
+        let missing = Partitioner::new(
+            &schema,
+            &spec(r#"{"version":1,"fields":[{"name":"p","source_id":9,"transform":"identity"}]}"#),
+        )
+        .unwrap_err();
+        assert!(missing.to_string().contains("field id 9"), "{missing}");
+        let wrong = Partitioner::new(
+            &schema,
+            &spec(r#"{"version":1,"fields":[{"name":"p","source_id":1,"transform":"bucket[2]"}]}"#),
+        )
+        .unwrap_err();
+        assert!(wrong.to_string().contains("'price'"), "{wrong}");
+    }
+
+    #[test]
+    fn an_empty_batch_has_no_groups() {
+        let schema = Arc::new(Schema::new(vec![id_field("id", DataType::Int64, 1)]));
+        let batch = RecordBatch::new_empty(schema.clone());
+        let partitioner = Partitioner::new(
+            &schema,
+            &spec(r#"{"version":1,"fields":[{"name":"b","source_id":1,"transform":"bucket[4]"}]}"#),
+        )
+        .unwrap();
+        let split = partitioner.split(&batch).unwrap();
+        assert!(split.is_empty());
+        assert_eq!(split.partitions.len(), 0);
+    }
+}
