@@ -163,6 +163,60 @@ public final class NativeJsonDecoder implements AutoCloseable {
         FloeDecodeResult.rows(result), FloeDecodeResult.rejected(result), collected(policy, rejected));
   }
 
+  /**
+   * Decodes a batch and regroups the good messages by partition: the rows stay native until each
+   * group is written with {@link NativeParquetWriter#write(PartitionedBatch, int)}. The
+   * partitioner's schema must equal the decoder's. The result carries {@link
+   * PartitionedBatch#decodeStats()}.
+   *
+   * @throws BadRecordException under {@link BadRecordPolicy#FAIL}; nothing is returned then
+   */
+  public synchronized PartitionedBatch decodePartitioned(
+      MessageBatch batch,
+      NativePartitioner partitioner,
+      BadRecordPolicy policy,
+      BufferAllocator allocator) {
+    ensureOpen();
+    MemorySegment partitionerHandle = partitioner.handleOrThrow();
+    PartitionedBatch split;
+    try (Arena call = Arena.ofConfined()) {
+      split =
+          PartitionedBatch.receive(
+              allocator,
+              call,
+              (partitionsArray, partitionsSchema, outBatch, error) ->
+                  floe_h.floe_decoder_decode_partitioned(
+                      handle,
+                      partitionerHandle,
+                      batch.data(),
+                      batch.byteSize(),
+                      batch.offsets(),
+                      batch.size(),
+                      policy == BadRecordPolicy.FAIL ? 1 : 0,
+                      partitionsArray,
+                      partitionsSchema,
+                      outBatch,
+                      result,
+                      error));
+    }
+    List<RejectedMessage> rejected;
+    try {
+      rejected = takeRejects(batch, policy);
+    } catch (RuntimeException | Error e) {
+      split.close();
+      throw e;
+    }
+    if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
+      split.close();
+      throw new BadRecordException(rejected.getFirst());
+    }
+    return split.withDecodeStats(
+        new DecodeStats(
+            FloeDecodeResult.rows(result),
+            FloeDecodeResult.rejected(result),
+            collected(policy, rejected)));
+  }
+
   /** Reads and frees the native reject list; returns all rejects (needed for FAIL too). */
   private List<RejectedMessage> takeRejects(MessageBatch batch, BadRecordPolicy policy) {
     MemorySegment json = FloeDecodeResult.rejects_json(result);

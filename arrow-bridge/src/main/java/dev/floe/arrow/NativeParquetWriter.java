@@ -192,6 +192,21 @@ public final class NativeParquetWriter implements AutoCloseable {
     writeExported(arrowArrayAddress, arrowSchemaAddress);
   }
 
+  /**
+   * Encodes the rows of one group of a regrouped batch. The batch stays owned by the caller (and
+   * may be written to other writers, a group each); its schema must equal the writer's.
+   */
+  public synchronized void write(PartitionedBatch batch, int group) {
+    Objects.requireNonNull(batch, "batch");
+    if (group < 0 || group >= batch.groupCount()) {
+      throw new IndexOutOfBoundsException(
+          "group " + group + " of a batch with " + batch.groupCount() + " groups");
+    }
+    ensureWritable();
+    int status = floe_h.floe_writer_write_group(handle, batch.handle(), group, errorSlot);
+    NativeStatus.check(status, errorSlot, streamFailure());
+  }
+
   private void writeExported(long arrayAddress, long schemaAddress) {
     int status =
         floe_h.floe_writer_write(handle, segment(arrayAddress), segment(schemaAddress), errorSlot);

@@ -1,0 +1,163 @@
+package dev.floe.arrow;
+
+import dev.floe.arrow.internal.NativeStatus;
+import dev.floe.ffm.NativeLibrary;
+import dev.floe.ffm.internal.floe_h;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Applies Iceberg partition transforms to Arrow batches natively and regroups each batch's rows by
+ * partition, so that each partition's rows can be written to its own file with {@link
+ * NativeParquetWriter#write(PartitionedBatch, int)}.
+ *
+ * <pre>{@code
+ * try (NativePartitioner partitioner = NativePartitioner.create(schema, fields);
+ *     PartitionedBatch split = partitioner.split(root, allocator)) {
+ *   for (int g = 0; g < split.groupCount(); g++) {
+ *     writerFor(split.partitions(), g).write(split, g);
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Transform results equal Iceberg Java's: bucket, year, month, day and hour give int32 (day
+ * counts days since 1970-01-01); identity and truncate keep the source type; void gives nulls.
+ *
+ * <p>A partitioner is immutable: any number of threads may split batches with it at once. Closing
+ * is idempotent; splitting after close throws {@link IllegalStateException}.
+ */
+public final class NativePartitioner implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Arena arena;
+  private final Schema schema;
+  private final List<PartitionField> fields;
+  private volatile MemorySegment handle;
+
+  private NativePartitioner(Arena arena, Schema schema, List<PartitionField> fields) {
+    this.arena = arena;
+    this.schema = schema;
+    this.fields = fields;
+  }
+
+  /**
+   * Creates a partitioner for batches of {@code schema} (with {@code PARQUET:field_id}s).
+   *
+   * @throws InvalidArgumentException if a source id is missing or a transform does not apply to
+   *     its source column's type (the message names both)
+   */
+  public static NativePartitioner create(
+      Schema schema, List<PartitionField> fields, BufferAllocator allocator) {
+    Objects.requireNonNull(schema, "schema");
+    List<PartitionField> copy = List.copyOf(fields);
+    NativeLibrary.load();
+    NativePartitioner partitioner = new NativePartitioner(Arena.ofShared(), schema, copy);
+    try (Arena call = Arena.ofConfined();
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, schema, null, ffiSchema);
+      byte[] json = specJson(copy);
+      MemorySegment blob = call.allocate(Math.max(1, json.length));
+      MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
+      MemorySegment out = call.allocate(ValueLayout.ADDRESS);
+      MemorySegment error = call.allocate(ValueLayout.ADDRESS);
+      try {
+        int status =
+            floe_h.floe_partitioner_new(
+                MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, error);
+        NativeStatus.check(status, error, null);
+      } finally {
+        ffiSchema.release();
+      }
+      partitioner.handle = out.get(ValueLayout.ADDRESS, 0);
+      return partitioner;
+    } catch (RuntimeException | Error e) {
+      partitioner.close();
+      throw e;
+    }
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  public List<PartitionField> fields() {
+    return fields;
+  }
+
+  /**
+   * Regroups {@code root}'s rows by partition. The root is exported (its buffers are shared, not
+   * copied) and stays owned by the caller; the returned batch holds its own references, and its
+   * partition values are allocated from {@code allocator}.
+   */
+  public PartitionedBatch split(VectorSchemaRoot root, BufferAllocator allocator) {
+    Objects.requireNonNull(root, "root");
+    MemorySegment partitioner = handleOrThrow();
+    try (Arena call = Arena.ofConfined();
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
+      try {
+        return PartitionedBatch.receive(
+            allocator,
+            call,
+            (partitionsArray, partitionsSchema, outBatch, error) ->
+                floe_h.floe_partitioner_split(
+                    partitioner,
+                    MemorySegment.ofAddress(array.memoryAddress()),
+                    MemorySegment.ofAddress(ffiSchema.memoryAddress()),
+                    partitionsArray,
+                    partitionsSchema,
+                    outBatch,
+                    error));
+      } finally {
+        ffiSchema.release();
+      }
+    }
+  }
+
+  MemorySegment handleOrThrow() {
+    MemorySegment h = handle;
+    if (h == null) {
+      throw new IllegalStateException("NativePartitioner is closed");
+    }
+    return h;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (handle != null) {
+      floe_h.floe_partitioner_free(handle);
+      handle = null;
+    }
+    if (arena.scope().isAlive()) {
+      arena.close();
+    }
+  }
+
+  private static byte[] specJson(List<PartitionField> fields) {
+    ObjectNode spec = JSON.createObjectNode();
+    spec.put("version", 1);
+    ArrayNode array = spec.putArray("fields");
+    for (PartitionField f : fields) {
+      array
+          .addObject()
+          .put("name", f.name())
+          .put("source_id", f.sourceId())
+          .put("transform", f.transform());
+    }
+    return spec.toString().getBytes(StandardCharsets.UTF_8);
+  }
+}

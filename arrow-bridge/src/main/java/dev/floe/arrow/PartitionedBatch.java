@@ -1,0 +1,133 @@
+package dev.floe.arrow;
+
+import dev.floe.arrow.internal.NativeStatus;
+import dev.floe.ffm.internal.floe_h;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * One batch regrouped by partition (from {@link NativePartitioner#split} or {@link
+ * NativeJsonDecoder#decodePartitioned}): group {@code g}'s partition values are row {@code g} of
+ * {@link #partitions()}, and its rows stay native until {@link NativeParquetWriter#write(
+ * PartitionedBatch, int)} encodes them. Groups are numbered in order of their first row.
+ *
+ * <p>Owns native memory and the partition values' Arrow buffers: close it (idempotent) when every
+ * group is written. Not thread-safe.
+ */
+public final class PartitionedBatch implements AutoCloseable {
+  private final VectorSchemaRoot partitions;
+  private final long[] groupRows;
+  private final DecodeStats decodeStats;
+  private MemorySegment handle;
+
+  private PartitionedBatch(
+      MemorySegment handle, VectorSchemaRoot partitions, long[] groupRows, DecodeStats decodeStats) {
+    this.handle = handle;
+    this.partitions = partitions;
+    this.groupRows = groupRows;
+    this.decodeStats = decodeStats;
+  }
+
+  /** The number of partitions the batch's rows fall into. */
+  public int groupCount() {
+    return groupRows.length;
+  }
+
+  /** One row of partition values per group; columns named and typed as the spec's results. */
+  public VectorSchemaRoot partitions() {
+    return partitions;
+  }
+
+  /** Rows in group {@code group}. */
+  public long rows(int group) {
+    return groupRows[group];
+  }
+
+  /** Rows in all groups. */
+  public long totalRows() {
+    long total = 0;
+    for (long rows : groupRows) {
+      total += rows;
+    }
+    return total;
+  }
+
+  /** What decoding did, for a batch from {@link NativeJsonDecoder#decodePartitioned}; else null. */
+  public DecodeStats decodeStats() {
+    return decodeStats;
+  }
+
+  PartitionedBatch withDecodeStats(DecodeStats stats) {
+    PartitionedBatch moved = new PartitionedBatch(handle, partitions, groupRows, stats);
+    handle = null;
+    return moved;
+  }
+
+  MemorySegment handle() {
+    if (handle == null) {
+      throw new IllegalStateException("PartitionedBatch is closed");
+    }
+    return handle;
+  }
+
+  @Override
+  public void close() {
+    if (handle != null) {
+      floe_h.floe_partitioned_batch_free(handle);
+      handle = null;
+      partitions.close();
+    }
+  }
+
+  /** A native call that fills the partition values' C Data structs and the batch handle. */
+  interface SplitCall {
+    int call(
+        MemorySegment partitionsArray,
+        MemorySegment partitionsSchema,
+        MemorySegment outBatch,
+        MemorySegment error);
+  }
+
+  /** Runs {@code split} and takes ownership of what it returns. */
+  static PartitionedBatch receive(BufferAllocator allocator, Arena call, SplitCall split) {
+    MemorySegment outBatch = call.allocate(ValueLayout.ADDRESS);
+    MemorySegment error = call.allocate(ValueLayout.ADDRESS);
+    try (ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      int status =
+          split.call(
+              MemorySegment.ofAddress(array.memoryAddress()),
+              MemorySegment.ofAddress(schema.memoryAddress()),
+              outBatch,
+              error);
+      NativeStatus.check(status, error, null);
+      MemorySegment handle = outBatch.get(ValueLayout.ADDRESS, 0);
+      VectorSchemaRoot partitions = null;
+      try {
+        partitions = Data.importVectorSchemaRoot(allocator, array, schema, null);
+        return new PartitionedBatch(handle, partitions, groupRows(handle, partitions, call), null);
+      } catch (RuntimeException | Error e) {
+        if (partitions != null) {
+          partitions.close();
+        }
+        floe_h.floe_partitioned_batch_free(handle);
+        throw e;
+      }
+    }
+  }
+
+  private static long[] groupRows(MemorySegment handle, VectorSchemaRoot partitions, Arena call) {
+    int groups = partitions.getRowCount();
+    MemorySegment rows = call.allocate(ValueLayout.JAVA_LONG, Math.max(1, groups));
+    MemorySegment error = call.allocate(ValueLayout.ADDRESS);
+    int status = floe_h.floe_partitioned_batch_group_rows(handle, rows, groups, error);
+    NativeStatus.check(status, error, null);
+    return groups == 0 ? new long[0] : rows.toArray(ValueLayout.JAVA_LONG);
+  }
+}
