@@ -6,6 +6,7 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativeParquetWriter;
 import dev.floe.arrow.ParquetFileSummary;
+import dev.floe.arrow.PartitionedBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,6 +68,11 @@ public final class NativeDataWriter implements Closeable {
 
   public void write(VectorSchemaRoot batch) {
     writer.write(batch);
+  }
+
+  /** Writes group {@code group} of a regrouped batch (all of its rows are in this partition). */
+  public void write(PartitionedBatch batch, int group) {
+    writer.write(batch, group);
   }
 
   /** Decodes JSON messages straight into this file (see {@link NativeJsonDecoder#decodeInto}). */

@@ -92,16 +92,37 @@ public final class NativeFileWriterFactory {
     return new NativeDataWriter(file, io, arrowSchema, settings, metricsConfig, spec, partition, allocator);
   }
 
-  /**
-   * A task writer for the table's spec: rows of each batch go to files of their partition
-   * (one rolling file per partition) or, unpartitioned, to one rolling file.
-   */
-  public NativeTaskWriter newTaskWriter() {
-    return newTaskWriter(null);
+  /** The size at which task writers roll to a new file ({@code write.target-file-size-bytes}). */
+  public long targetFileSizeBytes() {
+    return settings.targetFileSizeBytes();
   }
 
-  /** A rolling writer for one partition (null for an unpartitioned table). */
+  /**
+   * A task writer for the table's spec: on a partitioned table, rows of each batch go to files of
+   * their partition (one rolling file per partition, any number open); unpartitioned, to one
+   * rolling file.
+   */
+  public NativeTaskWriter newTaskWriter() {
+    return newTaskWriter(Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #newTaskWriter()}, keeping at most {@code maxOpenFiles} files open at once on a
+   * partitioned table (the least recently written is finished first): native memory stays under
+   * about {@code maxOpenFiles x} the row-group size.
+   */
+  public NativeTaskWriter newTaskWriter(int maxOpenFiles) {
+    if (maxOpenFiles < 1) {
+      throw new IllegalArgumentException("maxOpenFiles must be at least 1, got " + maxOpenFiles);
+    }
+    if (spec.isUnpartitioned()) {
+      return new UnpartitionedTaskWriter(this, null);
+    }
+    return new FanoutTaskWriter(this, spec, allocator, maxOpenFiles);
+  }
+
+  /** A rolling writer for rows all known to be in {@code partition} (no transforms applied). */
   public NativeTaskWriter newTaskWriter(StructLike partition) {
-    return new NativeTaskWriter(this, partition, settings.targetFileSizeBytes());
+    return new UnpartitionedTaskWriter(this, partition);
   }
 }

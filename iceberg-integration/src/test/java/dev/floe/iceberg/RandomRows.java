@@ -74,6 +74,11 @@ final class RandomRows {
             random.nextLong(-3_000_000_000L, 4_000_000_000L), random.nextInt(1_000_000) * 1000, ZoneOffset.UTC);
         yield ((Types.TimestampType) type).shouldAdjustToUTC() ? t.atOffset(ZoneOffset.UTC) : t;
       }
+      case TIMESTAMP_NANO -> {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(
+            random.nextLong(-3_000_000_000L, 4_000_000_000L), random.nextInt(1_000_000_000), ZoneOffset.UTC);
+        yield ((Types.TimestampNanoType) type).shouldAdjustToUTC() ? t.atOffset(ZoneOffset.UTC) : t;
+      }
       case STRING -> TEXT[random.nextInt(TEXT.length)] + (edge ? "" : Integer.toString(random.nextInt(1000)));
       case UUID -> new UUID(random.nextLong(), random.nextLong());
       case FIXED -> bytes(((Types.FixedType) type).length());
@@ -163,7 +168,7 @@ final class RandomRows {
       }
       case DECIMAL -> out.append(((BigDecimal) v).toPlainString());
       case DATE, TIME -> quote(v.toString(), out);
-      case TIMESTAMP ->
+      case TIMESTAMP, TIMESTAMP_NANO ->
           quote(v instanceof OffsetDateTime o ? o.toString() : v.toString(), out);
       case STRING -> quote((String) v, out);
       case UUID -> quote(v.toString(), out);
