@@ -6,15 +6,22 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code floe} command. Exit codes: 0 success, 1 the command failed (one line on stderr says
- * why), 2 bad usage (unknown flag, missing argument).
+ * why: a missing or unreadable file, a bad input line, an I/O or catalog error), 2 bad usage (an
+ * unknown flag, a missing or invalid argument, flags that do not go together; one line on stderr).
  */
 @Command(
     name = "floe",
     mixinStandardHelpOptions = true,
     versionProvider = FloeCli.Version.class,
     description = "Land Kafka JSON in Apache Iceberg tables, with native JSON decoding and Parquet encoding.",
-    subcommands = {DemoCommand.class, GenerateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      GenerateCommand.class,
+      WriteCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class FloeCli {
+  public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
   public static final int EXIT_USAGE = 2;
 
@@ -27,16 +34,41 @@ public final class FloeCli {
     cli.setExecutionExceptionHandler(
         (e, command, parsed) -> {
           PrintWriter err = command.getErr();
-          err.println("floe " + command.getCommandName() + ": " + oneLine(e));
+          err.println(prefix(command) + oneLine(e));
           err.flush();
           return EXIT_FAILED;
+        });
+    // Usage errors: one line naming the problem and where the help is, not the whole usage text.
+    cli.setParameterExceptionHandler(
+        (e, arguments) -> {
+          CommandLine command = e.getCommandLine();
+          PrintWriter err = command.getErr();
+          String message = oneLine(e).replaceFirst("^Error: ", "");
+          err.println(prefix(command) + message + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
+          err.flush();
+          return EXIT_USAGE;
         });
     return cli.execute(args);
   }
 
-  private static String oneLine(Throwable e) {
-    String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-    return message.replace('\n', ' ');
+  private static String prefix(CommandLine command) {
+    return command.getCommandSpec().qualifiedName() + ": ";
+  }
+
+  /** The message, followed by its causes' messages where they add something (e.g. the I/O error). */
+  static String oneLine(Throwable e) {
+    StringBuilder line = new StringBuilder(message(e));
+    for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+      String more = message(cause);
+      if (!line.toString().contains(more)) {
+        line.append(": ").append(more);
+      }
+    }
+    return line.toString().strip().replace('\n', ' ');
+  }
+
+  private static String message(Throwable e) {
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
   static final class Version implements CommandLine.IVersionProvider {

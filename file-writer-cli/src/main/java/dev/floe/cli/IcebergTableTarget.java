@@ -1,0 +1,158 @@
+package dev.floe.cli;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.NativeFileWriterFactory;
+import dev.floe.iceberg.NativeTaskWriter;
+import dev.floe.iceberg.WriterSettings;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.io.WriteResult;
+
+/**
+ * Appends to an Iceberg table through floe's task writer (partitioned tables get one file per
+ * partition). A missing table is created in the same commit as the append (a create transaction),
+ * so a failed run leaves neither data files nor an empty table behind.
+ */
+final class IcebergTableTarget implements WriteTarget {
+  private final TableIdentifier name;
+  private final Table table;
+  private final Transaction create;
+  private final NativeFileWriterFactory files;
+  private final NativeTaskWriter writer;
+
+  private IcebergTableTarget(TableIdentifier name, Table table, Transaction create, BufferAllocator allocator) {
+    this.name = name;
+    this.table = table;
+    this.create = create;
+    this.files = NativeFileWriterFactory.forTable(table, allocator);
+    this.writer = files.newTaskWriter();
+  }
+
+  /**
+   * Opens {@code name}, or prepares to create it from {@code schemaFile} with {@code partitionBy}
+   * and the writer settings as its properties. For an existing table, a given partitioning and
+   * writer settings must be what the table already has (they only apply on creation).
+   */
+  static IcebergTableTarget open(
+      Catalog catalog,
+      TableIdentifier name,
+      Path schemaFile,
+      String partitionBy,
+      Map<String, String> writerProperties,
+      BufferAllocator allocator) {
+    if (catalog.tableExists(name)) {
+      Table table = catalog.loadTable(name);
+      checkSettings(name, table, partitionBy, writerProperties);
+      return new IcebergTableTarget(name, table, null, allocator);
+    }
+    if (schemaFile == null) {
+      throw new IllegalArgumentException("table " + name + " does not exist; give --schema to create it");
+    }
+    org.apache.iceberg.Schema schema = IcebergSchemaFile.read(schemaFile);
+    PartitionSpec spec =
+        partitionBy == null ? PartitionSpec.unpartitioned() : PartitionSpecs.parse(partitionBy, schema);
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !name.namespace().isEmpty()
+        && !namespaces.namespaceExists(name.namespace())) {
+      namespaces.createNamespace(name.namespace());
+    }
+    Map<String, String> properties = new HashMap<>(writerProperties);
+    properties.putIfAbsent(TableProperties.FORMAT_VERSION, "2");
+    Transaction create = catalog.newCreateTableTransaction(name, schema, spec, properties);
+    return new IcebergTableTarget(name, create.table(), create, allocator);
+  }
+
+  private static void checkSettings(
+      TableIdentifier name, Table table, String partitionBy, Map<String, String> writerProperties) {
+    if (partitionBy != null) {
+      PartitionSpec wanted = PartitionSpecs.parse(partitionBy, table.schema());
+      if (!wanted.compatibleWith(table.spec())) {
+        throw new IllegalArgumentException(
+            "table " + name + " exists with partitioning " + describe(table.spec())
+                + ", not '" + partitionBy + "' (--partition-by applies when creating a table)");
+      }
+    }
+    Map<String, String> merged = new HashMap<>(table.properties());
+    merged.putAll(writerProperties);
+    if (!WriterSettings.of(merged).equals(WriterSettings.of(table.properties()))) {
+      throw new IllegalArgumentException(
+          "table " + name + " exists with other writer settings than " + writerProperties
+              + " (writer flags apply when creating a table; change its write.parquet.* properties instead)");
+    }
+  }
+
+  private static String describe(PartitionSpec spec) {
+    if (spec.isUnpartitioned()) {
+      return "none";
+    }
+    return spec.fields().stream()
+        .map(f -> f.transform() + "(" + spec.schema().findColumnName(f.sourceId()) + ")")
+        .toList()
+        .toString();
+  }
+
+  @Override
+  public Schema arrowSchema() {
+    return files.arrowSchema();
+  }
+
+  @Override
+  public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
+    return writer.write(decoder, messages, policy);
+  }
+
+  @Override
+  public Written commit() {
+    WriteResult result = writer.complete();
+    DataFile[] written = result.dataFiles();
+    try {
+      Snapshot snapshot = written.length > 0 ? Commits.append(table, result, Map.of()) : null;
+      if (create != null) {
+        create.commitTransaction();
+      }
+      long bytes = Arrays.stream(written).mapToLong(DataFile::fileSizeInBytes).sum();
+      String detail =
+          (create != null ? "created, " : "")
+              + (snapshot != null ? "snapshot " + snapshot.snapshotId() : "no rows, no new snapshot");
+      return new Written(name.toString(), written.length, bytes, detail);
+    } catch (CommitStateUnknownException e) {
+      throw e; // the commit may have succeeded: the files must stay
+    } catch (RuntimeException e) {
+      deleteQuietly(written);
+      throw e;
+    }
+  }
+
+  private void deleteQuietly(DataFile[] written) {
+    for (DataFile file : written) {
+      try {
+        table.io().deleteFile(file.location());
+      } catch (RuntimeException ignored) {
+        // Best effort: an orphan file is invisible to readers; the commit error is what matters.
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    writer.close(); // aborts (deletes its files) unless complete() was called
+  }
+}

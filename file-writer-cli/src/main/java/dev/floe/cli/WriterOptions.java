@@ -1,0 +1,79 @@
+package dev.floe.cli;
+
+import dev.floe.arrow.ParquetWriterConfig;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.iceberg.TableProperties;
+import picocli.CommandLine.Option;
+
+/**
+ * Parquet writer settings as flags. Unset flags keep the defaults (Iceberg's: zstd level 3, 128 MiB
+ * row groups, 1 MiB pages, 2 MiB dictionary pages). For a table they become its {@code
+ * write.parquet.*} properties.
+ */
+final class WriterOptions {
+  enum Codec {
+    zstd,
+    snappy,
+    gzip,
+    lz4,
+    brotli,
+    uncompressed
+  }
+
+  @Option(names = "--codec", description = "Compression: ${COMPLETION-CANDIDATES} (default: zstd).")
+  Codec codec;
+
+  @Option(names = "--level", paramLabel = "N", description = "Compression level (default: the codec's; zstd 3).")
+  Integer level;
+
+  @Option(
+      names = "--row-group-bytes",
+      paramLabel = "SIZE",
+      converter = ByteSize.class,
+      description = "Close a row group at this encoded size, e.g. 128MiB (default).")
+  Long rowGroupBytes;
+
+  @Option(names = "--page-bytes", paramLabel = "SIZE", converter = ByteSize.class, description = "Data page size (default: 1MiB).")
+  Long pageBytes;
+
+  @Option(
+      names = "--dictionary-page-bytes",
+      paramLabel = "SIZE",
+      converter = ByteSize.class,
+      description = "Dictionary page limit, then plain encoding (default: 2MiB).")
+  Long dictionaryPageBytes;
+
+  /** The settings for a standalone file. */
+  ParquetWriterConfig config() {
+    ParquetWriterConfig defaults = ParquetWriterConfig.defaults();
+    return ParquetWriterConfig.builder()
+        .codec(codec == null ? defaults.codec() : codec.name())
+        .level(level)
+        .rowGroupBytes(rowGroupBytes == null ? defaults.rowGroupBytes() : rowGroupBytes)
+        .pageBytes(pageBytes == null ? defaults.pageBytes() : pageBytes)
+        .dictionaryPageBytes(dictionaryPageBytes == null ? defaults.dictionaryPageBytes() : dictionaryPageBytes)
+        .build();
+  }
+
+  /** The flags that were given, as the table properties that mean the same. */
+  Map<String, String> tableProperties() {
+    Map<String, String> properties = new LinkedHashMap<>();
+    if (codec != null) {
+      properties.put(TableProperties.PARQUET_COMPRESSION, codec.name());
+    }
+    if (level != null) {
+      properties.put(TableProperties.PARQUET_COMPRESSION_LEVEL, level.toString());
+    }
+    if (rowGroupBytes != null) {
+      properties.put(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, rowGroupBytes.toString());
+    }
+    if (pageBytes != null) {
+      properties.put(TableProperties.PARQUET_PAGE_SIZE_BYTES, pageBytes.toString());
+    }
+    if (dictionaryPageBytes != null) {
+      properties.put(TableProperties.PARQUET_DICT_SIZE_BYTES, dictionaryPageBytes.toString());
+    }
+    return properties;
+  }
+}

@@ -1,0 +1,165 @@
+package dev.floe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.floe.iceberg.Catalogs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code floe write --table} into the embedded catalog, read back with Iceberg's own readers. */
+class TableWriteTest {
+  private static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+
+  @TempDir Path dir;
+
+  @Test
+  void createsAPartitionedTableThenAppendsSkippingBadLinesAndReadsBackExactly() throws Exception {
+    List<List<Object>> first = TestRows.rows(4, 1, 1500);
+    Files.write(dir.resolve("first.jsonl"), TestRows.jsonLines(first));
+    WriteCommandTest.Mixed mixed = WriteCommandTest.Mixed.build(100_001);
+    Files.write(dir.resolve("mixed.jsonl"), mixed.bytes());
+    TestRows.writeSchema(dir);
+
+    CliProcess.Result created =
+        CliProcess.run(dir, "write", "--input", "first.jsonl", "--schema", "schema.json", "--table", "db.events",
+            "--warehouse", "wh", "--partition-by", "bucket(4,id),day(ts)");
+    assertEquals(0, created.exitCode(), created.err());
+    assertTrue(created.out().startsWith("floe write: first.jsonl -> db.events (created, snapshot "), created.out());
+    assertTrue(created.out().contains("rows written   1,500\n"), created.out());
+
+    // The table exists now: no --schema needed; its schema and partitioning decide.
+    CliProcess.Result appended =
+        CliProcess.run(dir, "write", "--input", "mixed.jsonl", "--table", "db.events", "--warehouse", "wh",
+            "--on-error", "skip");
+    assertEquals(0, appended.exitCode(), appended.err());
+    assertTrue(appended.out().contains("rows written   200\n"), appended.out());
+    assertTrue(appended.out().contains("rows rejected  5 (skipped)\n"), appended.out());
+    List<String> skipped = new ArrayList<>();
+    for (WriteCommandTest.Mixed.Bad bad : mixed.bad()) {
+      skipped.add("floe write: skipped line " + bad.line() + ": " + WriteCommandTest.reasonAlone(bad.bytes()));
+    }
+    assertEquals(skipped, appended.errLines());
+
+    List<List<Object>> expected = new ArrayList<>(first);
+    expected.addAll(mixed.good());
+    Map<Long, Long[]> idRangeByFile = new HashMap<>();
+    Catalog catalog = Catalogs.embedded(dir.resolve("wh"));
+    try {
+      Table table = catalog.loadTable(EVENTS);
+      assertEquals(List.of(), compareRows(expected, table));
+
+      List<Snapshot> snapshots = new ArrayList<>();
+      table.snapshots().forEach(snapshots::add);
+      assertEquals(2, snapshots.size());
+      assertEquals("1500", snapshots.get(0).summary().get("added-records"));
+      assertEquals("200", snapshots.get(1).summary().get("added-records"));
+
+      // Every row sits in a file of its own partition, as Iceberg's PartitionKey computes it.
+      PartitionSpec spec = table.spec();
+      assertEquals("[id_bucket=bucket[4](1), ts_day=day(7)]", spec.fields().stream()
+          .map(f -> f.name() + "=" + f.transform() + "(" + f.sourceId() + ")").toList().toString());
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          DataFile file = task.file();
+          String partition = spec.partitionToPath(file.partition());
+          long min = Long.MAX_VALUE;
+          long max = Long.MIN_VALUE;
+          for (Record row : readFile(table, file)) {
+            PartitionKey key = new PartitionKey(spec, table.schema());
+            key.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(row));
+            assertEquals(partition, spec.partitionToPath(key), file.location());
+            min = Math.min(min, (Long) row.getField("id"));
+            max = Math.max(max, (Long) row.getField("id"));
+          }
+          idRangeByFile.put((long) file.location().hashCode(), new Long[] {min, max});
+        }
+      }
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+
+  }
+
+  @Test
+  void aFailedRunLeavesNeitherTableNorDataFiles() throws Exception {
+    WriteCommandTest.Mixed mixed = WriteCommandTest.Mixed.build();
+    Files.write(dir.resolve("mixed.jsonl"), mixed.bytes());
+    TestRows.writeSchema(dir);
+
+    CliProcess.Result r =
+        CliProcess.run(dir, "write", "--input", "mixed.jsonl", "--schema", "schema.json", "--table", "db.events",
+            "--warehouse", "wh", "--batch-rows", "2");
+    assertEquals(FloeCli.EXIT_FAILED, r.exitCode());
+    assertEquals(1, r.errLines().size(), r.err());
+    assertTrue(r.errLines().getFirst().startsWith("floe write: mixed.jsonl line " + mixed.bad().getFirst().line() + ": "), r.err());
+
+    Catalog catalog = Catalogs.embedded(dir.resolve("wh"));
+    try {
+      assertFalse(catalog.tableExists(EVENTS), "the create commits with the data, or not at all");
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+    try (Stream<Path> files = Files.walk(dir.resolve("wh"))) {
+      assertEquals(List.of(), files.filter(p -> p.toString().endsWith(".parquet")).toList(), "aborted files are deleted");
+    }
+  }
+
+  /** Differences between the expected rows and the table's rows, both ordered by id. */
+  private static List<String> compareRows(List<List<Object>> expected, Table table) throws Exception {
+    List<List<Object>> actual = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      rows.forEach(r -> actual.add(TestRows.fromRecord(r)));
+    }
+    Comparator<List<Object>> byId = Comparator.comparing(r -> (Long) r.get(0));
+    List<List<Object>> want = expected.stream().sorted(byId).toList();
+    List<List<Object>> got = actual.stream().sorted(byId).toList();
+    List<String> differences = new ArrayList<>();
+    if (want.size() != got.size()) {
+      differences.add("rows: expected " + want.size() + ", got " + got.size());
+    }
+    for (int i = 0; i < Math.min(want.size(), got.size()) && differences.size() < 5; i++) {
+      if (!want.get(i).equals(got.get(i))) {
+        differences.add("expected " + want.get(i) + " got " + got.get(i));
+      }
+    }
+    return differences;
+  }
+
+  private static List<Record> readFile(Table table, DataFile file) throws Exception {
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(table.schema())
+            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
+            .build()) {
+      records.forEach(r -> rows.add(r.copy()));
+    }
+    return rows;
+  }
+}
