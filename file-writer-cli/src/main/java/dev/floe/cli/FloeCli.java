@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       GenerateCommand.class,
       WriteCommand.class,
+      InspectCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class FloeCli {

@@ -104,6 +104,35 @@ class TableWriteTest {
       ((AutoCloseable) catalog).close();
     }
 
+    // inspect --json shows the same table: snapshots, files with partitions, records, bounds.
+    CliProcess.Result inspect = CliProcess.run(dir, "inspect", "--table", "db.events", "--warehouse", "wh", "--json");
+    assertEquals(0, inspect.exitCode(), inspect.err());
+    JsonNode report = new ObjectMapper().readTree(inspect.out());
+    assertEquals(2, report.get("snapshots").size());
+    assertEquals("id_bucket=bucket[4](id), ts_day=day(ts)", report.get("partitioning").asText());
+    long records = 0;
+    for (JsonNode file : report.get("data_files")) {
+      records += file.get("records").asLong();
+      assertTrue(file.get("partition").asText().matches("id_bucket=[0-3]/ts_day=(2024-0[23]-\\d\\d|null)"), file.toString());
+      Long[] ids = idRangeByFile.get((long) file.get("location").asText().hashCode());
+      JsonNode id = file.get("columns").get(0);
+      assertEquals("id", id.get("column").asText());
+      assertEquals(file.get("records").asLong(), id.get("values").asLong());
+      assertEquals(String.valueOf(ids[0]), id.get("lower").asText(), file.toString());
+      assertEquals(String.valueOf(ids[1]), id.get("upper").asText(), file.toString());
+    }
+    assertEquals(idRangeByFile.size(), report.get("data_files").size());
+    assertEquals(1700, records);
+
+    CliProcess.Result text = CliProcess.run(dir, "inspect", "--table", "db.events", "--warehouse", "wh");
+    assertEquals(0, text.exitCode(), text.err());
+    List<String> lines = text.out().lines().toList();
+    assertEquals("table         db.events", lines.get(0));
+    assertEquals("current       snapshot " + report.get("current_snapshot_id").asLong(), lines.get(3));
+    assertEquals("partitioning  id_bucket=bucket[4](id), ts_day=day(ts)", lines.get(4));
+    assertTrue(lines.contains(String.format("data files    %d, 1,700 records, %,d bytes", idRangeByFile.size(),
+        sum(report.get("data_files"), "size"))), text.out());
+    assertEquals(idRangeByFile.size(), lines.stream().filter(l -> l.startsWith("    partition  id_bucket=")).count());
   }
 
   @Test
@@ -128,6 +157,14 @@ class TableWriteTest {
     try (Stream<Path> files = Files.walk(dir.resolve("wh"))) {
       assertEquals(List.of(), files.filter(p -> p.toString().endsWith(".parquet")).toList(), "aborted files are deleted");
     }
+  }
+
+  private static long sum(JsonNode array, String field) {
+    long total = 0;
+    for (JsonNode n : array) {
+      total += n.get(field).asLong();
+    }
+    return total;
   }
 
   /** Differences between the expected rows and the table's rows, both ordered by id. */

@@ -34,7 +34,7 @@ class WriteCommandTest {
   @TempDir Path dir;
 
   @Test
-  void writesEveryLineToParquetExactly() throws Exception {
+  void writesEveryLineToParquetExactlyAndInspectShowsTheFooter() throws Exception {
     List<List<Object>> rows = TestRows.rows(1, 1, 3000);
     Files.write(dir.resolve("in.jsonl"), TestRows.jsonLines(rows));
     TestRows.writeSchema(dir);
@@ -61,6 +61,20 @@ class WriteCommandTest {
     }
     assertEquals(List.of("in.jsonl", "out.parquet", "schema.json"), listing(dir), "no temp files left");
 
+    CliProcess.Result inspect = CliProcess.run(dir, "inspect", "out.parquet");
+    assertEquals(0, inspect.exitCode(), inspect.err());
+    String text = inspect.out();
+    assertTrue(text.contains("rows          3,000\n"), text);
+    assertTrue(text.contains(String.format("row groups    %d%n", rowGroups)), text);
+    assertTrue(text.contains("required int64 id = 1;"), text);
+    assertTrue(text.contains("optional binary element (STRING) = 9;"), text);
+    assertTrue(text.contains("required double lat = 11;"), text);
+    assertEquals(rowGroups, text.lines().filter(l -> l.startsWith("row group ")).count(), text);
+    List<String> idChunks = text.lines().filter(l -> l.startsWith("  id ")).toList();
+    assertEquals(rowGroups, idChunks.size(), text);
+    idChunks.forEach(l -> assertTrue(l.matches("  id +1  INT64 +GZIP .* 0  \\d+\\s+\\d+"), l));
+    assertTrue(idChunks.getFirst().matches(".* 0  1\\s+\\d+"), "the first row group starts at id 1: " + idChunks.getFirst());
+    assertTrue(idChunks.getLast().endsWith("  3000"), "the last row group ends at id 3000: " + idChunks.getLast());
   }
 
   @Test
@@ -132,6 +146,9 @@ class WriteCommandTest {
         "write", "--input", "missing.jsonl", "--schema", "schema.json", "--output", "out.parquet");
     expectOneLine(FloeCli.EXIT_FAILED, "floe write: cannot read schema broken.json: invalid JSON at line 1, column ",
         "write", "--input", "in.jsonl", "--schema", "broken.json", "--output", "out.parquet");
+    expectOneLine(FloeCli.EXIT_FAILED,
+        "floe inspect: cannot read Parquet footer: " + dir.resolve("in.jsonl").toAbsolutePath() + " is not a Parquet file",
+        "inspect", "in.jsonl");
     assertEquals(List.of("broken.json", "in.jsonl", "schema.json"), listing(dir));
   }
 
