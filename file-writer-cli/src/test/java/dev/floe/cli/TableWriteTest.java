@@ -53,10 +53,13 @@ class TableWriteTest {
     assertTrue(created.out().startsWith("floe write: first.jsonl -> db.events (created, snapshot "), created.out());
     assertTrue(created.out().contains("rows written   1,500\n"), created.out());
 
-    // The table exists now: no --schema needed; its schema and partitioning decide.
+    // The table exists now: no --schema needed; its schema and partitioning decide. The same
+    // catalog, given by its properties this time.
+    Path wh = dir.resolve("wh").toAbsolutePath();
     CliProcess.Result appended =
-        CliProcess.run(dir, "write", "--input", "mixed.jsonl", "--table", "db.events", "--warehouse", "wh",
-            "--on-error", "skip");
+        CliProcess.run(dir, "write", "--input", "mixed.jsonl", "--table", "db.events", "--on-error", "skip",
+            "--catalog-property", "type=jdbc", "--catalog-property", "uri=jdbc:sqlite:" + wh.resolve("catalog.db"),
+            "--catalog-property", "warehouse=" + wh);
     assertEquals(0, appended.exitCode(), appended.err());
     assertTrue(appended.out().contains("rows written   200\n"), appended.out());
     assertTrue(appended.out().contains("rows rejected  5 (skipped)\n"), appended.out());
@@ -141,9 +144,14 @@ class TableWriteTest {
     Files.write(dir.resolve("mixed.jsonl"), mixed.bytes());
     TestRows.writeSchema(dir);
 
+    // The embedded catalog, given as a --catalog-config file.
+    Path wh = dir.resolve("wh").toAbsolutePath();
+    Files.createDirectories(wh);
+    Files.writeString(dir.resolve("catalog.properties"),
+        "type=jdbc\nuri=jdbc:sqlite:" + wh.resolve("catalog.db") + "\nwarehouse=" + wh + "\n");
     CliProcess.Result r =
         CliProcess.run(dir, "write", "--input", "mixed.jsonl", "--schema", "schema.json", "--table", "db.events",
-            "--warehouse", "wh", "--batch-rows", "2");
+            "--catalog-config", "catalog.properties", "--batch-rows", "2");
     assertEquals(FloeCli.EXIT_FAILED, r.exitCode());
     assertEquals(1, r.errLines().size(), r.err());
     assertTrue(r.errLines().getFirst().startsWith("floe write: mixed.jsonl line " + mixed.bad().getFirst().line() + ": "), r.err());
