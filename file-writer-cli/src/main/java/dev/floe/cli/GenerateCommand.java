@@ -10,8 +10,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -60,16 +58,11 @@ final class GenerateCommand implements Callable<Integer> {
       return 0;
     }
     Path target = output.toAbsolutePath();
-    Path temp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".partial");
-    try {
-      // Temp files are private; the result should have ordinary file permissions.
-      Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
-      try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 20)) {
+    try (TempFile temp = TempFile.beside(target)) {
+      try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp.path()), 1 << 20)) {
         write(out);
       }
-      Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(temp);
+      temp.moveTo(target);
     }
     PrintWriter err = spec.commandLine().getErr();
     err.printf("floe generate: wrote %,d %s events (seed %d) to %s%n", events, corpus, seed, target);

@@ -3,14 +3,15 @@ package dev.floe.cli;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * A hidden {@code .NAME.*.partial} file in the target's directory, so a failed or interrupted run
- * never leaves anything under the target's name: {@link #moveTo} renames it atomically on success,
+ * A hidden {@code .NAME.*.partial} file in the target's directory (created if missing), so a failed
+ * or interrupted run never leaves anything under the target's name: {@link #moveTo} renames it atomically on success,
  * {@link #close()} deletes it otherwise.
  */
 final class TempFile implements Closeable {
@@ -24,8 +25,12 @@ final class TempFile implements Closeable {
   static TempFile beside(Path target) throws IOException {
     Path absolute = target.toAbsolutePath();
     Path dir = absolute.getParent();
-    if (!Files.isDirectory(dir)) {
-      throw new NoSuchFileException(absolute.toString(), null, "its directory does not exist");
+    try {
+      Files.createDirectories(dir);
+    } catch (FileAlreadyExistsException e) {
+      throw new IOException("cannot write " + absolute + ": " + e.getFile() + " is not a directory");
+    } catch (FileSystemException e) {
+      throw new IOException("cannot write " + absolute + ": " + e.getMessage());
     }
     Path path = Files.createTempFile(dir, "." + absolute.getFileName() + ".", ".partial");
     // Temp files are private; the result should have ordinary file permissions.
