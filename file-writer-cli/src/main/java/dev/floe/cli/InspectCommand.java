@@ -22,10 +22,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Show a Parquet file's footer (read with parquet-java): schema with field ids, row groups,",
-      "per column chunk codec, encodings, sizes, value/null counts, min/max statistics.",
-      "Or an Iceberg table: schema, partitioning, properties, snapshots with their summaries, and",
-      "the current snapshot's data files with partition, records, size and column metrics."
+      "Show a Parquet file's footer (read with parquet-java): schema with field ids, row groups, "
+          + "per column chunk codec, encodings, sizes, value/null counts, min/max statistics.",
+      "Or an Iceberg table: schema, partitioning, properties, snapshots with their summaries, and "
+          + "the current snapshot's data files with partition, records, size and column metrics."
     },
     footer = {
       "",

@@ -36,10 +36,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Write JSON lines (one object per line) to a Parquet file or append them to an Iceberg table.",
-      "Decoding and encoding are native; the input streams through in batches.",
-      "Nothing appears under the output's name unless the whole run succeeds (temp file + rename,",
-      "or one Iceberg commit; a missing table is created in that same commit)."
+      "Write JSON lines (one object per line) to a Parquet file or append them to an Iceberg table. "
+          + "Decoding and encoding are native; the input streams through in batches.",
+      "Nothing appears under the output's name unless the whole run succeeds: a temp file is renamed, "
+          + "or one Iceberg commit adds the files (a missing table is created in that same commit)."
     },
     footer = {
       "",
@@ -48,8 +48,8 @@ import picocli.CommandLine.Spec;
       "  floe write --input bids.jsonl --schema bids.schema.json --table nexmark.bids --warehouse wh \\",
       "      --partition-by 'bucket(8,auction)' --on-error dlq --dlq bad-bids.jsonl",
       "",
-      "Exit codes: 0 written; 1 failed (missing/unreadable input or schema, a bad line under",
-      "--on-error fail, I/O or catalog errors); 2 bad usage."
+      "Exit codes: 0 written; 1 failed (missing/unreadable input or schema, a bad line under "
+          + "--on-error fail, I/O or catalog errors); 2 bad usage."
     })
 final class WriteCommand implements Callable<Integer> {
   enum OnError {
@@ -95,6 +95,7 @@ final class WriteCommand implements Callable<Integer> {
 
   @Option(
       names = "--on-error",
+      paramLabel = "POLICY",
       description = "Bad lines: ${COMPLETION-CANDIDATES} (default: fail, or dlq with --dlq).")
   OnError onError;
 

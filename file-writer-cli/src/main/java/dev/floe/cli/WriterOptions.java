@@ -21,7 +21,7 @@ final class WriterOptions {
     uncompressed
   }
 
-  @Option(names = "--codec", description = "Compression: ${COMPLETION-CANDIDATES} (default: zstd).")
+  @Option(names = "--codec", paramLabel = "CODEC", description = "Compression: ${COMPLETION-CANDIDATES} (default: zstd).")
   Codec codec;
 
   @Option(names = "--level", paramLabel = "N", description = "Compression level (default: the codec's; zstd 3).")
