@@ -119,7 +119,8 @@ final class ParquetFooterReport {
         col.put("path", c.getPath().toDotString());
         col.put("field_id", fieldId(c.getPrimitiveType()));
         col.put("physical_type", c.getPrimitiveType().getPrimitiveTypeName().name());
-        col.put("logical_type", String.valueOf(c.getPrimitiveType().getLogicalTypeAnnotation()));
+        var logical = c.getPrimitiveType().getLogicalTypeAnnotation();
+        col.put("logical_type", logical == null ? null : logical.toString());
         col.put("codec", c.getCodec().name());
         col.putPOJO("encodings", c.getEncodings().stream().map(Enum::name).sorted().toList());
         col.put("offset", c.getStartingPos());
