@@ -19,6 +19,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -138,10 +139,7 @@ final class WriteCommand implements Callable<Integer> {
         // Throughput covers the data path (decode, encode, commit), not JVM and library start-up.
         long started = System.nanoTime();
         Counts counts = copy(lines, target, policy, deadLetters);
-        if (deadLetters != null) {
-          deadLetters.commit();
-        }
-        WriteTarget.Written written = target.commit();
+        WriteTarget.Written written = commit(target, deadLetters);
         printSummary(counts, lines, written, deadLetters, System.nanoTime() - started);
       } finally {
         if (opened instanceof AutoCloseable closeable) {
@@ -150,6 +148,25 @@ final class WriteCommand implements Callable<Integer> {
       }
     }
     return FloeCli.EXIT_OK;
+  }
+
+  /**
+   * Dead letters first (a rename), then the rows; if the rows cannot be committed, the dead
+   * letters are withdrawn too, so a failed run leaves neither.
+   */
+  private static WriteTarget.Written commit(WriteTarget target, DeadLetters deadLetters) throws IOException {
+    if (deadLetters == null) {
+      return target.commit();
+    }
+    deadLetters.commit();
+    try {
+      return target.commit();
+    } catch (CommitStateUnknownException e) {
+      throw e; // the rows may be in the table: keep their dead letters
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(deadLetters.target());
+      throw e;
+    }
   }
 
   /** Checks the flags go together (exit 2 otherwise) and returns the bad-line policy. */
