@@ -364,6 +364,19 @@ int32_t floe_partitioned_batch_group_rows(const struct FloePartitionedBatch *bat
                                           char **out_error);
 
 /*
+ Copies, for every row of a regrouped batch in group order, the index of that row in
+ the input batch into `out_order` (so callers can match regrouped rows to their own).
+
+ # Safety
+ `batch` is a live handle; `out_order` points to `capacity` writable `int32_t`s, and
+ `capacity` equals the batch's total row count.
+ */
+int32_t floe_partitioned_batch_row_order(const struct FloePartitionedBatch *batch,
+                                         int32_t *out_order,
+                                         size_t capacity,
+                                         char **out_error);
+
+/*
  Frees a regrouped batch. Null is a no-op.
 
  # Safety

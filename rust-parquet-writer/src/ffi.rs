@@ -538,6 +538,37 @@ pub unsafe extern "C" fn floe_partitioned_batch_group_rows(
     })
 }
 
+/// Copies, for every row of a regrouped batch in group order, the index of that row in
+/// the input batch into `out_order` (so callers can match regrouped rows to their own).
+///
+/// # Safety
+/// `batch` is a live handle; `out_order` points to `capacity` writable `int32_t`s, and
+/// `capacity` equals the batch's total row count.
+#[no_mangle]
+pub unsafe extern "C" fn floe_partitioned_batch_row_order(
+    batch: *const FloePartitionedBatch,
+    out_order: *mut i32,
+    capacity: usize,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard(out_error, || {
+        let batch = batch
+            .as_ref()
+            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+        let rows = batch.inner.batch.num_rows();
+        if capacity != rows || (capacity > 0 && out_order.is_null()) {
+            return Err(FloeError::invalid_argument(format!(
+                "out_order must hold exactly {rows} row indices (capacity {capacity})"
+            )));
+        }
+        for row in 0..rows {
+            let input = batch.inner.order.as_ref().map_or(row, |o| o[row] as usize);
+            *out_order.add(row) = input as i32;
+        }
+        Ok(())
+    })
+}
+
 /// Frees a regrouped batch. Null is a no-op.
 ///
 /// # Safety

@@ -28,11 +28,14 @@ struct ResolvedField {
 
 /// A batch regrouped by partition: the rows of partition `i` are
 /// `batch.slice(ranges[i])`, and `partitions` row `i` holds its partition values.
+/// Row `p` of `batch` is row `order[p]` of the input (`order` is `None` when the
+/// input was not reordered). Within a partition, rows keep their input order.
 #[derive(Debug)]
 pub struct PartitionedBatch {
     pub batch: RecordBatch,
     pub partitions: StructArray,
     pub ranges: Vec<(usize, usize)>,
+    pub order: Option<Vec<u32>>,
 }
 
 impl PartitionedBatch {
@@ -116,14 +119,19 @@ impl Partitioner {
             .iter()
             .map(|v| take(v.as_ref(), &firsts, None))
             .collect::<std::result::Result<Vec<_>, _>>()?;
-        let partitions =
-            StructArray::try_new(self.partition_fields.clone(), partition_columns, None)?;
         let groups = firsts.len();
+        let partitions = if self.partition_fields.is_empty() {
+            // An unpartitioned spec: one group (if any rows) with an empty tuple.
+            StructArray::new_empty_fields(groups, None)
+        } else {
+            StructArray::try_new(self.partition_fields.clone(), partition_columns, None)?
+        };
         if groups <= 1 {
             return Ok(PartitionedBatch {
                 batch: batch.clone(),
                 partitions,
                 ranges: if rows == 0 { vec![] } else { vec![(0, rows)] },
+                order: None,
             });
         }
         // Counting sort of row indices by group: one take, then contiguous slices.
@@ -144,11 +152,12 @@ impl Partitioner {
             order[next[g as usize]] = row as u32;
             next[g as usize] += 1;
         }
-        let batch = take_record_batch(batch, &UInt32Array::from(order))?;
+        let batch = take_record_batch(batch, &UInt32Array::from(order.clone()))?;
         Ok(PartitionedBatch {
             batch,
             partitions,
             ranges,
+            order: Some(order),
         })
     }
 }
@@ -358,6 +367,7 @@ mod tests {
         assert_eq!(ids(0), [1, 3, 6]);
         assert_eq!(ids(1), [2, 5]);
         assert_eq!(ids(2), [4]);
+        assert_eq!(split.order.as_deref(), Some(&[0, 2, 5, 1, 4, 3][..]));
     }
 
     #[test]
@@ -405,6 +415,21 @@ mod tests {
         )
         .unwrap_err();
         assert!(wrong.to_string().contains("'price'"), "{wrong}");
+    }
+
+    #[test]
+    fn an_unpartitioned_spec_gives_one_group_with_an_empty_tuple() {
+        let schema = Arc::new(Schema::new(vec![id_field("id", DataType::Int64, 1)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let partitioner = Partitioner::new(&schema, &spec(r#"{"version":1,"fields":[]}"#)).unwrap();
+        let split = partitioner.split(&batch).unwrap();
+        assert_eq!(split.ranges, [(0, 3)]);
+        assert_eq!(split.partitions.len(), 1);
+        assert!(split.order.is_none(), "one group: the batch is not copied");
     }
 
     #[test]

@@ -58,6 +58,25 @@ public final class PartitionedBatch implements AutoCloseable {
     return total;
   }
 
+  /**
+   * For every row in group order (group 0's rows first, each group's rows in input order), its
+   * index in the input batch: how callers match a regrouped row -- and so its position in the file
+   * it is written to -- with their own view of the input.
+   */
+  public int[] rowOrder() {
+    int rows = Math.toIntExact(totalRows());
+    if (rows == 0) {
+      return new int[0];
+    }
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment order = call.allocate(ValueLayout.JAVA_INT, rows);
+      MemorySegment error = call.allocate(ValueLayout.ADDRESS);
+      int status = floe_h.floe_partitioned_batch_row_order(handle(), order, rows, error);
+      NativeStatus.check(status, error, null);
+      return order.toArray(ValueLayout.JAVA_INT);
+    }
+  }
+
   /** What decoding did, for a batch from {@link NativeJsonDecoder#decodePartitioned}; else null. */
   public DecodeStats decodeStats() {
     return decodeStats;

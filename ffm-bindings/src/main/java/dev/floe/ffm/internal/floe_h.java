@@ -1211,6 +1211,67 @@ public class floe_h {
         }
     }
 
+    private static class floe_partitioned_batch_row_order {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_partitioned_batch_row_order");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_row_order(const struct FloePartitionedBatch *batch, int32_t *out_order, size_t capacity, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_partitioned_batch_row_order$descriptor() {
+        return floe_partitioned_batch_row_order.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_row_order(const struct FloePartitionedBatch *batch, int32_t *out_order, size_t capacity, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_partitioned_batch_row_order$handle() {
+        return floe_partitioned_batch_row_order.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_row_order(const struct FloePartitionedBatch *batch, int32_t *out_order, size_t capacity, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_partitioned_batch_row_order$address() {
+        return floe_partitioned_batch_row_order.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_partitioned_batch_row_order(const struct FloePartitionedBatch *batch, int32_t *out_order, size_t capacity, char **out_error)
+     * }
+     */
+    public static int floe_partitioned_batch_row_order(MemorySegment batch, MemorySegment out_order, long capacity, MemorySegment out_error) {
+        var mh$ = floe_partitioned_batch_row_order.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_partitioned_batch_row_order", batch, out_order, capacity, out_error);
+            }
+            return (int)mh$.invokeExact(batch, out_order, capacity, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class floe_partitioned_batch_free {
         public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
             floe_h.C_POINTER
