@@ -4,12 +4,9 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
-import dev.floe.arrow.NativeParquetWriter;
 import dev.floe.arrow.ParquetFileSummary;
 import dev.floe.arrow.PartitionedBatch;
 import java.io.Closeable;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
@@ -20,7 +17,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.io.PositionOutputStream;
 
 /**
  * One Iceberg data file written by floe's native Parquet writer, through the table's {@code
@@ -31,15 +27,11 @@ import org.apache.iceberg.io.PositionOutputStream;
  * #abort()} discards the file instead.
  */
 public final class NativeDataWriter implements Closeable {
-  private final OutputFile file;
-  private final FileIO io;
-  private final PositionOutputStream stream;
-  private final NativeParquetWriter writer;
+  private final NativeFileOutput output;
   private final PartitionSpec spec;
   private final StructLike partition;
   private final MetricsConfig metricsConfig;
   private DataFile dataFile;
-  private boolean closed;
 
   NativeDataWriter(
       OutputFile file,
@@ -50,79 +42,65 @@ public final class NativeDataWriter implements Closeable {
       PartitionSpec spec,
       StructLike partition,
       BufferAllocator allocator) {
-    this.file = file;
-    this.io = io;
+    this.output = new NativeFileOutput(file, io, arrowSchema, settings.parquet(), allocator);
     this.spec = spec;
     this.partition = partition;
     this.metricsConfig = metricsConfig;
-    this.stream = file.createOrOverwrite();
-    NativeParquetWriter opened;
-    try {
-      opened = NativeParquetWriter.open(stream, arrowSchema, settings.parquet(), allocator);
-    } catch (RuntimeException e) {
-      closeQuietly();
-      throw e;
-    }
-    this.writer = opened;
   }
 
   public void write(VectorSchemaRoot batch) {
-    writer.write(batch);
+    output.writer().write(batch);
+    output.addRows(batch.getRowCount());
   }
 
   /** Writes group {@code group} of a regrouped batch (all of its rows are in this partition). */
   public void write(PartitionedBatch batch, int group) {
-    writer.write(batch, group);
+    output.writer().write(batch, group);
+    output.addRows(batch.rows(group));
   }
 
   /** Decodes JSON messages straight into this file (see {@link NativeJsonDecoder#decodeInto}). */
   public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
-    return decoder.decodeInto(messages, writer, policy);
+    DecodeStats stats = decoder.decodeInto(messages, output.writer(), policy);
+    output.addRows(stats.rows());
+    return stats;
+  }
+
+  /** Rows written so far: the position in the file the next row gets. */
+  public long rowCount() {
+    return output.rows();
   }
 
   /** Bytes written so far plus buffered rows' estimated size: what rolling compares to a target. */
   public long length() {
-    return writer.estimatedSize();
+    return output.length();
   }
 
   public String location() {
-    return file.location();
+    return output.location();
   }
 
   /** Finishes the file and builds its {@link DataFile}. Idempotent. */
   @Override
   public void close() {
-    if (closed) {
+    if (output.isClosed()) {
       return;
     }
-    closed = true;
-    try {
-      ParquetFileSummary summary = writer.finish();
-      writer.close();
-      stream.close();
-      dataFile =
-          DataFiles.builder(spec)
-              .withPath(file.location())
-              .withFormat(FileFormat.PARQUET)
-              .withPartition(partition)
-              .withFileSizeInBytes(summary.fileSize())
-              .withMetrics(FileMetrics.of(summary, metricsConfig))
-              .withSplitOffsets(FileMetrics.splitOffsets(summary))
-              .build();
-    } catch (IOException e) {
-      throw new UncheckedIOException("closing " + file.location(), e);
-    } finally {
-      writer.close();
-    }
+    ParquetFileSummary summary = output.finish();
+    dataFile =
+        DataFiles.builder(spec)
+            .withPath(output.location())
+            .withFormat(FileFormat.PARQUET)
+            .withPartition(partition)
+            .withFileSizeInBytes(summary.fileSize())
+            .withMetrics(FileMetrics.of(summary, metricsConfig))
+            .withSplitOffsets(FileMetrics.splitOffsets(summary))
+            .build();
   }
 
   /** Discards the file: nothing is finished, the partial output is closed and deleted. */
   public void abort() {
-    if (!closed) {
-      closed = true;
-      closeQuietly();
-      io.deleteFile(file.location());
-    }
+    output.abort();
   }
 
   /** The finished file; available after {@link #close()}. */
@@ -131,16 +109,5 @@ public final class NativeDataWriter implements Closeable {
       throw new IllegalStateException("the data file is available after close()");
     }
     return dataFile;
-  }
-
-  private void closeQuietly() {
-    if (writer != null) {
-      writer.close();
-    }
-    try {
-      stream.close();
-    } catch (IOException ignored) {
-      // Aborting: the partial file is garbage either way.
-    }
   }
 }

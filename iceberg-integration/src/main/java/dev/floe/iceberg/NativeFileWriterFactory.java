@@ -8,6 +8,9 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.io.DeleteSchemaUtil;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -25,6 +28,8 @@ public final class NativeFileWriterFactory {
   private final OutputFileFactory files;
   private final WriterSettings settings;
   private final MetricsConfig metricsConfig;
+  private final MetricsConfig positionDeleteMetricsConfig;
+  private final int formatVersion;
   private final BufferAllocator allocator;
 
   private NativeFileWriterFactory(
@@ -34,6 +39,8 @@ public final class NativeFileWriterFactory {
       OutputFileFactory files,
       Map<String, String> properties,
       MetricsConfig metricsConfig,
+      MetricsConfig positionDeleteMetricsConfig,
+      int formatVersion,
       BufferAllocator allocator) {
     this.schema = schema;
     this.spec = spec;
@@ -42,6 +49,8 @@ public final class NativeFileWriterFactory {
     this.files = files;
     this.settings = WriterSettings.of(properties);
     this.metricsConfig = metricsConfig;
+    this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
+    this.formatVersion = formatVersion;
     this.allocator = allocator;
   }
 
@@ -66,6 +75,8 @@ public final class NativeFileWriterFactory {
         files,
         table.properties(),
         MetricsConfig.forTable(table),
+        MetricsConfig.forPositionDelete(table),
+        TableUtil.formatVersion(table),
         allocator);
   }
 
@@ -84,11 +95,7 @@ public final class NativeFileWriterFactory {
 
   /** One data file in {@code partition} (null for an unpartitioned table). */
   public NativeDataWriter newDataWriter(StructLike partition) {
-    OutputFile file =
-        (partition == null || spec.isUnpartitioned()
-                ? files.newOutputFile()
-                : files.newOutputFile(spec, partition))
-            .encryptingOutputFile();
+    OutputFile file = newOutputFile(partition);
     return new NativeDataWriter(file, io, arrowSchema, settings, metricsConfig, spec, partition, allocator);
   }
 
@@ -119,6 +126,63 @@ public final class NativeFileWriterFactory {
       return new UnpartitionedTaskWriter(this, null);
     }
     return new FanoutTaskWriter(this, spec, allocator, maxOpenFiles);
+  }
+
+  /**
+   * A task writer that upserts by the table's identifier fields (format v2 or later): each row
+   * replaces the table's row with the same key. Commit its result with {@link Commits#rowDelta}.
+   *
+   * @throws IllegalArgumentException if the table has no identifier fields, is format v1, or is
+   *     partitioned by a column that is not an identifier field
+   */
+  public NativeTaskWriter newUpsertTaskWriter() {
+    if (formatVersion < 2) {
+      throw new IllegalArgumentException("upserts need a format v2 or later table (row-level deletes)");
+    }
+    if (schema.identifierFieldIds().isEmpty()) {
+      throw new IllegalArgumentException("upserts need identifier fields in the table schema");
+    }
+    return new UpsertTaskWriter(this, spec, allocator);
+  }
+
+  /** The Arrow schema of equality-delete rows: the identifier fields, in table order. */
+  org.apache.arrow.vector.types.pojo.Schema equalityDeleteArrowSchema() {
+    return ArrowSchemas.toArrow(TypeUtil.select(schema, schema.identifierFieldIds()));
+  }
+
+  private OutputFile newOutputFile(StructLike partition) {
+    return (partition == null || spec.isUnpartitioned()
+            ? files.newOutputFile()
+            : files.newOutputFile(spec, partition))
+        .encryptingOutputFile();
+  }
+
+  /** An equality-delete file keyed by the identifier fields, in {@code partition}. */
+  NativeEqualityDeleteWriter newEqualityDeleteWriter(StructLike partition) {
+    int[] ids = schema.identifierFieldIds().stream().sorted().mapToInt(Integer::intValue).toArray();
+    return new NativeEqualityDeleteWriter(
+        newOutputFile(partition),
+        io,
+        equalityDeleteArrowSchema(),
+        settings,
+        metricsConfig,
+        spec,
+        partition,
+        ids,
+        allocator);
+  }
+
+  /** Position deletes for data files of {@code partition}; the file is created on completion. */
+  NativePositionDeleteWriter newPositionDeleteWriter(StructLike partition) {
+    return new NativePositionDeleteWriter(
+        () -> newOutputFile(partition),
+        io,
+        ArrowSchemas.toArrow(DeleteSchemaUtil.pathPosSchema()),
+        settings,
+        positionDeleteMetricsConfig,
+        spec,
+        partition,
+        allocator);
   }
 
   /** A rolling writer for rows all known to be in {@code partition} (no transforms applied). */

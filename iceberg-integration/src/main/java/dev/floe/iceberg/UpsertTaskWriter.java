@@ -1,0 +1,214 @@
+package dev.floe.iceberg;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.DecodedBatch;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.NativePartitioner;
+import dev.floe.arrow.PartitionedBatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionData;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.util.StructLikeWrapper;
+
+/**
+ * Upserts by the table's identifier fields on a format v2+ table: every row replaces the row with
+ * the same key. Like Iceberg's equality-delta writers in upsert mode, the first time this writer
+ * sees a key it writes an equality delete (removing the key's row from earlier commits); when a
+ * key comes again it writes a position delete for the row it wrote before (equality deletes do not
+ * apply within their own commit). Commit the result with {@link Commits#rowDelta}; readers then
+ * see the latest row per key.
+ *
+ * <p>Keys are matched per row in Java from the batch's key columns (compact byte keys, one map
+ * entry per distinct key until {@link #complete()}); the rows themselves are regrouped and encoded
+ * natively. Partition source columns must be identifier fields, so that a key never changes
+ * partition. Not thread-safe.
+ */
+final class UpsertTaskWriter implements NativeTaskWriter {
+  private final NativeFileWriterFactory factory;
+  private final PartitionSpec spec;
+  private final NativePartitioner partitioner;
+  private final BufferAllocator allocator;
+  private final int[] keyColumns;
+  private final org.apache.arrow.vector.types.pojo.Schema keySchema;
+  private final Map<StructLikeWrapper, PartitionState> partitions = new LinkedHashMap<>();
+  private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
+  private boolean done;
+
+  private record FilePosition(String path, long position) {}
+
+  /** What one partition writes: its data files and its two kinds of delete files. */
+  private final class PartitionState {
+    final PartitionData partition;
+    final RollingDataWriter data;
+    final NativePositionDeleteWriter positionDeletes;
+    NativeEqualityDeleteWriter equalityDeletes;
+
+    PartitionState(PartitionData partition) {
+      this.partition = partition;
+      this.data = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
+      this.positionDeletes = factory.newPositionDeleteWriter(partition);
+    }
+
+    NativeEqualityDeleteWriter equalityDeletes() {
+      if (equalityDeletes == null) {
+        equalityDeletes = factory.newEqualityDeleteWriter(partition);
+      }
+      return equalityDeletes;
+    }
+  }
+
+  UpsertTaskWriter(NativeFileWriterFactory factory, PartitionSpec spec, BufferAllocator allocator) {
+    this.factory = factory;
+    this.spec = spec;
+    this.allocator = allocator;
+    Set<Integer> identifiers = factory.schema().identifierFieldIds();
+    for (org.apache.iceberg.PartitionField field : spec.fields()) {
+      if (!identifiers.contains(field.sourceId())) {
+        throw new IllegalArgumentException(
+            "upserts need every partition source column to be an identifier field, but partition field '"
+                + field.name()
+                + "' comes from column '"
+                + factory.schema().findColumnName(field.sourceId())
+                + "'");
+      }
+    }
+    this.keySchema = factory.equalityDeleteArrowSchema();
+    this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
+    this.partitioner =
+        NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec), allocator);
+  }
+
+  private static int[] columnIndexes(
+      org.apache.arrow.vector.types.pojo.Schema table, org.apache.arrow.vector.types.pojo.Schema keys) {
+    int[] indexes = new int[keys.getFields().size()];
+    for (int i = 0; i < indexes.length; i++) {
+      Field key = keys.getFields().get(i);
+      indexes[i] = table.getFields().indexOf(table.findField(key.getName()));
+      if (indexes[i] < 0) {
+        throw new IllegalArgumentException("identifier field '" + key.getName() + "' must be a top-level column");
+      }
+    }
+    return indexes;
+  }
+
+  @Override
+  public void write(VectorSchemaRoot batch) {
+    ensureOpen();
+    RowKeys.Key[] keys = RowKeys.of(batch, keyColumns);
+    try (PartitionedBatch split = partitioner.split(batch, allocator)) {
+      int[] order = split.rowOrder();
+      int offset = 0;
+      for (int group = 0; group < split.groupCount(); group++) {
+        PartitionState state = stateFor(PartitionValues.read(spec, split.partitions(), group));
+        int rows = Math.toIntExact(split.rows(group));
+        NativeDataWriter file = state.data.writer();
+        String path = file.location();
+        long firstPosition = file.rowCount();
+        List<Integer> newKeys = new ArrayList<>();
+        for (int k = 0; k < rows; k++) {
+          int row = order[offset + k];
+          FilePosition previous = written.put(keys[row], new FilePosition(path, firstPosition + k));
+          if (previous == null) {
+            newKeys.add(row);
+          } else {
+            state.positionDeletes.delete(previous.path(), previous.position());
+          }
+        }
+        state.data.write(split, group);
+        if (!newKeys.isEmpty()) {
+          writeEqualityDeletes(state, batch, newKeys);
+        }
+        offset += rows;
+      }
+    }
+  }
+
+  /** Decodes the messages into Java Arrow (keys are read from it), then upserts them. */
+  @Override
+  public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
+    ensureOpen();
+    try (DecodedBatch decoded = decoder.decode(messages, policy, allocator)) {
+      write(decoded.root());
+      return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), decoded.rejected());
+    }
+  }
+
+  private void writeEqualityDeletes(PartitionState state, VectorSchemaRoot batch, List<Integer> rows) {
+    try (VectorSchemaRoot keys = VectorSchemaRoot.create(keySchema, allocator)) {
+      keys.allocateNew();
+      for (int c = 0; c < keyColumns.length; c++) {
+        FieldVector from = batch.getVector(keyColumns[c]);
+        FieldVector to = keys.getVector(c);
+        for (int i = 0; i < rows.size(); i++) {
+          to.copyFromSafe(rows.get(i), i, from);
+        }
+      }
+      keys.setRowCount(rows.size());
+      state.equalityDeletes().write(keys);
+    }
+  }
+
+  private PartitionState stateFor(PartitionData partition) {
+    StructLikeWrapper key = StructLikeWrapper.forType(spec.partitionType()).set(partition);
+    return partitions.computeIfAbsent(key, k -> new PartitionState(partition));
+  }
+
+  @Override
+  public WriteResult complete() {
+    ensureOpen();
+    done = true;
+    WriteResult.Builder result = WriteResult.builder();
+    try {
+      for (PartitionState state : partitions.values()) {
+        result.addDataFiles(state.data.complete());
+        if (state.equalityDeletes != null) {
+          state.equalityDeletes.close();
+          result.addDeleteFiles(state.equalityDeletes.deleteFile());
+        }
+        result.addReferencedDataFiles(state.positionDeletes.referencedDataFiles());
+        DeleteFile positions = state.positionDeletes.complete();
+        if (positions != null) {
+          result.addDeleteFiles(positions);
+        }
+      }
+    } finally {
+      written.clear();
+      partitioner.close();
+    }
+    return result.build();
+  }
+
+  @Override
+  public void abort() {
+    if (!done) {
+      done = true;
+      for (PartitionState state : partitions.values()) {
+        state.data.abort();
+        if (state.equalityDeletes != null) {
+          state.equalityDeletes.abort();
+        }
+      }
+      written.clear();
+      partitioner.close();
+    }
+  }
+
+  private void ensureOpen() {
+    if (done) {
+      throw new IllegalStateException("the task writer is already complete or aborted");
+    }
+  }
+}

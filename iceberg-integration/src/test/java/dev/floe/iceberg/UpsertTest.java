@@ -1,0 +1,221 @@
+package dev.floe.iceberg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.JsonDecoderConfig;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Upserts by identifier fields: after several commits with keys repeated across and within
+ * commits, readers see exactly the latest row per key -- the same table Iceberg Java's equality
+ * delta writer produces from the same input.
+ */
+class UpsertTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          List.of(
+              Types.NestedField.required(1, "id", Types.LongType.get()),
+              Types.NestedField.required(2, "region", Types.StringType.get()),
+              Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)),
+              Types.NestedField.optional(4, "note", Types.StringType.get()),
+              Types.NestedField.optional(5, "ts", Types.TimestampType.withZone())),
+          Set.of(1, 2));
+
+  @TempDir Path warehouse;
+  private Catalog catalog;
+  private BufferAllocator allocator;
+
+  @BeforeEach
+  void setUp() {
+    catalog = Catalogs.embedded(warehouse);
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    allocator.close();
+    if (catalog instanceof AutoCloseable c) {
+      c.close();
+    }
+  }
+
+  private Table table(String name, PartitionSpec spec) {
+    return catalog.createTable(
+        TableIdentifier.of("db", name), SCHEMA, spec, Map.of(TableProperties.FORMAT_VERSION, "2"));
+  }
+
+  /** Rows whose (id, region) keys repeat: drawn from a small key space. */
+  private static List<Record> rounds(long seed, int rows, int keySpace) {
+    List<Record> out = new RandomRows(seed).records(SCHEMA, rows);
+    Random random = new Random(seed);
+    for (Record r : out) {
+      int key = random.nextInt(keySpace);
+      r.setField("id", (long) key);
+      r.setField("region", key % 3 == 0 ? "東京" : "eu-" + (key % 5));
+    }
+    return out;
+  }
+
+  private WriteResult upsertWithFloe(Table table, List<Record> rows, int batchSize) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
+      for (int start = 0; start < rows.size(); start += batchSize) {
+        batch.clear();
+        for (Record r : rows.subList(start, Math.min(rows.size(), start + batchSize))) {
+          batch.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8));
+        }
+        writer.write(decoder, batch, BadRecordPolicy.FAIL);
+      }
+      WriteResult result = writer.complete();
+      Commits.rowDelta(table, result, Map.of());
+      return result;
+    }
+  }
+
+  private static void upsertWithIceberg(Table table, List<Record> rows) throws IOException {
+    IcebergJavaUpsertWriter writer = new IcebergJavaUpsertWriter(table, 1);
+    for (Record r : rows) {
+      writer.write(r);
+    }
+    Commits.rowDelta(table, writer.complete(), Map.of());
+  }
+
+  private List<Record> readAll(String name) throws IOException {
+    List<Record> out = new ArrayList<>();
+    try (CloseableIterable<Record> rows =
+        IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", name))).build()) {
+      rows.forEach(r -> out.add(r.copy()));
+    }
+    return out;
+  }
+
+  private static Map<List<Object>, Record> latestPerKey(List<List<Record>> commits) {
+    Map<List<Object>, Record> latest = new LinkedHashMap<>();
+    commits.forEach(rows -> rows.forEach(r -> latest.put(List.of(r.getField("id"), r.getField("region")), r)));
+    return latest;
+  }
+
+  private static Map<List<Object>, List<Object>> byKey(List<Record> rows) {
+    Map<List<Object>, List<Object>> out = new HashMap<>();
+    for (Record r : rows) {
+      List<Object> values = new ArrayList<>();
+      // Only the table's columns: a read that applies deletes may carry _pos after them.
+      for (int i = 0; i < SCHEMA.columns().size(); i++) {
+        values.add(r.get(i));
+      }
+      List<Object> previous = out.put(List.of(r.getField("id"), r.getField("region")), values);
+      assertEquals(null, previous, "two live rows for key " + r.getField("id"));
+    }
+    return out;
+  }
+
+  /** Equal maps, or a failure that lists the first few keys that differ. */
+  private static void assertSameRows(
+      Map<List<Object>, List<Object>> expected, Map<List<Object>, List<Object>> actual, String where) {
+    List<String> differences = new ArrayList<>();
+    Set<List<Object>> keys = new java.util.HashSet<>(expected.keySet());
+    keys.addAll(actual.keySet());
+    for (List<Object> key : keys) {
+      if (!java.util.Objects.equals(expected.get(key), actual.get(key))) {
+        differences.add(key + ": expected " + expected.get(key) + " but was " + actual.get(key));
+      }
+    }
+    assertEquals(
+        List.of(), differences.subList(0, Math.min(5, differences.size())), where + ", " + differences.size() + " keys differ");
+  }
+
+  @Test
+  void readersSeeTheLatestRowPerKeyLikeIcebergJava() throws IOException {
+    for (PartitionSpec spec :
+        List.of(PartitionSpec.unpartitioned(), PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build())) {
+      String suffix = spec.isUnpartitioned() ? "flat" : "bucketed";
+      Table floe = table("floe_" + suffix, spec);
+      Table java = table("java_" + suffix, spec);
+      List<List<Record>> commits = List.of(rounds(1, 800, 500), rounds(2, 1500, 900), rounds(3, 700, 300));
+      for (List<Record> rows : commits) {
+        upsertWithFloe(floe, rows, 256);
+        upsertWithIceberg(java, rows);
+      }
+      Map<List<Object>, List<Object>> expected = byKey(new ArrayList<>(latestPerKey(commits).values()));
+      assertSameRows(expected, byKey(readAll("floe_" + suffix)), spec.toString());
+      assertSameRows(byKey(readAll("java_" + suffix)), byKey(readAll("floe_" + suffix)), spec.toString());
+    }
+  }
+
+  @Test
+  void repeatsWithinACommitBecomePositionDeletesAndNewKeysEqualityDeletes() {
+    Table table = table("kinds", PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build());
+    List<Record> rows = rounds(4, 1000, 400);
+    WriteResult result = upsertWithFloe(table, rows, 100);
+    long distinctKeys = latestPerKey(List.of(rows)).size();
+    long equality = 0;
+    long positions = 0;
+    for (DeleteFile f : result.deleteFiles()) {
+      if (f.content() == FileContent.EQUALITY_DELETES) {
+        equality += f.recordCount();
+        assertEquals(List.of(1, 2), f.equalityFieldIds());
+      } else {
+        positions += f.recordCount();
+      }
+    }
+    assertEquals(distinctKeys, equality, "one equality delete per key seen");
+    assertEquals(rows.size() - distinctKeys, positions, "one position delete per repeat");
+    assertTrue(result.referencedDataFiles().length > 0);
+  }
+
+  @Test
+  void upsertsNeedIdentifierFieldsAndAV2Table() {
+    Table v1 =
+        catalog.createTable(
+            TableIdentifier.of("db", "v1"), SCHEMA, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "1"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NativeFileWriterFactory.forTable(v1, allocator).newUpsertTaskWriter());
+    assertTrue(e.getMessage().contains("v2"), e.getMessage());
+    Table byNote = table("by_note", PartitionSpec.builderFor(SCHEMA).identity("note").build());
+    IllegalArgumentException partitioned =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NativeFileWriterFactory.forTable(byNote, allocator).newUpsertTaskWriter());
+    assertTrue(partitioned.getMessage().contains("'note'"), partitioned.getMessage());
+  }
+}
