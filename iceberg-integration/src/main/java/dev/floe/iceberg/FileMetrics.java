@@ -33,6 +33,13 @@ import org.apache.parquet.schema.PrimitiveType;
  * reports them.
  */
 public final class FileMetrics {
+  /**
+   * Built once: constructing read options loads a Hadoop configuration, which cost more than
+   * writing a small file. The converter is thread-safe (its caches are concurrent).
+   */
+  private static final ParquetMetadataConverter CONVERTER =
+      new ParquetMetadataConverter(ParquetReadOptions.builder().build());
+
   private FileMetrics() {}
 
   public static Metrics of(ParquetFileSummary summary, MetricsConfig config) {
@@ -47,8 +54,7 @@ public final class FileMetrics {
 
   static ParquetMetadata parseFooter(byte[] footer) {
     try {
-      return new ParquetMetadataConverter(ParquetReadOptions.builder().build())
-          .readParquetMetadata(new ByteArrayInputStream(footer), ParquetMetadataConverter.NO_FILTER);
+      return CONVERTER.readParquetMetadata(new ByteArrayInputStream(footer), ParquetMetadataConverter.NO_FILTER);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot parse the Parquet footer libfloe returned", e);
     }
