@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::error::DecodeError;
+use super::error::{excerpt, DecodeError};
 
 /// Kinds of JSON value, for "expected X, found Y" messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,23 +101,52 @@ impl<'a> Cursor<'a> {
                 describe_byte(self.buf[self.pos])
             )),
             Token::End => self.error(format!("truncated message: expected {expected}")),
+            // The kind says it all; quoting a whole object would bury the message.
+            found @ (Token::Object | Token::Array) => {
+                self.error(format!("expected {expected}, found {}", found.describe()))
+            }
             found => {
-                let snippet = self.snippet();
+                let token = &self.buf[self.pos..self.token_end(found)];
                 self.error(format!(
-                    "expected {expected}, found {} {snippet}",
-                    found.describe()
+                    "expected {expected}, found {} {}",
+                    found.describe(),
+                    excerpt(token, found == Token::String)
                 ))
             }
         }
     }
 
-    fn snippet(&self) -> String {
-        let end = (self.pos + 24).min(self.buf.len());
-        let text = String::from_utf8_lossy(&self.buf[self.pos..end]);
-        if end < self.buf.len() {
-            format!("{text}...")
-        } else {
-            text.into_owned()
+    /// Where the scalar token at the cursor ends (exclusive), without consuming it: after the
+    /// closing quote of a string (escapes skipped), after a number's or a literal's last
+    /// character, or at the end of the message if it is cut short.
+    fn token_end(&self, token: Token) -> usize {
+        let buf = self.buf;
+        let mut i = self.pos + 1;
+        match token {
+            Token::String => {
+                while i < buf.len() {
+                    match buf[i] {
+                        b'"' => return i + 1,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+                buf.len()
+            }
+            Token::Number => {
+                while i < buf.len()
+                    && matches!(buf[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                i
+            }
+            _ => {
+                while i < buf.len() && buf[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                i
+            }
         }
     }
 
@@ -648,4 +677,48 @@ fn hex4(raw: &[u8], at: usize) -> Result<u32, String> {
         value = value * 16 + v;
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message of the error for expecting an int64 where `json` is.
+    fn found(json: &str) -> String {
+        let mut cur = Cursor::new(json.as_bytes(), 64);
+        cur.parse_integer("int64", i64::MIN, i64::MAX)
+            .unwrap_err()
+            .message()
+            .to_string()
+    }
+
+    #[test]
+    fn wrong_kind_quotes_exactly_the_offending_token() {
+        assert_eq!(
+            found(r#""two","event_type":"view"}"#),
+            r#"expected int64, found string "two""#
+        );
+        assert_eq!(found(r#""x"}"#), r#"expected int64, found string "x""#);
+        assert_eq!(
+            found(r#""say \"hi\"","n":1}"#),
+            r#"expected int64, found string "say \"hi\"""#
+        );
+        assert_eq!(found("true,\"n\":1}"), "expected int64, found boolean true");
+        assert_eq!(found("null]"), "expected int64, found null null");
+        assert_eq!(found(r#"{"a":1},"b":2}"#), "expected int64, found object");
+        assert_eq!(found("[1,2],\"b\":2}"), "expected int64, found array");
+        let mut cur = Cursor::new(b"12.5e3,\"b\":true}", 64);
+        let message = cur.parse_bool().unwrap_err().message().to_string();
+        assert_eq!(message, "expected boolean, found number 12.5e3");
+    }
+
+    #[test]
+    fn long_and_unterminated_strings_are_cut() {
+        let long = format!("\"{}\",\"b\":1}}", "z".repeat(200));
+        assert_eq!(
+            found(&long),
+            format!("expected int64, found string \"{}...\"", "z".repeat(39))
+        );
+        assert_eq!(found("\"cut"), "expected int64, found string \"cut");
+    }
 }

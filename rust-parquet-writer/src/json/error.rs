@@ -62,3 +62,77 @@ impl fmt::Display for DecodeError {
         }
     }
 }
+
+/// Longest part of a token that an error message quotes, in bytes.
+const EXCERPT_MAX_BYTES: usize = 40;
+
+/// A token of the message as an error quotes it: as written (invalid UTF-8 replaced), cut at a
+/// character boundary after [`EXCERPT_MAX_BYTES`] with `...` -- before a closing quote for a
+/// string token (`quoted`), so the excerpt still reads as one string.
+pub fn excerpt(token: &[u8], quoted: bool) -> String {
+    if token.len() <= EXCERPT_MAX_BYTES {
+        return String::from_utf8_lossy(token).into_owned();
+    }
+    let mut cut = EXCERPT_MAX_BYTES;
+    while cut > 0 && (token[cut] & 0xC0) == 0x80 {
+        cut -= 1; // inside a UTF-8 sequence: keep the whole character out
+    }
+    if quoted {
+        let backslashes = token[..cut]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 1 {
+            cut -= 1; // don't split an escape from the character it escapes
+        }
+    }
+    let text = String::from_utf8_lossy(&token[..cut]);
+    if quoted {
+        format!("{text}...\"")
+    } else {
+        format!("{text}...")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_tokens_are_quoted_whole() {
+        assert_eq!(excerpt(b"\"two\"", true), "\"two\"");
+        assert_eq!(excerpt(b"12.5e3", false), "12.5e3");
+        assert_eq!(excerpt(b"\"cut short", true), "\"cut short");
+    }
+
+    #[test]
+    fn long_tokens_are_cut_with_an_ellipsis() {
+        let long = format!("\"{}\"", "a".repeat(100));
+        assert_eq!(
+            excerpt(long.as_bytes(), true),
+            format!("\"{}...\"", "a".repeat(39))
+        );
+        let digits = "7".repeat(60);
+        assert_eq!(
+            excerpt(digits.as_bytes(), false),
+            format!("{}...", "7".repeat(40))
+        );
+    }
+
+    #[test]
+    fn cuts_keep_characters_and_escapes_whole() {
+        // "é" is two bytes: the 40-byte cut would split the one at bytes 39..41.
+        let accented = format!("\"{}é{}\"", "a".repeat(38), "b".repeat(20));
+        assert_eq!(
+            excerpt(accented.as_bytes(), true),
+            format!("\"{}...\"", "a".repeat(38))
+        );
+        // A backslash at byte 39 stays with the quote it escapes.
+        let escaped = format!("\"{}\\\"{}\"", "a".repeat(38), "b".repeat(20));
+        assert_eq!(
+            excerpt(escaped.as_bytes(), true),
+            format!("\"{}...\"", "a".repeat(38))
+        );
+    }
+}
