@@ -1,0 +1,467 @@
+package dev.floe.iceberg.sink;
+
+import dev.floe.arrow.RejectedMessage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes Kafka topics and lands every record in Iceberg tables exactly once.
+ *
+ * <p>The consumer thread routes each record to its table and packs it into an off-heap message
+ * batch; each table's worker thread decodes and encodes batches natively while the consumer keeps
+ * fetching. Every commit cycle ({@link SinkConfig#commitInterval()}, or N records, or N bytes)
+ * each table gets one Iceberg commit adding the cycle's files, with the consumed offsets and a
+ * commit id in the same snapshot's summary ({@link SnapshotOffsets}). On every partition
+ * assignment the sink resumes from the offsets stored in the tables; Kafka's group offsets are
+ * committed afterwards, only as a hint. A commit whose table offsets moved under it fails with
+ * {@link FencedException} instead of writing twice.
+ *
+ * <pre>{@code
+ * SinkConfig config = SinkConfig.builder(catalog, "localhost:9092", "floe-sink")
+ *     .route("bids", TableIdentifier.of("nexmark", "bids"))
+ *     .build();
+ * try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+ *   sink.run(); // until stop(), or the end of the topics with stopAtEnd
+ * }
+ * }</pre>
+ *
+ * <p>{@link #run()} runs on the calling thread; {@link #stop()} may be called from any thread.
+ */
+public final class KafkaIcebergSink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaIcebergSink.class);
+
+  private final SinkConfig config;
+  private final BufferAllocator allocator = new RootAllocator();
+  private final SinkMetrics metrics = new SinkMetrics();
+  private final Semaphore inFlight;
+  private final Map<TableIdentifier, TableChannel> channels = new LinkedHashMap<>();
+  private final Map<String, TableChannel> byTopic = new HashMap<>();
+  private final RouteField routeField;
+  private final DeadLetters deadLetters;
+  private final TableCommitter committer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Set<TopicPartition> assigned = new HashSet<>();
+  private Map<TopicPartition, Long> endOffsets;
+  private long cycleRecords;
+  private long cycleBytes;
+  private long cycleStarted = System.nanoTime();
+  private volatile boolean stopping;
+  /** Set when run() fails: nothing more may be committed from this cycle. */
+  private boolean failed;
+
+  public KafkaIcebergSink(SinkConfig config) {
+    this.config = config;
+    this.inFlight = new Semaphore((int) Math.min(Integer.MAX_VALUE, config.maxInFlightBytes()));
+    this.routeField = config.routeField() == null ? null : new RouteField(config.routeField());
+    this.deadLetters =
+        config.badRecords() == BadRecordMode.DEAD_LETTER
+            ? new DeadLetters(config.deadLetterTopic(), config.bootstrapServers(), config.consumerProperties())
+            : null;
+    this.committer = new TableCommitter(config.group());
+    this.consumer = new KafkaConsumer<>(consumerConfig(config));
+    try {
+      for (TableRoute route : config.routes()) {
+        channels.computeIfAbsent(route.table(), id -> new TableChannel(
+            id, loadOrCreate(id), config, allocator, inFlight, deadLetters, metrics));
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    metrics.register(config.group());
+  }
+
+  private static Map<String, Object> consumerConfig(SinkConfig config) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, config.group());
+    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+    c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 20);
+    c.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1 << 20);
+    c.putAll(config.consumerProperties());
+    return c;
+  }
+
+  private Table loadOrCreate(TableIdentifier id) {
+    try {
+      return config.catalog().loadTable(id);
+    } catch (NoSuchTableException missing) {
+      if (config.createSchema() == null) {
+        throw new SinkException("table " + id + " does not exist and no schema was given to create it", missing);
+      }
+      try {
+        return config.catalog().createTable(id, config.createSchema(), config.createSpec(), config.createProperties());
+      } catch (AlreadyExistsException raced) {
+        return config.catalog().loadTable(id); // another sink created it first
+      }
+    }
+  }
+
+  /** The sink's counters (also registered over JMX). */
+  public SinkMetricsMXBean metrics() {
+    return metrics;
+  }
+
+  /**
+   * Consumes and commits until {@link #stop()} (then commits what was consumed) or, with {@link
+   * SinkConfig#stopAtEnd()}, until everything up to the end offsets seen at assignment is
+   * committed.
+   *
+   * @throws SinkException on a bad record under FAIL, a write failure, or fencing; nothing
+   *     uncommitted is kept, and a restart resumes from the tables' offsets
+   */
+  public void run() {
+    Listener listener = new Listener();
+    if (config.topicPattern() != null) {
+      consumer.subscribe(config.topicPattern(), listener);
+    } else {
+      consumer.subscribe(config.topics(), listener);
+    }
+    try {
+      consume();
+    } catch (KafkaException e) {
+      // A failure inside a rebalance callback (a commit on revocation) reaches us wrapped.
+      failed = true;
+      throw e.getCause() instanceof RuntimeException cause && isSinkFailure(cause) ? cause : e;
+    } catch (RuntimeException | Error e) {
+      failed = true;
+      throw e;
+    } finally {
+      consumer.unsubscribe(); // with `failed` set, revocation commits nothing
+    }
+  }
+
+  private static boolean isSinkFailure(RuntimeException e) {
+    return e instanceof SinkException || e instanceof FencedException;
+  }
+
+  private void consume() {
+    while (!stopping) {
+      ConsumerRecords<byte[], byte[]> records;
+      try {
+        records = consumer.poll(Duration.ofMillis(200));
+      } catch (WakeupException e) {
+        continue; // stop() woke the poll
+      }
+      route(records);
+      if (commitDue()) {
+        commitCycle();
+      }
+      if (config.stopAtEnd() && reachedEnd()) {
+        commitCycle();
+        LOG.info("reached the end of {} partitions; stopping", assigned.size());
+        return;
+      }
+    }
+    commitCycle();
+  }
+
+  /** Asks {@link #run()} to commit what it consumed and return. Thread-safe. */
+  public void stop() {
+    stopping = true;
+    consumer.wakeup();
+  }
+
+  private void route(ConsumerRecords<byte[], byte[]> records) {
+    long bytes = 0;
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      byte[] value = r.value();
+      bytes += value == null ? 0 : value.length;
+      TableChannel channel = channelFor(r);
+      if (channel == null) {
+        unroutable(r);
+      } else if (routeField == null || !alreadyStored(channel, r)) {
+        channel.add(value, r.topic(), r.partition(), r.offset());
+      }
+    }
+    int count = records.count();
+    metrics.consumed(count, bytes);
+    cycleRecords += count;
+    cycleBytes += bytes;
+  }
+
+  private TableChannel channelFor(ConsumerRecord<byte[], byte[]> r) {
+    if (routeField == null) {
+      TableChannel cached = byTopic.get(r.topic());
+      if (cached != null) {
+        return cached;
+      }
+      for (TableRoute route : config.routes()) {
+        if (route.matchesTopic(r.topic())) {
+          TableChannel channel = channels.get(route.table());
+          byTopic.put(r.topic(), channel);
+          return channel;
+        }
+      }
+      return null;
+    }
+    String value = r.value() == null ? null : routeField.read(r.value());
+    for (TableRoute route : config.routes()) {
+      if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
+        return channels.get(route.table());
+      }
+    }
+    return null;
+  }
+
+  /** With a route field, a partition is read from the lowest offset any table needs. */
+  private static boolean alreadyStored(TableChannel channel, ConsumerRecord<byte[], byte[]> r) {
+    Long stored = channel.stored().get(new TopicPartition(r.topic(), r.partition()));
+    return stored != null && r.offset() < stored;
+  }
+
+  private void unroutable(ConsumerRecord<byte[], byte[]> r) {
+    String reason =
+        routeField == null
+            ? "no route for topic " + r.topic()
+            : "no route for field '" + config.routeField() + "' value "
+                + (r.value() == null ? "(null message)" : "'" + routeField.read(r.value()) + "'");
+    String source = "topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset();
+    switch (config.badRecords()) {
+      case FAIL -> throw new SinkException("bad record at " + source + ": " + reason, null);
+      case SKIP -> {
+        metrics.badRecord();
+        if (metrics.badRecords() <= 10) {
+          LOG.warn("skipped bad record at {}: {}", source, reason);
+        }
+      }
+      case DEAD_LETTER -> {
+        metrics.badRecord();
+        deadLetters.send(new RejectedMessage(-1, source, reason,
+            r.value() == null ? new byte[0] : r.value(), r.topic(), r.partition(), r.offset()));
+        metrics.deadLettered();
+      }
+    }
+  }
+
+  private boolean commitDue() {
+    return cycleRecords >= config.commitRecords()
+        || cycleBytes >= config.commitBytes()
+        || System.nanoTime() - cycleStarted >= config.commitInterval().toNanos();
+  }
+
+  private boolean reachedEnd() {
+    if (assigned.isEmpty() || endOffsets == null) {
+      return false;
+    }
+    for (TopicPartition tp : assigned) {
+      Long end = endOffsets.get(tp);
+      if (end != null && consumer.position(tp) < end) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * One commit cycle: every table's worker finishes its batches and files, bad records reach the
+   * dead-letter topic, and each table with new files commits them with the consumed offsets.
+   */
+  private void commitCycle() {
+    long started = System.nanoTime();
+    Map<TopicPartition, Long> positions = new HashMap<>();
+    for (TopicPartition tp : assigned) {
+      positions.put(tp, consumer.position(tp));
+    }
+    Map<TableChannel, WriteResult> results = new LinkedHashMap<>();
+    for (TableChannel channel : channels.values()) {
+      results.put(channel, channel.complete());
+    }
+    if (deadLetters != null) {
+      deadLetters.flush(); // before any offset moves past a dead-lettered record
+    }
+    long files = 0;
+    long bytes = 0;
+    for (Map.Entry<TableChannel, WriteResult> e : results.entrySet()) {
+      TableChannel channel = e.getKey();
+      WriteResult result = e.getValue();
+      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0) {
+        continue;
+      }
+      Map<TopicPartition, Long> offsets = offsetsFor(channel, positions);
+      committer.commit(channel.table(), result, offsets, channel.stored());
+      channel.stored().putAll(offsets);
+      files += result.dataFiles().length;
+      for (DataFile f : result.dataFiles()) {
+        bytes += f.fileSizeInBytes();
+      }
+    }
+    if (!positions.isEmpty()) {
+      commitGroupOffsets(positions);
+    }
+    long millis = (System.nanoTime() - started) / 1_000_000;
+    if (files > 0) {
+      metrics.committed(files, bytes, millis);
+      updateLag(positions);
+      LOG.info(
+          "committed {} records in {} files ({} MiB) in {} ms; {} records/s, {} MiB/s overall; lag {}; bad records {}",
+          cycleRecords, files, bytes >> 20, millis, (long) metrics.getRecordsPerSecond(),
+          String.format("%.1f", metrics.getBytesPerSecond() / (1 << 20)), metrics.getLag(), metrics.getBadRecords());
+    }
+    cycleRecords = 0;
+    cycleBytes = 0;
+    cycleStarted = System.nanoTime();
+  }
+
+  /** The positions of the partitions whose records can reach this table. */
+  private Map<TopicPartition, Long> offsetsFor(TableChannel channel, Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    positions.forEach((tp, offset) -> {
+      if (routeField != null || byTopic.get(tp.topic()) == channel || routesTo(tp.topic(), channel)) {
+        out.put(tp, offset);
+      }
+    });
+    return out;
+  }
+
+  private boolean routesTo(String topic, TableChannel channel) {
+    for (TableRoute route : config.routes()) {
+      if (route.matchesTopic(topic)) {
+        return channels.get(route.table()) == channel;
+      }
+    }
+    return false;
+  }
+
+  private void commitGroupOffsets(Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, OffsetAndMetadata> hint = new HashMap<>();
+    positions.forEach((tp, o) -> hint.put(tp, new OffsetAndMetadata(o)));
+    try {
+      consumer.commitSync(hint);
+    } catch (RuntimeException e) {
+      // Only a hint: the tables hold the offsets that count.
+      LOG.warn("could not commit group offsets (the tables have them): {}", e.getMessage());
+    }
+  }
+
+  private void updateLag(Map<TopicPartition, Long> positions) {
+    try {
+      Map<TopicPartition, Long> ends = consumer.endOffsets(positions.keySet(), Duration.ofSeconds(5));
+      long lag = 0;
+      for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+        lag += Math.max(0, e.getValue() - positions.getOrDefault(e.getKey(), e.getValue()));
+      }
+      metrics.lag(lag);
+    } catch (RuntimeException e) {
+      LOG.debug("lag unavailable: {}", e.getMessage());
+    }
+  }
+
+  /** Partitions come and go: resume new ones from the tables, commit before giving any away. */
+  private final class Listener implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (!partitions.isEmpty() && !failed) {
+        commitCycle();
+      }
+      forget(partitions);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      // Another sink may own them already: drop the cycle's files and re-read what we still own.
+      LOG.warn("lost partitions {}; discarding this cycle's uncommitted files", partitions);
+      for (TableChannel channel : channels.values()) {
+        channel.abortCycle();
+      }
+      forget(partitions);
+      resume(new ArrayList<>(assigned));
+      cycleRecords = 0;
+      cycleBytes = 0;
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      assigned.addAll(partitions);
+      resume(partitions);
+      if (config.stopAtEnd()) {
+        endOffsets = new HashMap<>(consumer.endOffsets(assigned));
+      }
+    }
+  }
+
+  private void forget(Collection<TopicPartition> partitions) {
+    assigned.removeAll(partitions);
+    for (TableChannel channel : channels.values()) {
+      channel.stored().keySet().removeAll(partitions);
+    }
+  }
+
+  /** Seeks each partition to the lowest offset stored for it by a table it feeds. */
+  private void resume(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> lowest = new HashMap<>();
+    for (TableChannel channel : channels.values()) {
+      channel.table().refresh();
+      Map<TopicPartition, Long> stored =
+          SnapshotOffsets.latest(
+              ((org.apache.iceberg.HasTableOperations) channel.table()).operations().current(),
+              config.group(),
+              partitions);
+      channel.stored().keySet().removeAll(partitions);
+      channel.stored().putAll(stored);
+      stored.forEach((tp, offset) -> lowest.merge(tp, offset, Math::min));
+    }
+    for (TopicPartition tp : partitions) {
+      Long offset = lowest.get(tp);
+      if (offset != null) {
+        consumer.seek(tp, offset);
+      } else {
+        // Never committed to a table: the group's committed offset (a hint) or the earliest.
+        OffsetAndMetadata committed = consumer.committed(Set.of(tp)).get(tp);
+        if (committed == null) {
+          consumer.seekToBeginning(List.of(tp));
+        } else {
+          consumer.seek(tp, committed.offset());
+        }
+      }
+    }
+    LOG.info("resuming {} partitions from table offsets {}", partitions.size(), lowest);
+  }
+
+  /** Stops without committing: uncommitted files are deleted, nothing else is kept. */
+  @Override
+  public void close() {
+    for (TableChannel channel : channels.values()) {
+      channel.close();
+    }
+    if (deadLetters != null) {
+      deadLetters.close();
+    }
+    consumer.close();
+    metrics.unregister();
+    allocator.close();
+  }
+}

@@ -1,0 +1,210 @@
+package dev.floe.iceberg.sink;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Everything a {@link KafkaIcebergSink} needs: where to read, where each record goes, when to
+ * commit, and what to do with bad records. Build with {@link #builder(Catalog, String, String)}.
+ *
+ * @param catalog where the tables live
+ * @param bootstrapServers Kafka brokers
+ * @param group the consumer group; also names the offsets stored in each table
+ * @param topics topics to subscribe to (or empty with {@code topicPattern})
+ * @param topicPattern a pattern of topics to subscribe to, or null
+ * @param routes where records go: the first matching route wins; records matching none are bad
+ * @param routeField a top-level JSON string field whose value routes records, or null
+ * @param commitInterval commit at least this often
+ * @param commitRecords ... or after this many records
+ * @param commitBytes ... or after this many payload bytes, whichever comes first
+ * @param batchRecords messages per native decode batch
+ * @param batchBytes payload bytes per native decode batch
+ * @param maxInFlightBytes payload bytes handed to writers and not yet written: backpressure
+ * @param badRecords what happens to records that do not decode
+ * @param deadLetterTopic the dead-letter topic for {@link BadRecordMode#DEAD_LETTER}
+ * @param upsert replace rows by the tables' identifier fields instead of appending
+ * @param createSchema the schema of tables created when missing, or null to require them
+ * @param createSpec their partition spec
+ * @param createProperties their table properties
+ * @param consumerProperties extra Kafka consumer (and dead-letter producer) settings
+ * @param stopAtEnd stop after committing everything up to the end offsets seen at start
+ */
+public record SinkConfig(
+    Catalog catalog,
+    String bootstrapServers,
+    String group,
+    List<String> topics,
+    Pattern topicPattern,
+    List<TableRoute> routes,
+    String routeField,
+    Duration commitInterval,
+    long commitRecords,
+    long commitBytes,
+    int batchRecords,
+    long batchBytes,
+    long maxInFlightBytes,
+    BadRecordMode badRecords,
+    String deadLetterTopic,
+    boolean upsert,
+    Schema createSchema,
+    PartitionSpec createSpec,
+    Map<String, String> createProperties,
+    Map<String, Object> consumerProperties,
+    boolean stopAtEnd) {
+
+  public SinkConfig {
+    Objects.requireNonNull(catalog, "catalog");
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(group, "group");
+    if (topics.isEmpty() == (topicPattern == null)) {
+      throw new IllegalArgumentException("give either topics or a topic pattern");
+    }
+    if (routes.isEmpty()) {
+      throw new IllegalArgumentException("give at least one route (topic -> table)");
+    }
+    if (badRecords == BadRecordMode.DEAD_LETTER && deadLetterTopic == null) {
+      throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
+    }
+  }
+
+  public static Builder builder(Catalog catalog, String bootstrapServers, String group) {
+    return new Builder(catalog, bootstrapServers, group);
+  }
+
+  /** Builder with defaults sized for one machine: commit every 10 s, 8192-message batches. */
+  public static final class Builder {
+    private final Catalog catalog;
+    private final String bootstrapServers;
+    private final String group;
+    private final List<String> topics = new ArrayList<>();
+    private Pattern topicPattern;
+    private final List<TableRoute> routes = new ArrayList<>();
+    private String routeField;
+    private Duration commitInterval = Duration.ofSeconds(10);
+    private long commitRecords = Long.MAX_VALUE;
+    private long commitBytes = Long.MAX_VALUE;
+    private int batchRecords = 8192;
+    private long batchBytes = 4L << 20;
+    private long maxInFlightBytes = 64L << 20;
+    private BadRecordMode badRecords = BadRecordMode.FAIL;
+    private String deadLetterTopic;
+    private boolean upsert;
+    private Schema createSchema;
+    private PartitionSpec createSpec;
+    private final Map<String, String> createProperties = new HashMap<>();
+    private final Map<String, Object> consumerProperties = new HashMap<>();
+    private boolean stopAtEnd;
+
+    private Builder(Catalog catalog, String bootstrapServers, String group) {
+      this.catalog = catalog;
+      this.bootstrapServers = bootstrapServers;
+      this.group = group;
+    }
+
+    /** Reads {@code topic} into {@code table}. */
+    public Builder route(String topic, TableIdentifier table) {
+      topics.add(topic);
+      routes.add(TableRoute.topic(topic, table));
+      return this;
+    }
+
+    public Builder topics(List<String> names) {
+      topics.addAll(names);
+      return this;
+    }
+
+    public Builder topicPattern(Pattern pattern) {
+      this.topicPattern = pattern;
+      return this;
+    }
+
+    /** Routes by a top-level string field; add rules with {@link #routeValue}. */
+    public Builder routeField(String field) {
+      this.routeField = field;
+      return this;
+    }
+
+    /** Records whose route field value matches {@code regex} go to {@code table}. */
+    public Builder routeValue(String regex, TableIdentifier table) {
+      routes.add(TableRoute.value(regex, table));
+      return this;
+    }
+
+    public Builder commitEvery(Duration interval, long records, long bytes) {
+      this.commitInterval = interval;
+      this.commitRecords = records;
+      this.commitBytes = bytes;
+      return this;
+    }
+
+    public Builder batches(int records, long bytes, long maxInFlight) {
+      this.batchRecords = records;
+      this.batchBytes = bytes;
+      this.maxInFlightBytes = maxInFlight;
+      return this;
+    }
+
+    public Builder badRecords(BadRecordMode mode, String deadLetterTopic) {
+      this.badRecords = mode;
+      this.deadLetterTopic = deadLetterTopic;
+      return this;
+    }
+
+    public Builder upsert(boolean enabled) {
+      this.upsert = enabled;
+      return this;
+    }
+
+    /** Creates missing tables with this schema, spec and properties. */
+    public Builder createTables(Schema schema, PartitionSpec spec, Map<String, String> properties) {
+      this.createSchema = schema;
+      this.createSpec = spec;
+      this.createProperties.putAll(properties);
+      return this;
+    }
+
+    public Builder consumerProperty(String key, Object value) {
+      consumerProperties.put(key, value);
+      return this;
+    }
+
+    public Builder stopAtEnd(boolean stop) {
+      this.stopAtEnd = stop;
+      return this;
+    }
+
+    public SinkConfig build() {
+      return new SinkConfig(
+          catalog,
+          bootstrapServers,
+          group,
+          List.copyOf(topics.stream().distinct().toList()),
+          topicPattern,
+          List.copyOf(routes),
+          routeField,
+          commitInterval,
+          commitRecords,
+          commitBytes,
+          batchRecords,
+          batchBytes,
+          maxInFlightBytes,
+          badRecords,
+          deadLetterTopic,
+          upsert,
+          createSchema,
+          createSpec,
+          Map.copyOf(createProperties),
+          Map.copyOf(consumerProperties),
+          stopAtEnd);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package dev.floe.iceberg.sink;
+
+/** What a running sink exposes over JMX ({@code dev.floe:type=KafkaIcebergSink,group=<group>}). */
+public interface SinkMetricsMXBean {
+  long getRecordsConsumed();
+
+  long getBytesConsumed();
+
+  long getRowsWritten();
+
+  long getBadRecords();
+
+  long getDeadLettered();
+
+  long getCommits();
+
+  long getDataFiles();
+
+  long getDataFileBytes();
+
+  long getLastCommitMillis();
+
+  long getLag();
+
+  double getRecordsPerSecond();
+
+  double getBytesPerSecond();
+}

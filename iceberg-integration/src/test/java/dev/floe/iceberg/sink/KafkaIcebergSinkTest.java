@@ -1,0 +1,271 @@
+package dev.floe.iceberg.sink;
+
+import static dev.floe.iceberg.sink.SinkFixture.BUCKETS;
+import static dev.floe.iceberg.sink.SinkFixture.NEXMARK;
+import static dev.floe.iceberg.sink.SinkFixture.V2;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.corpus.NexmarkEvent;
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.TableFingerprint;
+import dev.floe.kafka.LocalKafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sink against a real KRaft broker on loopback and the embedded catalog: every record lands
+ * exactly once, bad records follow their policy, concurrent sinks and a broker restart lose
+ * nothing.
+ */
+class KafkaIcebergSinkTest {
+  @TempDir static Path brokerDir;
+  static LocalKafkaBroker kafka;
+
+  @TempDir Path warehouse;
+  private Catalog catalog;
+
+  @BeforeAll
+  static void startBroker() {
+    kafka = LocalKafkaBroker.start(brokerDir);
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    kafka.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    catalog = Catalogs.embedded(warehouse);
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("nexmark"));
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (catalog instanceof AutoCloseable c) {
+      c.close();
+    }
+  }
+
+  private SinkConfig.Builder sink(String topic, String table, String group) {
+    return SinkConfig.builder(catalog, kafka.bootstrapServers(), group)
+        .route(topic, TableIdentifier.of("nexmark", table))
+        .createTables(NEXMARK, BUCKETS, V2)
+        .stopAtEnd(true);
+  }
+
+  @Test
+  void nexmarkEventsLandExactlyOnceInABucketedTable() {
+    List<NexmarkEvent> events = SinkFixture.events(1, 200_000);
+    kafka.createTopic("events", 4);
+    SinkFixture.produce(kafka.bootstrapServers(), "events", 4, SinkFixture.json(events));
+
+    try (KafkaIcebergSink sink =
+        new KafkaIcebergSink(sink("events", "events", "e2e").commitEvery(Duration.ofMinutes(1), 60_000, Long.MAX_VALUE).build())) {
+      sink.run();
+      assertEquals(200_000, sink.metrics().getRowsWritten());
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "events"));
+    assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
+    Map<TopicPartition, Long> stored = SinkFixture.storedOffsets(table, "e2e");
+    for (int p = 0; p < 4; p++) {
+      assertEquals(50_000L, stored.get(new TopicPartition("events", p)), "partition " + p);
+    }
+    assertTrue(count(table) >= 4, "one commit per 60,000 records: " + count(table));
+  }
+
+  private static long count(Table table) {
+    long n = 0;
+    for (var ignored : table.snapshots()) {
+      n++;
+    }
+    return n;
+  }
+
+  /** 300 good events with 6 bad messages among them, all on partition 0 of a 1-partition topic. */
+  private static List<byte[]> withBadMessages(List<NexmarkEvent> good) {
+    List<byte[]> out = new ArrayList<>(SinkFixture.json(good));
+    out.add(50, "{\"event_type\": \"two\"}".getBytes(StandardCharsets.UTF_8));
+    out.add(100, "not json".getBytes(StandardCharsets.UTF_8));
+    out.add(150, new byte[] {'{', '"', (byte) 0xff, '"', ':', '1', '}'});
+    out.add(200, new byte[0]);
+    out.add(250, "{\"event_type\": 2, \"bid\": {\"auction\": 1.5}}".getBytes(StandardCharsets.UTF_8));
+    out.add(290, "[1,2]".getBytes(StandardCharsets.UTF_8));
+    return out;
+  }
+
+  private static final int[] BAD_OFFSETS = {50, 100, 150, 200, 250, 290};
+
+  @Test
+  void failPolicyStopsNamingTopicPartitionOffsetAndReason() {
+    kafka.createTopic("bad-fail", 1);
+    SinkFixture.produce(kafka.bootstrapServers(), "bad-fail", 1, withBadMessages(SinkFixture.events(2, 300)));
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink("bad-fail", "bad_fail", "fail").build())) {
+      SinkException e = assertThrows(SinkException.class, sink::run);
+      assertTrue(e.getMessage().contains("topic bad-fail, partition 0, offset 50"), e.getMessage());
+      assertTrue(e.getMessage().contains("event_type"), e.getMessage());
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bad_fail"));
+    assertEquals(null, table.currentSnapshot(), "nothing of the failed batch was committed");
+  }
+
+  @Test
+  void skipPolicyKeepsEveryGoodRecordAndCountsTheBadOnes() {
+    List<NexmarkEvent> good = SinkFixture.events(3, 300);
+    kafka.createTopic("bad-skip", 1);
+    SinkFixture.produce(kafka.bootstrapServers(), "bad-skip", 1, withBadMessages(good));
+    try (KafkaIcebergSink sink =
+        new KafkaIcebergSink(sink("bad-skip", "bad_skip", "skip").badRecords(BadRecordMode.SKIP, null).build())) {
+      sink.run();
+      assertEquals(6, sink.metrics().getBadRecords());
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bad_skip"));
+    assertEquals(SinkFixture.expected(good), TableFingerprint.of(table));
+    assertEquals(306L, SinkFixture.storedOffsets(table, "skip").get(new TopicPartition("bad-skip", 0)));
+  }
+
+  @Test
+  void deadLetterPolicySendsTheOriginalBytesWithTheirSource() {
+    List<NexmarkEvent> good = SinkFixture.events(4, 300);
+    List<byte[]> messages = withBadMessages(good);
+    kafka.createTopic("bad-dlq", 1);
+    kafka.createTopic("bad-dlq-dead", 1);
+    SinkFixture.produce(kafka.bootstrapServers(), "bad-dlq", 1, messages);
+    try (KafkaIcebergSink sink =
+        new KafkaIcebergSink(
+            sink("bad-dlq", "bad_dlq", "dlq").badRecords(BadRecordMode.DEAD_LETTER, "bad-dlq-dead").build())) {
+      sink.run();
+      assertEquals(6, sink.metrics().getDeadLettered());
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bad_dlq"));
+    assertEquals(SinkFixture.expected(good), TableFingerprint.of(table));
+
+    List<ConsumerRecord<byte[], byte[]>> dead = readAll("bad-dlq-dead", 6);
+    assertEquals(6, dead.size());
+    for (int i = 0; i < 6; i++) {
+      ConsumerRecord<byte[], byte[]> r = dead.get(i);
+      assertEquals(new String(messages.get(BAD_OFFSETS[i]), StandardCharsets.ISO_8859_1),
+          new String(r.value(), StandardCharsets.ISO_8859_1), "original bytes of offset " + BAD_OFFSETS[i]);
+      assertEquals("bad-dlq", header(r, DeadLetters.SOURCE_TOPIC));
+      assertEquals("0", header(r, DeadLetters.SOURCE_PARTITION));
+      assertEquals(Integer.toString(BAD_OFFSETS[i]), header(r, DeadLetters.SOURCE_OFFSET));
+      assertTrue(!header(r, DeadLetters.ERROR).isBlank());
+    }
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+    return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
+  }
+
+  private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (out.size() < expected && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+      }
+      consumer.poll(Duration.ofMillis(500)).forEach(out::add); // anything beyond is a failure
+    }
+    return out;
+  }
+
+  @Test
+  void twoSinksOnDisjointPartitionsOfOneTableLoseNothing() throws Exception {
+    List<NexmarkEvent> events = SinkFixture.events(5, 40_000);
+    kafka.createTopic("shared", 4);
+    SinkFixture.produce(kafka.bootstrapServers(), "shared", 4, SinkFixture.json(events));
+    SinkConfig config =
+        sink("shared", "shared", "pair").commitEvery(Duration.ofMillis(300), 2_000, Long.MAX_VALUE).build();
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try (KafkaIcebergSink first = new KafkaIcebergSink(config);
+        KafkaIcebergSink second = new KafkaIcebergSink(config)) {
+      Future<?> a = threads.submit(first::run);
+      Future<?> b = threads.submit(second::run);
+      a.get();
+      b.get();
+      assertTrue(first.metrics().getCommits() > 0 && second.metrics().getCommits() > 0,
+          "both sinks committed: " + first.metrics().getCommits() + " and " + second.metrics().getCommits());
+    } finally {
+      threads.shutdownNow();
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "shared"));
+    assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
+  }
+
+  @Test
+  void aBrokerRestartInTheMiddleLosesNothing() throws Exception {
+    List<NexmarkEvent> events = SinkFixture.events(6, 60_000);
+    kafka.createTopic("restart", 2);
+    SinkFixture.produce(kafka.bootstrapServers(), "restart", 2, SinkFixture.json(events.subList(0, 30_000)));
+    SinkConfig config =
+        sink("restart", "restart", "restart").commitEvery(Duration.ofMillis(500), 5_000, Long.MAX_VALUE)
+            .stopAtEnd(false).build();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      Future<?> running = thread.submit(sink::run);
+      waitFor(() -> sink.metrics().getCommits() > 0, running);
+      kafka.restart();
+      SinkFixture.produce(kafka.bootstrapServers(), "restart", 2, SinkFixture.json(events.subList(30_000, 60_000)));
+      Table table = catalog.loadTable(TableIdentifier.of("nexmark", "restart"));
+      waitFor(() -> {
+        table.refresh();
+        Map<TopicPartition, Long> stored = SinkFixture.storedOffsets(table, "restart");
+        return stored.getOrDefault(new TopicPartition("restart", 0), 0L) == 30_000
+            && stored.getOrDefault(new TopicPartition("restart", 1), 0L) == 30_000;
+      }, running);
+      sink.stop();
+      running.get();
+    } finally {
+      thread.shutdownNow();
+    }
+    assertEquals(SinkFixture.expected(events),
+        TableFingerprint.of(catalog.loadTable(TableIdentifier.of("nexmark", "restart"))));
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier condition, Future<?> running) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (running.isDone()) {
+        running.get(); // surfaces the sink's failure
+        throw new AssertionError("the sink stopped early");
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out");
+      }
+      Thread.sleep(100);
+    }
+  }
+}
