@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
       "Examples:",
       "  floe generate nexmark --events 1000000 --seed 7 --output nexmark.jsonl",
       "  floe generate synthetic --events 1000000 | floe write --input - ...",
-      "  floe generate nexmark --events 1000000 --bootstrap 127.0.0.1:9092 --topic nexmark --partitions 4",
+      "  floe generate nexmark --events 1000000 --bootstrap 127.0.0.1:9092 \\",
+      "      --topic nexmark --partitions 4",
       "",
       "Exit codes: 0 written; 1 failed (I/O error, Kafka unreachable within --kafka-timeout, a topic with "
           + "another partition count); 2 bad usage."
