@@ -1,105 +1,174 @@
 package dev.floe.cli;
 
-import dev.floe.arrow.NativeParquetWriter;
-import dev.floe.arrow.ParquetFileSummary;
-import dev.floe.arrow.ParquetWriterConfig;
+import dev.floe.corpus.CorpusSchemas;
+import dev.floe.corpus.NexmarkCanonical;
+import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.TableFingerprint;
+import dev.floe.iceberg.sink.KafkaIcebergSink;
+import dev.floe.iceberg.sink.SinkConfig;
+import dev.floe.kafka.LocalKafkaBroker;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
+import java.util.stream.Stream;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * The README's main job, for now: generate Nexmark bids as Arrow and write them to a Parquet file
- * with the native writer, then print what was written. The Kafka sink issue turns it into the
- * end-to-end Kafka -> Iceberg demo.
+ * The README's main job, end to end on one machine with no outside services: a local Kafka broker,
+ * the Nexmark corpus on a 4-partition topic, floe's sink into a 4-bucket table of the embedded
+ * catalog until the end of the topic, then a check of the table against the input (row count and
+ * a full-value fingerprint read back through Iceberg's generic reader) and the throughput.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Generate Nexmark bids and write them to Parquet with floe's native writer.")
+    description = {
+      "Run the main job locally: start a Kafka broker, generate Nexmark events into a 4-partition topic,"
+          + " sink them into a 4-bucket Iceberg table (embedded catalog), check the table against the input.",
+      "Everything lives under --dir (wiped at the start of each run)."
+    })
 final class DemoCommand implements Callable<Integer> {
+  private static final String MARKER = ".floe-demo";
+  private static final TableIdentifier TABLE = TableIdentifier.of("nexmark", "events");
+
   @Spec CommandSpec spec;
 
-  @Option(names = "--bids", defaultValue = "1000000", description = "Bids to write (default: ${DEFAULT-VALUE}).")
-  long bids;
+  @Option(names = "--events", defaultValue = "1000000", description = "Nexmark events (default: ${DEFAULT-VALUE}).")
+  int events;
 
   @Option(names = "--seed", defaultValue = "42", description = "Generator seed (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(
-      names = "--output",
-      defaultValue = "floe-demo/nexmark-bids.parquet",
-      description = "Parquet file to write (default: ${DEFAULT-VALUE}).")
-  Path output;
+  @Option(names = "--dir", defaultValue = "floe-demo", description = "Working directory: broker data and the warehouse (default: ${DEFAULT-VALUE}).")
+  Path dir;
 
-  @Option(names = "--batch-rows", defaultValue = "8192", description = "Rows per Arrow batch (default: ${DEFAULT-VALUE}).")
-  int batchRows;
+  @Option(names = "--partitions", defaultValue = "4", description = "Topic partitions (default: ${DEFAULT-VALUE}).")
+  int partitions;
 
   @Override
   public Integer call() throws Exception {
-    if (bids <= 0 || batchRows <= 0) {
-      throw new IllegalArgumentException("--bids and --batch-rows must be > 0");
+    if (events <= 0 || partitions <= 0) {
+      throw new IllegalArgumentException("--events and --partitions must be > 0");
     }
     PrintWriter out = spec.commandLine().getOut();
-    Path file = output.toAbsolutePath();
-    Files.createDirectories(file.getParent());
-    out.printf("floe demo: writing %,d Nexmark bids (seed %d) to %s%n", bids, seed, file);
-    out.flush();
+    Path home = prepare(dir.toAbsolutePath());
+    Path warehouse = home.resolve("warehouse");
+    say(out, "starting a local Kafka broker in %s", home.resolve("kafka"));
+    try (LocalKafkaBroker kafka = LocalKafkaBroker.start(home.resolve("kafka"))) {
+      say(out, "broker at %s; generating %,d Nexmark events (seed %d) into topic 'nexmark' (%d partitions)",
+          kafka.bootstrapServers(), events, seed, partitions);
+      long bytes = produce(kafka);
+      say(out, "produced %,d events, %,d bytes of JSON", events, bytes);
 
-    long encodeNanos = 0;
-    ParquetFileSummary summary;
-    try (BufferAllocator allocator = new RootAllocator();
-        NativeParquetWriter writer =
-            NativeParquetWriter.open(file, BidBatches.SCHEMA, ParquetWriterConfig.defaults(), allocator)) {
-      BidBatches batches = new BidBatches(seed, allocator);
+      Catalog catalog = Catalogs.embedded(warehouse);
       try {
-        for (long written = 0; written < bids; ) {
-          int rows = (int) Math.min(batchRows, bids - written);
-          var root = batches.next(rows);
-          long start = System.nanoTime();
-          writer.write(root);
-          encodeNanos += System.nanoTime() - start;
-          written += rows;
+        ((SupportsNamespaces) catalog).createNamespace(Namespace.of("nexmark"));
+        Schema schema = SchemaParser.fromJson(CorpusSchemas.nexmarkJson());
+        SinkConfig config =
+            SinkConfig.builder(catalog, kafka.bootstrapServers(), "floe-demo")
+                .route("nexmark", TABLE)
+                .createTables(
+                    schema,
+                    PartitionSpec.builderFor(schema).bucket("bid.auction", 4).build(),
+                    Map.of(TableProperties.FORMAT_VERSION, "2"))
+                .commitEvery(Duration.ofSeconds(10), 500_000, Long.MAX_VALUE)
+                .stopAtEnd(true)
+                .build();
+        say(out, "sinking topic 'nexmark' into table %s (bucket[4] on bid.auction), exactly once", TABLE);
+        double seconds;
+        try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+          long started = System.nanoTime();
+          sink.run();
+          seconds = (System.nanoTime() - started) / 1e9;
+          SinkProgress.summary(sink.metrics(), seconds, out);
         }
-        long start = System.nanoTime();
-        summary = writer.finish();
-        encodeNanos += System.nanoTime() - start;
+        return check(out, catalog.loadTable(TABLE), warehouse);
       } finally {
-        batches.close();
+        if (catalog instanceof AutoCloseable c) {
+          c.close();
+        }
       }
     }
-    print(out, file, summary, encodeNanos);
-    return 0;
   }
 
-  private static void print(PrintWriter out, Path file, ParquetFileSummary summary, long encodeNanos) {
-    double seconds = encodeNanos / 1e9;
-    long uncompressed =
-        summary.rowGroups().stream()
-            .flatMap(g -> g.columns().stream())
-            .mapToLong(ParquetFileSummary.ColumnChunk::uncompressedSize)
-            .sum();
-    out.printf("rows          %,d%n", summary.rowCount());
-    out.printf("file          %s (%,d bytes)%n", file, summary.fileSize());
-    out.printf("row groups    %d, split offsets %s%n", summary.rowGroups().size(), summary.splitOffsets());
-    out.printf("compression   %s, %,d -> %,d column bytes (%.1fx)%n",
-        summary.rowGroups().getFirst().columns().getFirst().codec(),
-        uncompressed,
-        summary.rowGroups().stream().mapToLong(ParquetFileSummary.RowGroup::compressedSize).sum(),
-        uncompressed / (double) Math.max(1, summary.rowGroups().stream().mapToLong(ParquetFileSummary.RowGroup::compressedSize).sum()));
-    out.printf("native encode %.2f s: %,.0f rows/s, %,.1f MB/s of column data%n",
-        seconds, summary.rowCount() / seconds, uncompressed / 1e6 / seconds);
-    out.println("columns:");
-    for (ParquetFileSummary.ColumnChunk c : summary.rowGroups().getFirst().columns()) {
-      out.printf("  %-10s field id %-2s %-10s %,12d bytes%n",
-          c.dotPath(), c.fieldId(), c.physicalType(), c.compressedSize());
+  /** Wipes a previous demo's directory (only one the demo made), creates it afresh. */
+  private static Path prepare(Path home) throws IOException {
+    if (Files.exists(home)) {
+      boolean ours = Files.exists(home.resolve(MARKER));
+      boolean empty;
+      try (Stream<Path> entries = Files.list(home)) {
+        empty = entries.findAny().isEmpty();
+      }
+      if (!ours && !empty) {
+        throw new IllegalArgumentException(home + " exists and was not made by floe demo; choose another --dir");
+      }
+      try (Stream<Path> walk = Files.walk(home)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
     }
+    Files.createDirectories(home);
+    Files.createFile(home.resolve(MARKER));
+    return home;
+  }
+
+  private long produce(LocalKafkaBroker kafka) {
+    Duration timeout = Duration.ofSeconds(30);
+    KafkaTopic.ensure(kafka.bootstrapServers(), "nexmark", partitions, timeout);
+    CorpusEvents source = CorpusEvents.of(CorpusEvents.Corpus.nexmark, seed);
+    long bytes = 0;
+    try (KafkaEventSender sender = new KafkaEventSender(kafka.bootstrapServers(), "nexmark", "lz4", timeout)) {
+      for (long i = 0; i < events; i++) {
+        byte[] value = source.next();
+        sender.send(i, (int) (i % partitions), value);
+        bytes += value.length;
+      }
+      sender.finish();
+    }
+    return bytes;
+  }
+
+  /** Reads the whole table back and compares it with the generator's events. */
+  private int check(PrintWriter out, Table table, Path warehouse) {
+    NexmarkGenerator generator = new NexmarkGenerator(seed);
+    TableFingerprint expected =
+        TableFingerprint.ofCanonical(
+            () -> Stream.generate(() -> NexmarkCanonical.of(generator.next())).limit(events).iterator());
+    TableFingerprint actual = TableFingerprint.of(table);
+    if (!expected.equals(actual)) {
+      throw new IllegalStateException(
+          "the table does not match the input: expected " + expected.rows() + " rows, fingerprint "
+              + Long.toHexString(expected.hashSum()) + "; found " + actual.rows() + " rows, fingerprint "
+              + Long.toHexString(actual.hashSum()));
+    }
+    say(out, "check: the table holds exactly the %,d input events (full-value fingerprint %s matches)",
+        actual.rows(), Long.toHexString(actual.hashSum()));
+    say(out, "table %s at %s", TABLE, table.location());
+    say(out, "look inside: scripts/floe inspect --table %s --warehouse %s", TABLE, warehouse);
+    return FloeCli.EXIT_OK;
+  }
+
+  private static void say(PrintWriter out, String format, Object... args) {
+    out.printf("floe demo: " + format + "%n", args);
     out.flush();
   }
 }

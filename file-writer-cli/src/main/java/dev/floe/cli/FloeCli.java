@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       GenerateCommand.class,
       WriteCommand.class,
       InspectCommand.class,
+      SinkCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class FloeCli {

@@ -3,8 +3,17 @@ package dev.floe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.corpus.NexmarkCanonical;
+import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.TableFingerprint;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,27 +21,44 @@ class DemoCommandTest {
   @TempDir Path dir;
 
   @Test
-  void demoWritesTheBidsAndReportsThem() throws Exception {
-    Path out = dir.resolve("bids.parquet");
-    CliProcess.Result r = CliProcess.run(dir, "demo", "--bids", "20000", "--output", out.toString());
-    assertEquals(0, r.exitCode(), r.err());
-    assertTrue(r.out().contains("rows          20,000"), r.out());
-    assertTrue(r.out().contains("compression   ZSTD"), r.out());
-    long size = Files.size(out);
-    assertTrue(r.out().contains(String.format("(%,d bytes)", size)), r.out());
-    byte[] bytes = Files.readAllBytes(out);
-    assertEquals("PAR1", new String(bytes, 0, 4, java.nio.charset.StandardCharsets.US_ASCII));
-    assertEquals("PAR1", new String(bytes, bytes.length - 4, 4, java.nio.charset.StandardCharsets.US_ASCII));
+  void demoSinksTheCorpusThroughARealBrokerAndChecksTheTable() throws Exception {
+    Path home = dir.resolve("demo");
+    CliProcess.Result r = CliProcess.run(dir, "demo", "--events", "20000", "--seed", "3", "--dir", home.toString());
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("check: the table holds exactly the 20,000 input events"), r.out());
+    assertTrue(r.out().contains("throughput"), r.out());
+
+    // Read the table back here too, independently of the demo's own check.
+    List<String> expected = new ArrayList<>();
+    NexmarkGenerator generator = new NexmarkGenerator(3);
+    for (int i = 0; i < 20_000; i++) {
+      expected.add(NexmarkCanonical.of(generator.next()));
+    }
+    Catalog catalog = Catalogs.embedded(home.resolve("warehouse"));
+    try {
+      Table table = catalog.loadTable(TableIdentifier.of("nexmark", "events"));
+      assertEquals(TableFingerprint.ofCanonical(expected), TableFingerprint.of(table));
+      assertEquals("bucket[4]", table.spec().fields().getFirst().transform().toString());
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+
+    // A second run starts afresh in the same directory.
+    CliProcess.Result again = CliProcess.run(dir, "demo", "--events", "1000", "--dir", home.toString());
+    assertEquals(0, again.exitCode(), again.out() + again.err());
+    assertTrue(again.out().contains("exactly the 1,000 input events"), again.out());
   }
 
   @Test
   void helpIsThereForEveryCommand() throws Exception {
     CliProcess.Result top = CliProcess.run(dir, "--help");
     assertEquals(0, top.exitCode());
-    assertTrue(top.out().contains("demo"), top.out());
-    CliProcess.Result demo = CliProcess.run(dir, "demo", "--help");
-    assertEquals(0, demo.exitCode());
-    assertTrue(demo.out().contains("--bids"), demo.out());
+    for (String command : List.of("demo", "generate", "write", "inspect", "sink")) {
+      assertTrue(top.out().contains(command), top.out());
+      CliProcess.Result help = CliProcess.run(dir, command, "--help");
+      assertEquals(0, help.exitCode(), command);
+      assertTrue(help.out().contains("Usage: floe " + command), help.out());
+    }
   }
 
   @Test
@@ -43,14 +69,15 @@ class DemoCommandTest {
   }
 
   @Test
-  void aFailureIsOneLineOnStderrAndExitCode1() throws Exception {
-    Path blocker = dir.resolve("file-not-dir");
-    Files.writeString(blocker, "x");
-    CliProcess.Result r =
-        CliProcess.run(dir, "demo", "--bids", "10", "--output", blocker.resolve("x.parquet").toString());
+  void aDirectoryTheDemoDidNotMakeIsLeftAlone() throws Exception {
+    Path precious = dir.resolve("precious");
+    Files.createDirectories(precious);
+    Files.writeString(precious.resolve("notes.txt"), "keep me");
+    CliProcess.Result r = CliProcess.run(dir, "demo", "--events", "10", "--dir", precious.toString());
     assertEquals(FloeCli.EXIT_FAILED, r.exitCode());
     String[] lines = r.err().strip().split("\n");
     assertTrue(lines[lines.length - 1].startsWith("floe demo: "), r.err());
-    assertTrue(r.err().contains("file-not-dir"), r.err());
+    assertTrue(r.err().contains("was not made by floe demo"), r.err());
+    assertEquals("keep me", Files.readString(precious.resolve("notes.txt")));
   }
 }

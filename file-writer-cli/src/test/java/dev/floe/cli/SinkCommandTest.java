@@ -1,0 +1,128 @@
+package dev.floe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.corpus.NexmarkCanonical;
+import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.corpus.NexmarkJson;
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.TableFingerprint;
+import dev.floe.kafka.LocalKafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code floe sink} as a separate process against a real broker. */
+class SinkCommandTest {
+  @TempDir static Path brokerDir;
+  static LocalKafkaBroker kafka;
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void start() {
+    kafka = LocalKafkaBroker.start(brokerDir);
+  }
+
+  @AfterAll
+  static void stop() {
+    kafka.close();
+  }
+
+  @Test
+  void sinkCreatesThePartitionedTableAndDeadLettersBadRecords() throws Exception {
+    kafka.createTopic("in", 2);
+    kafka.createTopic("dead", 1);
+    List<String> expected = new ArrayList<>();
+    List<byte[]> messages = new ArrayList<>();
+    NexmarkGenerator generator = new NexmarkGenerator(9);
+    for (int i = 0; i < 5000; i++) {
+      var event = generator.next();
+      expected.add(NexmarkCanonical.of(event));
+      messages.add(NexmarkJson.toBytes(event));
+      if (i % 1000 == 500) {
+        messages.add(("{\"event_type\": \"bad " + i + "\"}").getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    produce("in", messages);
+
+    Path warehouse = dir.resolve("warehouse");
+    CliProcess.Result r =
+        CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(), "--route", "in=db.events",
+            "--warehouse", warehouse.toString(), "--schema", schemaFile(), "--partition-by", "bucket(4,bid.auction)",
+            "--on-error", "dlq", "--dlq-topic", "dead", "--commit-records", "2000", "--stop-at-end");
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains("5 bad (5 dead-lettered)"), r.out());
+
+    Catalog catalog = Catalogs.embedded(warehouse);
+    try {
+      Table table = catalog.loadTable(TableIdentifier.of("db", "events"));
+      assertEquals(TableFingerprint.ofCanonical(expected), TableFingerprint.of(table));
+      assertEquals("bucket[4]", table.spec().fields().getFirst().transform().toString());
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+    assertEquals(5, count("dead"));
+
+    // Run again: everything is already in the table, nothing is written twice.
+    CliProcess.Result again =
+        CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(), "--route", "in=db.events",
+            "--warehouse", warehouse.toString(), "--on-error", "dlq", "--dlq-topic", "dead", "--stop-at-end");
+    assertEquals(0, again.exitCode(), again.out() + again.err());
+    assertTrue(again.out().contains("0 consumed"), again.out());
+  }
+
+  @Test
+  void routesAreRequired() throws Exception {
+    CliProcess.Result r =
+        CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(), "--warehouse", dir.toString());
+    assertEquals(FloeCli.EXIT_USAGE, r.exitCode());
+    assertTrue(r.err().contains("--route"), r.err());
+  }
+
+  private static String schemaFile() {
+    return Path.of("schemas", "nexmark.schema.json").toAbsolutePath().toString();
+  }
+
+  private static void produce(String topic, List<byte[]> messages) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      for (int i = 0; i < messages.size(); i++) {
+        producer.send(new ProducerRecord<>(topic, i % 2, null, messages.get(i)));
+      }
+    }
+  }
+
+  private static long count(String topic) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      return consumer.endOffsets(List.of(tp), Duration.ofSeconds(10)).get(tp);
+    }
+  }
+}
