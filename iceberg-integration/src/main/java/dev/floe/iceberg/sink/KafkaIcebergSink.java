@@ -107,7 +107,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
     c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    // A poll never takes more than a commit cycle's worth of records.
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, (int) Math.max(1, Math.min(10_000, config.commitRecords())));
     c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
     c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 20);
     c.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1 << 20);

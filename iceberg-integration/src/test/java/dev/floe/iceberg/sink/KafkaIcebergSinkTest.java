@@ -268,4 +268,109 @@ class KafkaIcebergSinkTest {
       Thread.sleep(100);
     }
   }
+
+  private static final org.apache.iceberg.Schema KEYED =
+      new org.apache.iceberg.Schema(
+          List.of(
+              org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+              org.apache.iceberg.types.Types.NestedField.required(2, "seq", org.apache.iceberg.types.Types.LongType.get()),
+              org.apache.iceberg.types.Types.NestedField.optional(3, "kind", org.apache.iceberg.types.Types.StringType.get())),
+          java.util.Set.of(1));
+
+  private static byte[] keyed(long id, long seq, String kind) {
+    return ("{\"id\":" + id + ",\"seq\":" + seq + ",\"kind\":\"" + kind + "\"}").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** id -> seq of every row the table holds; fails on two rows with one id. */
+  private static Map<Long, Long> seqById(Table table) throws Exception {
+    Map<Long, Long> out = new HashMap<>();
+    try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
+      for (org.apache.iceberg.data.Record r : rows) {
+        Long previous = out.put((Long) r.getField("id"), (Long) r.getField("seq"));
+        assertEquals(null, previous, "two rows for id " + r.getField("id"));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void upsertsLeaveTheLatestRowPerKeyAcrossCommits() throws Exception {
+    kafka.createTopic("keyed", 2);
+    List<byte[]> messages = new ArrayList<>();
+    Map<Long, Long> latest = new HashMap<>();
+    java.util.Random random = new java.util.Random(8);
+    List<Integer> partitions = new ArrayList<>();
+    for (long seq = 0; seq < 3000; seq++) {
+      long id = random.nextInt(500);
+      messages.add(keyed(id, seq, "k"));
+      partitions.add((int) (id % 2)); // one key, one partition: per-key order is kept
+      latest.put(id, seq);
+    }
+    produceTo("keyed", partitions, messages);
+    SinkConfig config =
+        SinkConfig.builder(catalog, kafka.bootstrapServers(), "upsert")
+            .route("keyed", TableIdentifier.of("nexmark", "keyed"))
+            .createTables(KEYED, org.apache.iceberg.PartitionSpec.builderFor(KEYED).bucket("id", 4).build(), V2)
+            .commitEvery(Duration.ofMinutes(1), 700, Long.MAX_VALUE)
+            .batches(250, 1 << 20, 8 << 20)
+            .upsert(true)
+            .stopAtEnd(true)
+            .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertTrue(sink.metrics().getCommits() >= 4, "several commits: " + sink.metrics().getCommits());
+    }
+    assertEquals(latest, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "keyed"))));
+  }
+
+  @Test
+  void aRouteFieldSendsEachRecordToItsTable() throws Exception {
+    kafka.createTopic("mixed", 2);
+    List<byte[]> messages = new ArrayList<>();
+    List<Integer> partitions = new ArrayList<>();
+    Map<Long, Long> expectedA = new HashMap<>();
+    Map<Long, Long> expectedB = new HashMap<>();
+    for (long i = 0; i < 2000; i++) {
+      String kind = i % 3 == 0 ? "alpha" : i % 3 == 1 ? "beta-" + i : "other";
+      messages.add(keyed(i, i, kind));
+      partitions.add((int) (i % 2));
+      if (kind.equals("alpha")) {
+        expectedA.put(i, i);
+      } else if (kind.startsWith("beta")) {
+        expectedB.put(i, i);
+      }
+    }
+    produceTo("mixed", partitions, messages);
+    SinkConfig config =
+        SinkConfig.builder(catalog, kafka.bootstrapServers(), "routes")
+            .topics(List.of("mixed"))
+            .routeField("kind")
+            .routeValue("alpha", TableIdentifier.of("nexmark", "alpha"))
+            .routeValue("beta-\\d+", TableIdentifier.of("nexmark", "beta"))
+            .createTables(KEYED, org.apache.iceberg.PartitionSpec.unpartitioned(), V2)
+            .badRecords(BadRecordMode.SKIP, null)
+            .commitEvery(Duration.ofMinutes(1), 500, Long.MAX_VALUE)
+            .stopAtEnd(true)
+            .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(666, sink.metrics().getBadRecords(), "'other' matches no route");
+    }
+    assertEquals(expectedA, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "alpha"))));
+    assertEquals(expectedB, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "beta"))));
+  }
+
+  private static void produceTo(String topic, List<Integer> partitions, List<byte[]> messages) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+        org.apache.kafka.common.serialization.ByteArraySerializer.class);
+    config.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+        org.apache.kafka.common.serialization.ByteArraySerializer.class);
+    try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config)) {
+      for (int i = 0; i < messages.size(); i++) {
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partitions.get(i), null, messages.get(i)));
+      }
+    }
+  }
 }
