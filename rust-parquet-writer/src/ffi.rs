@@ -176,9 +176,7 @@ pub unsafe extern "C" fn floe_writer_close(
 /// `writer` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_writer_free(writer: *mut FloeWriter) {
-    if !writer.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(writer))));
-    }
+    free_boxed(writer);
 }
 
 /// Frees an error message returned through `out_error`. Null is a no-op.
@@ -343,9 +341,7 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
 /// `decoder` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_decoder_free(decoder: *mut FloeDecoder) {
-    if !decoder.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(decoder))));
-    }
+    free_boxed(decoder);
 }
 
 /// Opaque partitioner handle: created by `floe_partitioner_new`, freed by
@@ -575,9 +571,7 @@ pub unsafe extern "C" fn floe_partitioned_batch_row_order(
 /// `batch` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_partitioned_batch_free(batch: *mut FloePartitionedBatch) {
-    if !batch.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(batch))));
-    }
+    free_boxed(batch);
 }
 
 /// Frees a partitioner. Null is a no-op.
@@ -586,9 +580,7 @@ pub unsafe extern "C" fn floe_partitioned_batch_free(batch: *mut FloePartitioned
 /// `partitioner` is null or a handle not yet freed, and no call on it is running.
 #[no_mangle]
 pub unsafe extern "C" fn floe_partitioner_free(partitioner: *mut FloePartitioner) {
-    if !partitioner.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(partitioner))));
-    }
+    free_boxed(partitioner);
 }
 
 /// Test-only: panics inside the boundary guard, to prove a panic becomes an error
@@ -823,6 +815,14 @@ unsafe fn bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]> 
             "{name} is null but its length is {len}"
         ))),
         (false, _) => Ok(std::slice::from_raw_parts(ptr, len)),
+    }
+}
+
+/// Drops a handle made by `Box::into_raw`; null is a no-op. A panic in a destructor is
+/// swallowed: freeing must never unwind into the caller.
+unsafe fn free_boxed<T>(handle: *mut T) {
+    if !handle.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(handle))));
     }
 }
 

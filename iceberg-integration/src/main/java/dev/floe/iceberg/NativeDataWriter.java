@@ -4,7 +4,6 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
-import dev.floe.arrow.ParquetFileSummary;
 import dev.floe.arrow.PartitionedBatch;
 import java.io.Closeable;
 import org.apache.arrow.memory.BufferAllocator;
@@ -86,15 +85,15 @@ public final class NativeDataWriter implements Closeable {
     if (output.isClosed()) {
       return;
     }
-    ParquetFileSummary summary = output.finish();
+    NativeFileOutput.Finished file = output.finish(metricsConfig);
     dataFile =
         DataFiles.builder(spec)
-            .withPath(output.location())
+            .withPath(file.location())
             .withFormat(FileFormat.PARQUET)
             .withPartition(partition)
-            .withFileSizeInBytes(summary.fileSize())
-            .withMetrics(FileMetrics.of(summary, metricsConfig))
-            .withSplitOffsets(FileMetrics.splitOffsets(summary))
+            .withFileSizeInBytes(file.fileSize())
+            .withMetrics(file.metrics())
+            .withSplitOffsets(file.splitOffsets())
             .build();
   }
 

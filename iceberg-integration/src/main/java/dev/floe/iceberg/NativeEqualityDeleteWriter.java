@@ -1,6 +1,5 @@
 package dev.floe.iceberg;
 
-import dev.floe.arrow.ParquetFileSummary;
 import java.io.Closeable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -59,16 +58,16 @@ public final class NativeEqualityDeleteWriter implements Closeable {
     if (output.isClosed()) {
       return;
     }
-    ParquetFileSummary summary = output.finish();
+    NativeFileOutput.Finished file = output.finish(metricsConfig);
     deleteFile =
         FileMetadata.deleteFileBuilder(spec)
             .ofEqualityDeletes(equalityFieldIds)
-            .withPath(output.location())
+            .withPath(file.location())
             .withFormat(FileFormat.PARQUET)
             .withPartition(partition)
-            .withFileSizeInBytes(summary.fileSize())
-            .withMetrics(FileMetrics.of(summary, metricsConfig))
-            .withSplitOffsets(FileMetrics.splitOffsets(summary))
+            .withFileSizeInBytes(file.fileSize())
+            .withMetrics(file.metrics())
+            .withSplitOffsets(file.splitOffsets())
             .build();
   }
 

@@ -5,7 +5,10 @@ import dev.floe.arrow.ParquetFileSummary;
 import dev.floe.arrow.ParquetWriterConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
@@ -66,6 +69,19 @@ final class NativeFileOutput {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** What Iceberg records about a finished file, from its footer facts. */
+  record Finished(String location, long fileSize, Metrics metrics, List<Long> splitOffsets) {}
+
+  /** Completes the file; its metrics follow {@code metricsConfig}. */
+  Finished finish(MetricsConfig metricsConfig) {
+    ParquetFileSummary summary = finish();
+    return new Finished(
+        file.location(),
+        summary.fileSize(),
+        FileMetrics.of(summary, metricsConfig),
+        FileMetrics.splitOffsets(summary));
   }
 
   /** Completes the file and returns its footer facts. */

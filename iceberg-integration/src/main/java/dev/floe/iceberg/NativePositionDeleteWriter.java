@@ -1,6 +1,5 @@
 package dev.floe.iceberg;
 
-import dev.floe.arrow.ParquetFileSummary;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -77,16 +76,16 @@ final class NativePositionDeleteWriter {
         new NativeFileOutput(files.newOutputFile(), io, pathPosSchema, settings.parquet(), allocator);
     try {
       writeSorted(output);
-      ParquetFileSummary summary = output.finish();
+      NativeFileOutput.Finished file = output.finish(metricsConfig);
       FileMetadata.Builder builder =
           FileMetadata.deleteFileBuilder(spec)
               .ofPositionDeletes()
-              .withPath(output.location())
+              .withPath(file.location())
               .withFormat(FileFormat.PARQUET)
               .withPartition(partition)
-              .withFileSizeInBytes(summary.fileSize())
-              .withMetrics(FileMetrics.of(summary, metricsConfig))
-              .withSplitOffsets(FileMetrics.splitOffsets(summary));
+              .withFileSizeInBytes(file.fileSize())
+              .withMetrics(file.metrics())
+              .withSplitOffsets(file.splitOffsets());
       if (positions.size() == 1) {
         builder.withReferencedDataFile(positions.keySet().iterator().next());
       }

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Metrics;
@@ -26,8 +24,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -38,17 +34,14 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * floe writes an Iceberg table in the embedded catalog from JSON; Iceberg's generic reader reads
  * back exactly what Iceberg's own Java writer produces from the same rows, and every file's
  * metrics equal Iceberg's.
  */
-class NativeIcebergWriteTest {
+class NativeIcebergWriteTest extends EmbeddedCatalogTest {
   /** Every type a v2 table has, nested ones included. */
   static final Schema SCHEMA =
       new Schema(
@@ -76,25 +69,6 @@ class NativeIcebergWriteTest {
           Types.NestedField.optional(20, "l", Types.ListType.ofOptional(21, Types.LongType.get())),
           Types.NestedField.optional(
               24, "m", Types.MapType.ofOptional(25, 26, Types.StringType.get(), Types.IntegerType.get())));
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    allocator.close();
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
-  }
 
   private Table table(String name, Map<String, String> properties) {
     Map<String, String> props = new HashMap<>(properties);

@@ -15,8 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Metrics;
@@ -27,8 +25,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -41,16 +37,13 @@ import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.StructLikeWrapper;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Partitioned tables written by floe equal, row for row and file partition for file partition,
  * what Iceberg Java's {@link PartitionedFanoutWriter} writes from the same input.
  */
-class PartitionedWriteTest {
+class PartitionedWriteTest extends EmbeddedCatalogTest {
   private static final Schema SCHEMA =
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -60,25 +53,6 @@ class PartitionedWriteTest {
           Types.NestedField.optional(5, "day", Types.DateType.get()),
           Types.NestedField.optional(6, "n", Types.IntegerType.get()),
           Types.NestedField.optional(7, "b", Types.BinaryType.get()));
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    allocator.close();
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
-  }
 
   private Table table(String name, PartitionSpec spec, Map<String, String> properties) {
     Map<String, String> props = new HashMap<>(properties);

@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.PartitionSpec;
@@ -27,25 +25,20 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Upserts by identifier fields: after several commits with keys repeated across and within
  * commits, readers see exactly the latest row per key -- the same table Iceberg Java's equality
  * delta writer produces from the same input.
  */
-class UpsertTest {
+class UpsertTest extends EmbeddedCatalogTest {
   private static final Schema SCHEMA =
       new Schema(
           List.of(
@@ -55,25 +48,6 @@ class UpsertTest {
               Types.NestedField.optional(4, "note", Types.StringType.get()),
               Types.NestedField.optional(5, "ts", Types.TimestampType.withZone())),
           Set.of(1, 2));
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-  private BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-    allocator = new RootAllocator();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    allocator.close();
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
-  }
 
   private Table table(String name, PartitionSpec spec) {
     return catalog.createTable(
