@@ -1,0 +1,118 @@
+package dev.floe.bench;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.JsonDecoderConfig;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.bench.stock.IcebergJavaFanoutWriter;
+import dev.floe.bench.stock.JacksonRecordDecoder;
+import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.IcebergJavaUpsertWriter;
+import dev.floe.iceberg.NativeFileWriterFactory;
+import dev.floe.iceberg.NativeTaskWriter;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.TaskWriter;
+import org.apache.iceberg.io.WriteResult;
+
+/**
+ * The measured paths of the table benchmark: a list of Kafka message values in, one committed
+ * snapshot out. Each call is a whole sink task on its own -- it builds its decoder and writers,
+ * writes every message, and commits once (append, or a row delta for upserts).
+ */
+final class TableWrites {
+  /** Messages per native decode call (one Kafka poll's worth in a sink). */
+  static final int BATCH_MESSAGES = 8192;
+
+  /** Plain appends, or upserts by the table's identifier fields. */
+  enum WriteMode {
+    APPEND,
+    UPSERT;
+
+    static WriteMode of(String name) {
+      return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  private TableWrites() {}
+
+  /**
+   * floe: messages packed into {@link MessageBatch}es, decoded natively and written by floe's
+   * task writer -- for appends the batch is decoded, regrouped by partition and encoded without
+   * crossing back into Java; for upserts it is decoded into Java Arrow first (the keys are read
+   * from it), then regrouped and encoded natively.
+   */
+  static Snapshot floe(Table table, WriteMode mode, List<byte[]> messages, BufferAllocator allocator) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder =
+            NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer =
+            mode == WriteMode.UPSERT ? factory.newUpsertTaskWriter() : factory.newTaskWriter()) {
+      for (int start = 0; start < messages.size(); start += BATCH_MESSAGES) {
+        batch.clear();
+        int end = Math.min(messages.size(), start + BATCH_MESSAGES);
+        for (int i = start; i < end; i++) {
+          batch.add(messages.get(i));
+        }
+        writer.write(decoder, batch, BadRecordPolicy.FAIL);
+      }
+      return commit(table, mode, writer.complete());
+    }
+  }
+
+  /**
+   * The stock path: Jackson parses each message into an Iceberg {@code GenericRecord}, which goes
+   * straight into Iceberg Java's writer (no list of records in between).
+   */
+  static Snapshot icebergJava(Table table, WriteMode mode, List<byte[]> messages) throws IOException {
+    JacksonRecordDecoder jackson = new JacksonRecordDecoder(table.schema());
+    TaskWriter<Record> writer = stockWriter(table, mode);
+    try {
+      for (byte[] message : messages) {
+        writer.write(jackson.decode(message));
+      }
+      return commit(table, mode, writer.complete());
+    } catch (IOException | RuntimeException e) {
+      writer.abort();
+      throw e;
+    }
+  }
+
+  /** The stock writers alone, fed records decoded before the measurement. */
+  static Snapshot icebergJavaFromRecords(Table table, WriteMode mode, List<Record> records)
+      throws IOException {
+    TaskWriter<Record> writer = stockWriter(table, mode);
+    try {
+      for (Record record : records) {
+        writer.write(record);
+      }
+      return commit(table, mode, writer.complete());
+    } catch (IOException | RuntimeException e) {
+      writer.abort();
+      throw e;
+    }
+  }
+
+  /**
+   * Appends: Iceberg's partitioned fanout writer over the generic appender factory. Upserts: the
+   * equality-delta writer per partition (equality delete for a key's first row, position delete
+   * when the key comes again), as Iceberg's Flink sink upserts.
+   */
+  private static TaskWriter<Record> stockWriter(Table table, WriteMode mode) {
+    return mode == WriteMode.UPSERT
+        ? new IcebergJavaUpsertWriter(table, 1)
+        : IcebergJavaFanoutWriter.forTable(table, 1);
+  }
+
+  private static Snapshot commit(Table table, WriteMode mode, WriteResult result) {
+    return mode == WriteMode.UPSERT
+        ? Commits.rowDelta(table, result, Map.of())
+        : Commits.append(table, result, Map.of());
+  }
+}
