@@ -2,6 +2,7 @@ package dev.floe.iceberg;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
@@ -31,8 +32,8 @@ final class NativePositionDeleteWriter {
   private final PartitionSpec spec;
   private final StructLike partition;
   private final BufferAllocator allocator;
-  /** Data file path -> deleted positions (unsorted until close). */
-  private final Map<String, PositionList> positions = new TreeMap<>();
+  /** Data file path -> deleted positions; paths and positions are sorted when the file is written. */
+  private final Map<String, PositionList> positions = new HashMap<>();
 
   /** Where the delete file goes, created only if there is something to delete. */
   interface OutputFileSource {
@@ -100,7 +101,7 @@ final class NativePositionDeleteWriter {
     try (VectorSchemaRoot batch = VectorSchemaRoot.create(pathPosSchema, allocator)) {
       VarCharVector paths = (VarCharVector) batch.getVector(0);
       BigIntVector positionVector = (BigIntVector) batch.getVector(1);
-      for (Map.Entry<String, PositionList> entry : positions.entrySet()) {
+      for (Map.Entry<String, PositionList> entry : new TreeMap<>(positions).entrySet()) {
         byte[] path = entry.getKey().getBytes(StandardCharsets.UTF_8);
         long[] sorted = entry.getValue().sorted();
         batch.clear();
