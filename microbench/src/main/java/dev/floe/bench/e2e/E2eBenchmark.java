@@ -1,0 +1,283 @@
+package dev.floe.bench.e2e;
+
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.TableFingerprint;
+import dev.floe.kafka.LocalKafkaBroker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The end-to-end benchmark driver (issue 5): starts a real KRaft broker on loopback, loads each
+ * corpus once into a 4-partition topic, then runs every contender into a fresh 4-bucket v2 table
+ * of the embedded catalog -- one warmup round and N measured rounds, the contenders' order
+ * reversed every other round -- and checks every output against the corpus (row count and
+ * fingerprint); a wrong output is a failed run, not a timed one. Optionally measures floe's heap
+ * and RSS in a child JVM on the synthetic topic. Writes JSON, markdown and a PNG chart.
+ *
+ * <pre>
+ * scripts/bench-e2e --scale 0.1          # 200k Nexmark, 1M synthetic
+ * java ... dev.floe.bench.e2e.E2eBenchmark --help
+ * </pre>
+ */
+public final class E2eBenchmark {
+  static final int PARTITIONS = 4;
+  static final Namespace NAMESPACE = Namespace.of("bench");
+
+  private E2eBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    // Kafka clients and Iceberg log every config and commit at INFO; the driver prints its own lines.
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+      // "Connection to node -1 could not be established" while the broker starts, and the like.
+      System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+    }
+    E2eOptions options;
+    try {
+      options = E2eOptions.parse(args);
+    } catch (E2eOptions.UsageException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Path work = options.workDir() != null ? options.workDir() : Files.createTempDirectory("floe-e2e-");
+    List<String> notes = new ArrayList<>();
+    List<Contender> contenders = contenders(options, work, notes);
+    E2eReport report;
+    try {
+      report = run(options, contenders, work, notes);
+    } finally {
+      if (!options.keepWork() && options.workDir() == null) {
+        deleteTree(work);
+      }
+    }
+    List<Path> written = ReportWriter.write(report, options.outDir(), options.reportName());
+    written.forEach(p -> System.out.println("wrote " + p));
+    if (!report.allValid()) {
+      System.err.println("some runs produced wrong output; see the report");
+      System.exit(1);
+    }
+  }
+
+  /** The contenders the options name, in the order given; a missing Connect classpath leaves Connect out. */
+  static List<Contender> contenders(E2eOptions options, Path work, List<String> notes) {
+    List<Contender> out = new ArrayList<>();
+    for (String id : options.contenders()) {
+      switch (id) {
+        case "floe" -> out.add(new FloeContender());
+        case "stock-java" -> out.add(new StockJavaContender());
+        case "bare-consume" -> out.add(new BareConsumeContender());
+        case "kafka-connect" -> {
+          if (Files.isRegularFile(options.connectClasspath())) {
+            out.add(new KafkaConnectContender(work.resolve("connect"), options.connectClasspath(),
+                options.connectTasks(), List.of("-Xms256m", "-Xmx" + options.connectHeap())));
+          } else {
+            String note = "kafka-connect left out: no worker classpath file " + options.connectClasspath()
+                + " (write it with 'mvn -f microbench/kafka-connect/pom.xml generate-resources')";
+            System.err.println(note);
+            notes.add(note);
+          }
+        }
+        default -> throw new IllegalArgumentException("unknown contender " + id);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs the benchmark with the given contenders (closed at the end) in {@code work}, and returns
+   * the report (not yet written).
+   */
+  public static E2eReport run(E2eOptions options, List<Contender> contenders, Path work, List<String> notes)
+      throws Exception {
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    Map<String, Object> environment = Environment.describe();
+    List<E2eReport.Topic> topics = new ArrayList<>();
+    List<RunResult> runs = new ArrayList<>();
+    MemoryProfile memory = null;
+    Path warehouse = work.resolve("warehouse");
+    try (LocalKafkaBroker kafka = LocalKafkaBroker.start(work.resolve("kafka"))) {
+      Catalog catalog = Catalogs.embedded(warehouse);
+      try {
+        ((SupportsNamespaces) catalog).createNamespace(NAMESPACE);
+        for (Corpus corpus : options.corpora()) {
+          long loadStart = System.nanoTime();
+          log("loading %,d %s events into a %d-partition topic ...", options.events(corpus), corpus.id(), PARTITIONS);
+          LoadedTopic topic = TopicLoader.load(kafka.bootstrapServers(), corpus, corpus.id(), PARTITIONS, options.events(corpus),
+              options.seed(), options.compression());
+          double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+          log("loaded %,d events, %,d payload bytes (%.1f B/event) in %.1f s", topic.events(),
+              topic.payloadBytes(), (double) topic.payloadBytes() / topic.events(), loadSeconds);
+          topics.add(new E2eReport.Topic(corpus.id(), topic.topic(), PARTITIONS, topic.events(), topic.payloadBytes(),
+              (double) topic.payloadBytes() / topic.events(), loadSeconds, options.compression()));
+          for (int round = -options.warmup(); round < options.pairs(); round++) {
+            List<Contender> order = new ArrayList<>(contenders);
+            if (Math.floorMod(round + options.warmup(), 2) == 1) {
+              Collections.reverse(order);
+            }
+            for (Contender c : order) {
+              runs.add(runOnce(c, topic, round, options, kafka.bootstrapServers(), catalog, warehouse));
+            }
+          }
+          if (options.memoryRun() && corpus == Corpus.SYNTHETIC) {
+            log("memory run: floe's sink alone in a child JVM (-Xmx%s), %d pass(es) over %,d events ...",
+                options.memoryHeap(), options.memoryPasses(), topic.events());
+            memory = MemoryRun.run(options, topic, kafka.bootstrapServers(), work.resolve("memory"));
+            log("memory run: %s", memory.valid()
+                ? String.format("peak heap %.0f MiB, peak RSS %.0f MiB, %.0f msg/s", memory.peakHeapMiB(),
+                    memory.peakRssMiB(), memory.messagesPerSecond())
+                : "FAILED: " + memory.failure());
+          }
+        }
+      } finally {
+        if (catalog instanceof AutoCloseable c) {
+          c.close();
+        }
+      }
+    } finally {
+      for (Contender c : contenders) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          notes.add("closing " + c.id() + " failed: " + e);
+        }
+      }
+    }
+    environment.put("loadAverageAtEnd", Environment.loadAverage());
+    if (options.memoryRun() && !options.corpora().contains(Corpus.SYNTHETIC)) {
+      notes.add("no memory run: it reads the synthetic corpus, which this run left out");
+    }
+    List<Summary> summaries = new ArrayList<>();
+    for (Corpus corpus : options.corpora()) {
+      for (Contender c : contenders) {
+        summaries.add(Summary.of(corpus.id(), c.id(), runs));
+      }
+    }
+    Map<String, String> described = new LinkedHashMap<>();
+    contenders.forEach(c -> described.put(c.id(), c.description()));
+    return new E2eReport(options.label(), started.toString(), (System.nanoTime() - t0) / 1e9, environment,
+        settings(options), topics, described, runs, summaries, memory, List.copyOf(notes));
+  }
+
+  private static RunResult runOnce(Contender c, LoadedTopic topic, int round, E2eOptions options, String bootstrap,
+      Catalog catalog, Path warehouse) {
+    String tag = topic.corpus().id() + "_" + c.id().replace('-', '_') + "_" + (round < 0 ? "warmup" + (-round) : "r" + round);
+    TableIdentifier table = TableIdentifier.of(NAMESPACE, tag);
+    if (c.writesTable()) {
+      catalog.createTable(table, topic.corpus().schema(), topic.corpus().spec(),
+          Map.of(TableProperties.FORMAT_VERSION, "2"));
+    }
+    RunSpec spec = new RunSpec(topic, bootstrap, catalog, warehouse, table, "e2e-" + tag + "-" + System.nanoTime(),
+        new RunSpec.CommitCadence(options.commitInterval(), options.commitRecords()), options.runTimeout());
+    System.gc(); // start every run from a collected heap: the previous run's garbage is not its cost
+    Contender.Outcome outcome = null;
+    String failure = null;
+    try {
+      outcome = c.run(spec);
+    } catch (Exception | Error e) {
+      failure = "failed: " + e;
+      e.printStackTrace();
+    }
+    if (failure == null) {
+      failure = c.writesTable() ? checkTable(catalog.loadTable(table), topic) : checkCounts(outcome, topic);
+    }
+    if (c.writesTable()) {
+      try {
+        catalog.dropTable(table, true); // the next run gets a fresh table; the disk stays small
+      } catch (RuntimeException e) {
+        System.err.println("could not drop " + table + ": " + e);
+      }
+    }
+    double seconds = outcome == null ? Double.NaN : outcome.nanos() / 1e9;
+    double committed = outcome == null ? Double.NaN : outcome.committedNanos() / 1e9;
+    RunResult result = new RunResult(topic.corpus().id(), c.id(), round, seconds, committed,
+        topic.events() / seconds, topic.payloadBytes() / seconds / 1e6, failure == null, failure,
+        outcome == null ? null : outcome.note());
+    log("[%s %s] %-13s %7.2f s  %,10.0f msg/s  %7.1f MB/s  %s%s", topic.corpus().id(),
+        round < 0 ? "warmup" : "round " + round, c.id(), seconds, result.messagesPerSecond(),
+        result.megabytesPerSecond(), failure == null ? "valid" : "INVALID: " + failure,
+        result.note() == null ? "" : " (" + result.note() + ")");
+    return result;
+  }
+
+  /** Null if the table holds exactly the corpus's rows, else what differs. */
+  static String checkTable(Table table, LoadedTopic topic) {
+    table.refresh();
+    TableFingerprint actual = TableFingerprint.of(table);
+    if (actual.equals(topic.expected())) {
+      return null;
+    }
+    return actual.rows() != topic.expected().rows()
+        ? "table has " + actual.rows() + " rows, the corpus " + topic.expected().rows()
+        : "table has the corpus's row count but different values (fingerprint " + actual.hashSum() + " != "
+            + topic.expected().hashSum() + ")";
+  }
+
+  private static String checkCounts(Contender.Outcome outcome, LoadedTopic topic) {
+    if (outcome.records() != topic.events() || outcome.bytes() != topic.payloadBytes()) {
+      return "read " + outcome.records() + " records / " + outcome.bytes() + " bytes, the topic has "
+          + topic.events() + " / " + topic.payloadBytes();
+    }
+    return null;
+  }
+
+  private static Map<String, Object> settings(E2eOptions o) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("nexmarkEvents", o.nexmarkEvents());
+    s.put("syntheticEvents", o.syntheticEvents());
+    s.put("corpora", o.corpora().stream().map(Corpus::id).toList());
+    s.put("contenders", o.contenders());
+    s.put("partitions", PARTITIONS);
+    s.put("buckets", Corpus.BUCKETS);
+    s.put("warmupRounds", o.warmup());
+    s.put("measuredRounds", o.pairs());
+    s.put("commitIntervalMs", o.commitInterval().toMillis());
+    s.put("commitRecords", o.commitRecords());
+    s.put("compression", o.compression());
+    s.put("seed", o.seed());
+    s.put("connectTasks", o.connectTasks());
+    s.put("connectHeap", o.connectHeap());
+    s.put("memoryRun", o.memoryRun());
+    s.put("memoryHeap", o.memoryHeap());
+    s.put("memoryPasses", o.memoryPasses());
+    s.put("memorySampleMs", o.memorySample().toMillis());
+    s.put("runTimeoutS", o.runTimeout().toSeconds());
+    s.put("arguments", o.arguments());
+    return s;
+  }
+
+  static void log(String format, Object... args) {
+    System.out.println(String.format(format, args));
+    System.out.flush();
+  }
+
+  private static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + root, e);
+    }
+  }
+}

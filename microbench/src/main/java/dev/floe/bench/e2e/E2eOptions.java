@@ -1,0 +1,230 @@
+package dev.floe.bench.e2e;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The driver's settings, from command-line options ({@link #parse}); {@link #help()} lists them.
+ *
+ * @param nexmarkEvents Nexmark events in the Nexmark topic
+ * @param syntheticEvents synthetic events in the synthetic topic
+ * @param corpora the corpora to run, in order
+ * @param contenders contender ids to run (floe, stock-java, kafka-connect, bare-consume)
+ * @param warmup warmup rounds per corpus (every contender once; not reported in the medians)
+ * @param pairs measured rounds per corpus (every contender once, alternating order)
+ * @param commitInterval commit at least this often (all contenders)
+ * @param commitRecords ... or after this many records (floe and the stock sink)
+ * @param compression the producer's compression of the loaded topics
+ * @param seed the corpus generators' seed
+ * @param connectClasspath the Kafka Connect worker's classpath file
+ * @param connectTasks the Kafka Connect sink's tasks.max
+ * @param connectHeap the Connect worker's -Xmx
+ * @param memoryRun whether to measure floe's heap and RSS in a child JVM on the synthetic topic
+ * @param memoryHeap the child's -Xmx
+ * @param memoryPasses how many times the child reads the whole topic (a fresh group each time)
+ * @param memorySample how often the child's RSS is sampled
+ * @param jfr record a JFR profile of the memory child (floe's sink alone)
+ * @param runTimeout how long one contender run may take
+ * @param outDir where the report goes
+ * @param reportName the report's file name without extension
+ * @param label a line the report shows first (e.g. that the run is reduced)
+ * @param workDir where brokers, warehouses and logs go (a temp folder if null)
+ * @param keepWork keep {@code workDir} afterwards
+ * @param arguments the command line these options came from
+ */
+public record E2eOptions(
+    long nexmarkEvents,
+    long syntheticEvents,
+    List<Corpus> corpora,
+    List<String> contenders,
+    int warmup,
+    int pairs,
+    Duration commitInterval,
+    long commitRecords,
+    String compression,
+    long seed,
+    Path connectClasspath,
+    int connectTasks,
+    String connectHeap,
+    boolean memoryRun,
+    String memoryHeap,
+    int memoryPasses,
+    Duration memorySample,
+    boolean jfr,
+    Duration runTimeout,
+    Path outDir,
+    String reportName,
+    String label,
+    Path workDir,
+    boolean keepWork,
+    List<String> arguments) {
+
+  public static final List<String> ALL_CONTENDERS = List.of("floe", "stock-java", "kafka-connect", "bare-consume");
+  static final long DEFAULT_NEXMARK = 2_000_000;
+  static final long DEFAULT_SYNTHETIC = 10_000_000;
+
+  public long events(Corpus corpus) {
+    return corpus == Corpus.NEXMARK ? nexmarkEvents : syntheticEvents;
+  }
+
+  /** The defaults of the full benchmark (issue 5): 2M Nexmark, 10M synthetic, 1 warmup, 3 pairs. */
+  public static E2eOptions defaults() {
+    return parse(new String[0]);
+  }
+
+  public static E2eOptions parse(String[] args) {
+    Long nexmark = null;
+    Long synthetic = null;
+    double scale = 1.0;
+    List<Corpus> corpora = List.of(Corpus.NEXMARK, Corpus.SYNTHETIC);
+    List<String> contenders = ALL_CONTENDERS;
+    int warmup = 1;
+    int pairs = 3;
+    Duration interval = Duration.ofSeconds(10);
+    long records = 1_000_000;
+    String compression = "lz4";
+    long seed = 42;
+    Path connectClasspath = Path.of("microbench/kafka-connect/target/connect-worker.classpath");
+    int connectTasks = 1;
+    String connectHeap = "2g";
+    boolean memoryRun = true;
+    String memoryHeap = "512m";
+    int memoryPasses = 1;
+    Duration memorySample = Duration.ofSeconds(1);
+    boolean jfr = false;
+    Duration runTimeout = null;
+    Path outDir = Path.of("docs/benchmarks");
+    String reportName = LocalDate.now(ZoneOffset.UTC) + "-e2e";
+    String label = null;
+    Path workDir = null;
+    boolean keepWork = false;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      String value = null;
+      int eq = arg.indexOf('=');
+      if (arg.startsWith("--") && eq > 0) {
+        value = arg.substring(eq + 1);
+        arg = arg.substring(0, eq);
+      }
+      switch (arg) {
+        case "--no-memory-run" -> memoryRun = false;
+        case "--jfr" -> jfr = true;
+        case "--keep-work" -> keepWork = true;
+        case "-h", "--help" -> throw new UsageException(help());
+        default -> {
+          if (value == null) {
+            if (i + 1 >= args.length) {
+              throw new UsageException("option " + arg + " needs a value\n\n" + help());
+            }
+            value = args[++i];
+          }
+          switch (arg) {
+            case "--events" -> nexmark = count(arg, value);
+            case "--synthetic-events" -> synthetic = count(arg, value);
+            case "--scale" -> scale = Double.parseDouble(value);
+            case "--corpora" -> corpora = Arrays.stream(value.split(",")).map(Corpus::of).toList();
+            case "--contenders" -> contenders = contenders(value);
+            case "--warmup" -> warmup = Integer.parseInt(value);
+            case "--pairs" -> pairs = Integer.parseInt(value);
+            case "--commit-interval-ms" -> interval = Duration.ofMillis(Long.parseLong(value));
+            case "--commit-records" -> records = count(arg, value);
+            case "--compression" -> compression = value;
+            case "--seed" -> seed = Long.parseLong(value);
+            case "--connect-classpath" -> connectClasspath = Path.of(value);
+            case "--connect-tasks" -> connectTasks = Integer.parseInt(value);
+            case "--connect-heap" -> connectHeap = value;
+            case "--memory-heap" -> memoryHeap = value;
+            case "--memory-passes" -> memoryPasses = Integer.parseInt(value);
+            case "--memory-sample-ms" -> memorySample = Duration.ofMillis(Long.parseLong(value));
+            case "--run-timeout-s" -> runTimeout = Duration.ofSeconds(Long.parseLong(value));
+            case "--out" -> outDir = Path.of(value);
+            case "--report-name" -> reportName = value;
+            case "--label" -> label = value;
+            case "--work-dir" -> workDir = Path.of(value);
+            default -> throw new UsageException("unknown option " + arg + "\n\n" + help());
+          }
+        }
+      }
+    }
+    long nexmarkEvents = nexmark != null ? nexmark : Math.round(DEFAULT_NEXMARK * scale);
+    long syntheticEvents = synthetic != null ? synthetic : Math.round(DEFAULT_SYNTHETIC * scale);
+    if (runTimeout == null) {
+      // Generous: a contender at 5,000 msg/s still finishes; a hung one is given up.
+      runTimeout = Duration.ofSeconds(Math.max(300, Math.max(nexmarkEvents, syntheticEvents) / 5_000));
+    }
+    if (pairs < 1 || warmup < 0 || memoryPasses < 1) {
+      throw new UsageException("--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1");
+    }
+    return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
+        compression, seed, connectClasspath, connectTasks, connectHeap, memoryRun, memoryHeap, memoryPasses,
+        memorySample, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, List.of(args));
+  }
+
+  private static long count(String option, String value) {
+    long n = Long.parseLong(value.replace("_", "").replace(",", ""));
+    if (n < 1) {
+      throw new UsageException(option + " must be at least 1");
+    }
+    return n;
+  }
+
+  private static List<String> contenders(String value) {
+    List<String> out = new ArrayList<>();
+    for (String id : value.split(",")) {
+      String c = id.trim().toLowerCase(Locale.ROOT);
+      if (!ALL_CONTENDERS.contains(c)) {
+        throw new UsageException("unknown contender " + c + "; known: " + ALL_CONTENDERS);
+      }
+      out.add(c);
+    }
+    return List.copyOf(out);
+  }
+
+  static String help() {
+    return """
+        Usage: E2eBenchmark [options]
+        Kafka -> Iceberg end to end on a local broker: floe vs a stock Java sink vs Apache Iceberg's
+        Kafka Connect sink vs bare consume, each into a fresh 4-bucket v2 table; outputs validated.
+
+          --events N              Nexmark events (default 2,000,000 x scale)
+          --synthetic-events N    ~142-byte synthetic events (default 10,000,000 x scale)
+          --scale F               scale both defaults (e.g. 0.1)
+          --corpora LIST          nexmark,synthetic (default both)
+          --contenders LIST       floe,stock-java,kafka-connect,bare-consume (default all)
+          --warmup N              warmup rounds per corpus (default 1)
+          --pairs N               measured rounds per corpus, alternating order (default 3)
+          --commit-interval-ms N  commit interval of every contender (default 10000)
+          --commit-records N      ... or every N records, floe and stock-java (default 1,000,000)
+          --compression C         producer compression of the topics: lz4, none, zstd, ... (default lz4)
+          --seed N                corpus seed (default 42)
+          --connect-classpath F   Connect worker classpath file
+                                  (default microbench/kafka-connect/target/connect-worker.classpath)
+          --connect-tasks N       the Kafka Connect sink's tasks.max (default 1)
+          --connect-heap SIZE     the Connect worker's -Xmx (default 2g)
+          --no-memory-run         skip floe's heap/RSS run in a child JVM on the synthetic topic
+          --memory-heap SIZE      that child's -Xmx (default 512m)
+          --memory-passes N       times the child reads the whole topic (default 1)
+          --memory-sample-ms N    RSS sampling period (default 1000)
+          --jfr                   record a JFR profile of the memory child (in the work dir)
+          --run-timeout-s N       give up a contender run after N s (default max(300, events/5000))
+          --out DIR               report folder (default docs/benchmarks)
+          --report-name NAME      report file name without extension (default <date>-e2e)
+          --label TEXT            a line shown first in the report (e.g. reduced run, busy machine)
+          --work-dir DIR          brokers, warehouses and logs (default a temp folder, deleted)
+          --keep-work             keep the work folder
+        """;
+  }
+
+  /** A bad command line: the message says what and lists the options. */
+  public static final class UsageException extends IllegalArgumentException {
+    public UsageException(String message) {
+      super(message);
+    }
+  }
+}

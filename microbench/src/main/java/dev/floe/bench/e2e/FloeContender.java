@@ -1,0 +1,43 @@
+package dev.floe.bench.e2e;
+
+import dev.floe.iceberg.sink.KafkaIcebergSink;
+import dev.floe.iceberg.sink.SinkConfig;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/** floe's {@link KafkaIcebergSink}, in this JVM, with a fresh consumer group, until the topic's end. */
+final class FloeContender implements Contender {
+  @Override
+  public String id() {
+    return "floe";
+  }
+
+  @Override
+  public String description() {
+    return "floe's KafkaIcebergSink (native JSON decode + Parquet encode on a worker thread per table), "
+        + "stopAtEnd, in the driver JVM";
+  }
+
+  @Override
+  public Outcome run(RunSpec run) {
+    SinkConfig config =
+        SinkConfig.builder(run.catalog(), run.bootstrapServers(), run.group())
+            .route(run.topic().topic(), run.table())
+            .commitEvery(run.cadence().interval(), run.cadence().records(), Long.MAX_VALUE)
+            .stopAtEnd(true)
+            .build();
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    try {
+      long start = System.nanoTime();
+      try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+        timer.schedule(sink::stop, run.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        sink.run();
+        long nanos = System.nanoTime() - start;
+        return new Outcome(nanos, sink.metrics().getRowsWritten(), sink.metrics().getBytesConsumed(), null);
+      }
+    } finally {
+      timer.shutdownNow();
+    }
+  }
+}

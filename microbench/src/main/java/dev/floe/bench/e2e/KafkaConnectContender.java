@@ -1,0 +1,141 @@
+package dev.floe.bench.e2e;
+
+import dev.floe.iceberg.Catalogs;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+
+/**
+ * Apache Iceberg's Kafka Connect sink ({@code org.apache.iceberg.connect.IcebergSinkConnector}) on
+ * a standalone Connect worker in its own JVM, started once and reused by every run (so its JIT is
+ * as warm as the driver's). Each run submits a new connector with its own control topic, pointed
+ * at the run's table in the same embedded catalog (JDBC on the same SQLite file, same warehouse),
+ * and waits until the table holds every record.
+ *
+ * <p>The sink commits only on its interval (no record-count trigger) and has no stop-at-end, so the
+ * time to the last commit includes up to one interval of waiting. The measured time is therefore
+ * the time until its task has put every record into its Iceberg writers (Connect's {@code
+ * sink-record-send-total}, read over JMX): it excludes closing the last files and the last commit,
+ * which floe's and the stock sink's times include, and favours Kafka Connect. The time to the
+ * last commit is reported beside it.
+ */
+final class KafkaConnectContender implements Contender {
+  private static final Duration POLL = Duration.ofMillis(100);
+
+  private final Path workDir;
+  private final Path classpathFile;
+  private final int tasks;
+  private final List<String> jvmOptions;
+  private ConnectWorker worker;
+  private int runs;
+
+  KafkaConnectContender(Path workDir, Path classpathFile, int tasks, List<String> jvmOptions) {
+    this.workDir = workDir;
+    this.classpathFile = classpathFile;
+    this.tasks = tasks;
+    this.jvmOptions = List.copyOf(jvmOptions);
+  }
+
+  @Override
+  public String id() {
+    return "kafka-connect";
+  }
+
+  @Override
+  public String description() {
+    return "Apache Iceberg Kafka Connect sink 1.11.0 on a standalone Connect 4.1.1 worker (separate JVM "
+        + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", JsonConverter without schemas, "
+        + "Connect's default consumer settings, worker offset.flush.interval.ms=10000. Timed until its task has put "
+        + "every record into its Iceberg writers (JMX sink-record-send-total): its commits run only on the "
+        + "interval, through the control topic, so the time to the last commit (in each run's note) adds up to "
+        + "an interval plus the worker's poll wait; the put time leaves out closing the last files and the "
+        + "last commit, which the other sinks' times include -- it favours Kafka Connect";
+  }
+
+  @Override
+  public Outcome run(RunSpec run) throws Exception {
+    if (worker == null || !worker.isAlive()) {
+      worker = ConnectWorker.start(workDir, classpathFile, run.bootstrapServers(), jvmOptions);
+    }
+    String name = "iceberg-" + run.table().name().replace('_', '-');
+    String controlTopic = "control-" + name + "-" + (++runs);
+    Topics.create(run.bootstrapServers(), controlTopic, 1);
+
+    long expected = run.topic().events();
+    long start = System.nanoTime();
+    worker.createConnector(name, connectorConfig(run, controlTopic));
+    long deadline = start + run.timeout().toNanos();
+    long putNanos = -1;
+    long committedNanos = -1;
+    long nextStatusCheck = 0;
+    try {
+      while (System.nanoTime() < deadline) {
+        long now = System.nanoTime();
+        if (putNanos < 0 && worker.recordsPut(name) >= expected) {
+          putNanos = now - start;
+        }
+        if (committedRows(run.catalog().loadTable(run.table())) >= expected) {
+          committedNanos = now - start;
+          if (putNanos < 0) {
+            putNanos = committedNanos; // both crossed between two polls
+          }
+          break;
+        }
+        if (now > nextStatusCheck) {
+          String failure = worker.failure(name);
+          if (failure != null) {
+            throw new IllegalStateException("Kafka Connect task failed: " + failure);
+          }
+          nextStatusCheck = now + Duration.ofSeconds(2).toNanos();
+        }
+        Thread.sleep(POLL.toMillis());
+      }
+    } finally {
+      worker.deleteConnector(name);
+    }
+    if (committedNanos < 0) {
+      return new Outcome(System.nanoTime() - start, -1, -1, "timed out; see " + worker.log());
+    }
+    return new Outcome(putNanos, expected, -1, committedNanos,
+        String.format("all records put after %.2f s, all committed after %.2f s", putNanos / 1e9, committedNanos / 1e9));
+  }
+
+  private Map<String, String> connectorConfig(RunSpec run, String controlTopic) {
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
+    c.put("tasks.max", Integer.toString(tasks));
+    c.put("topics", run.topic().topic());
+    c.put("iceberg.tables", run.table().toString());
+    // The embedded catalog as floe builds it: Iceberg's JDBC catalog named "floe" on SQLite.
+    c.put("iceberg.catalog", Catalogs.EMBEDDED_NAME);
+    c.put("iceberg.catalog.type", "jdbc");
+    c.put("iceberg.catalog.uri", "jdbc:sqlite:" + run.warehouse().toAbsolutePath().resolve("catalog.db"));
+    c.put("iceberg.catalog.warehouse", run.warehouse().toAbsolutePath().toString());
+    c.put("iceberg.control.topic", controlTopic);
+    c.put("iceberg.control.commit.interval-ms", Long.toString(run.cadence().interval().toMillis()));
+    c.put("iceberg.kafka.bootstrap.servers", run.bootstrapServers());
+    return c;
+  }
+
+  private static long committedRows(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return 0;
+    }
+    String total = current.summary().get(SnapshotSummary.TOTAL_RECORDS_PROP);
+    return total == null ? 0 : Long.parseLong(total);
+  }
+
+  @Override
+  public void close() {
+    if (worker != null) {
+      worker.close();
+      worker = null;
+    }
+  }
+}
