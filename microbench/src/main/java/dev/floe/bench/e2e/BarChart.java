@@ -24,7 +24,8 @@ final class BarChart {
   private static final int HEIGHT = 560;
   private static final int LEFT = 90;
   private static final int RIGHT = 30;
-  private static final int TOP = 70;
+  private static final int TOP = 70; // with a one-line subtitle; each further line adds LINE
+  private static final int LINE = 15;
   private static final int BOTTOM = 110;
 
   /** One bar: its median and range; NaN for a contender with no valid run (drawn as "failed"). */
@@ -59,7 +60,11 @@ final class BarChart {
     g.drawString(title, LEFT, 30);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     g.setColor(new Color(0x444444));
-    g.drawString(subtitle, LEFT, 50);
+    List<String> lines = wrap(subtitle, g.getFontMetrics(), WIDTH - LEFT - RIGHT);
+    for (int i = 0; i < lines.size(); i++) {
+      g.drawString(lines.get(i), LEFT, 50 + i * LINE);
+    }
+    int plotTop = TOP + (lines.size() - 1) * LINE;
 
     double top = 0;
     for (Group group : groups) {
@@ -72,8 +77,8 @@ final class BarChart {
     double step = niceStep(top <= 0 ? 1 : top / 5);
     double axisMax = Math.ceil((top <= 0 ? 1 : top) / step) * step;
     int plotW = WIDTH - LEFT - RIGHT;
-    int plotH = HEIGHT - TOP - BOTTOM;
-    int baseY = TOP + plotH;
+    int plotH = HEIGHT - plotTop - BOTTOM;
+    int baseY = plotTop + plotH;
 
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
     FontMetrics fm = g.getFontMetrics();
@@ -86,11 +91,11 @@ final class BarChart {
       g.drawString(label, LEFT - 8 - fm.stringWidth(label), y + 4);
     }
     g.setColor(Color.DARK_GRAY);
-    g.drawLine(LEFT, TOP, LEFT, baseY);
+    g.drawLine(LEFT, plotTop, LEFT, baseY);
     g.drawLine(LEFT, baseY, LEFT + plotW, baseY);
     Graphics2D rotated = (Graphics2D) g.create();
     rotated.rotate(-Math.PI / 2);
-    rotated.drawString(yAxis, -(TOP + plotH / 2 + fm.stringWidth(yAxis) / 2), 20);
+    rotated.drawString(yAxis, -(plotTop + plotH / 2 + fm.stringWidth(yAxis) / 2), 20);
     rotated.dispose();
 
     int groupW = plotW / Math.max(1, groups.size());
@@ -142,6 +147,24 @@ final class BarChart {
     }
     g.setColor(new Color(0x666666));
     g.drawString("bars: median of the measured runs; whiskers: min..max", LEFT, HEIGHT - 15);
+  }
+
+  /** Words of {@code text} in lines no wider than {@code width}. */
+  static List<String> wrap(String text, FontMetrics fm, int width) {
+    List<String> lines = new java.util.ArrayList<>();
+    StringBuilder line = new StringBuilder();
+    for (String word : text.split(" ")) {
+      if (!line.isEmpty() && fm.stringWidth(line + " " + word) > width) {
+        lines.add(line.toString());
+        line.setLength(0);
+      }
+      if (!line.isEmpty()) {
+        line.append(' ');
+      }
+      line.append(word);
+    }
+    lines.add(line.toString());
+    return lines;
   }
 
   private static Bar find(Group group, String series) {

@@ -244,10 +244,6 @@ final class ConnectWorker implements AutoCloseable {
     return process.isAlive();
   }
 
-  long pid() {
-    return process.pid();
-  }
-
   @Override
   public void close() {
     if (jmx != null) {

@@ -56,6 +56,10 @@ public final class E2eBenchmark {
       System.exit(2);
       return;
     }
+    if (options.render() != null) {
+      ReportWriter.render(options.render()).forEach(p -> System.out.println("wrote " + p));
+      return;
+    }
     Path work = options.workDir() != null ? options.workDir() : Files.createTempDirectory("floe-e2e-");
     List<String> notes = new ArrayList<>();
     List<Contender> contenders = contenders(options, work, notes);

@@ -36,6 +36,7 @@ import java.util.Locale;
  * @param label a line the report shows first (e.g. that the run is reduced)
  * @param workDir where brokers, warehouses and logs go (a temp folder if null)
  * @param keepWork keep {@code workDir} afterwards
+ * @param render a report's JSON to write again as markdown and PNG (no benchmark runs), or null
  * @param arguments the command line these options came from
  */
 public record E2eOptions(
@@ -63,6 +64,7 @@ public record E2eOptions(
     String label,
     Path workDir,
     boolean keepWork,
+    Path render,
     List<String> arguments) {
 
   public static final List<String> ALL_CONTENDERS = List.of("floe", "stock-java", "kafka-connect", "bare-consume");
@@ -104,6 +106,7 @@ public record E2eOptions(
     String label = null;
     Path workDir = null;
     boolean keepWork = false;
+    Path render = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       String value = null;
@@ -147,6 +150,7 @@ public record E2eOptions(
             case "--report-name" -> reportName = value;
             case "--label" -> label = value;
             case "--work-dir" -> workDir = Path.of(value);
+            case "--render" -> render = Path.of(value);
             default -> throw new UsageException("unknown option " + arg + "\n\n" + help());
           }
         }
@@ -163,7 +167,7 @@ public record E2eOptions(
     }
     return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
         compression, seed, connectClasspath, connectTasks, connectHeap, memoryRun, memoryHeap, memoryPasses,
-        memorySample, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, List.of(args));
+        memorySample, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
   }
 
   private static long count(String option, String value) {
@@ -218,6 +222,8 @@ public record E2eOptions(
           --label TEXT            a line shown first in the report (e.g. reduced run, busy machine)
           --work-dir DIR          brokers, warehouses and logs (default a temp folder, deleted)
           --keep-work             keep the work folder
+          --render FILE.json      only write a report's markdown and PNG again from its JSON
+                                  (next to it), e.g. after changing the report's layout
         """;
   }
 

@@ -1,5 +1,6 @@
 package dev.floe.bench.e2e;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,6 +31,15 @@ final class ReportWriter {
     Files.writeString(md, markdown(report, targets, png.getFileName().toString(), json.getFileName().toString()),
         StandardCharsets.UTF_8);
     return List.of(md, json, png);
+  }
+
+  /** Reads a report's JSON and writes its markdown and PNG (and the JSON) again, beside it. */
+  static List<Path> render(Path json) throws IOException {
+    E2eReport report = new ObjectMapper()
+        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false) // targets, ratios: derived
+        .readValue(json.toFile(), E2eReport.class);
+    String name = json.getFileName().toString().replaceFirst("\\.json$", "");
+    return write(report, json.toAbsolutePath().getParent(), name);
   }
 
   private static void writeJson(E2eReport report, List<Targets.Target> targets, Path json) throws IOException {
