@@ -74,6 +74,9 @@ class E2eBenchmarkTest {
     assertTrue(md.contains("> **test run**") && md.contains("| synthetic | floe |") && md.contains("tiny.png"), md);
     BufferedImage png = ImageIO.read(out.resolve("tiny.png").toFile());
     assertEquals(1000, png.getWidth());
+
+    ReportWriter.render(out.resolve("tiny.json"));
+    assertEquals(md, Files.readString(out.resolve("tiny.md")), "the JSON holds everything the markdown shows");
   }
 
   /** The stock sink, then one of its files appended a second time: duplicated rows. */
