@@ -198,14 +198,18 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   private void route(ConsumerRecords<byte[], byte[]> records) {
     long bytes = 0;
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      byte[] value = r.value();
-      bytes += value == null ? 0 : value.length;
-      TableChannel channel = channelFor(r);
-      if (channel == null) {
-        unroutable(r);
-      } else if (routeField == null || !alreadyStored(channel, r)) {
-        channel.add(value, r.topic(), r.partition(), r.offset());
+    // Partition by partition: with topic routes the table is looked up once per partition.
+    for (TopicPartition tp : records.partitions()) {
+      TableChannel topicChannel = routeField == null ? channelForTopic(tp.topic()) : null;
+      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        byte[] value = r.value();
+        bytes += value == null ? 0 : value.length;
+        TableChannel channel = routeField == null ? topicChannel : channelFor(r);
+        if (channel == null) {
+          unroutable(r);
+        } else if (routeField == null || !alreadyStored(channel, r)) {
+          channel.add(value, r.topic(), r.partition(), r.offset());
+        }
       }
     }
     int count = records.count();
@@ -214,21 +218,23 @@ public final class KafkaIcebergSink implements AutoCloseable {
     cycleBytes += bytes;
   }
 
-  private TableChannel channelFor(ConsumerRecord<byte[], byte[]> r) {
-    if (routeField == null) {
-      TableChannel cached = byTopic.get(r.topic());
-      if (cached != null) {
-        return cached;
-      }
-      for (TableRoute route : config.routes()) {
-        if (route.matchesTopic(r.topic())) {
-          TableChannel channel = channels.get(route.table());
-          byTopic.put(r.topic(), channel);
-          return channel;
-        }
-      }
-      return null;
+  private TableChannel channelForTopic(String topic) {
+    TableChannel cached = byTopic.get(topic);
+    if (cached != null) {
+      return cached;
     }
+    for (TableRoute route : config.routes()) {
+      if (route.matchesTopic(topic)) {
+        TableChannel channel = channels.get(route.table());
+        byTopic.put(topic, channel);
+        return channel;
+      }
+    }
+    return null;
+  }
+
+  /** With a route field: the first route matching the record's topic and field value. */
+  private TableChannel channelFor(ConsumerRecord<byte[], byte[]> r) {
     String value = r.value() == null ? null : routeField.read(r.value());
     for (TableRoute route : config.routes()) {
       if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
