@@ -55,13 +55,15 @@ impl NanCounter {
     }
 }
 
+/// NaNs among the valid values. NaN is rare, so the validity bit is only read for NaNs, and
+/// the common pass is a branch-free compare-and-add over the values.
 fn nans<T: num_like::IsNan>(values: &[T], nulls: &Option<NullBuffer>) -> u64 {
     match nulls {
-        None => values.iter().filter(|v| v.is_nan()).count() as u64,
+        None => values.iter().map(|v| u64::from(v.is_nan())).sum(),
         Some(n) => values
             .iter()
-            .zip(n.iter())
-            .filter(|(v, valid)| *valid && v.is_nan())
+            .enumerate()
+            .filter(|(i, v)| v.is_nan() && n.is_valid(*i))
             .count() as u64,
     }
 }
