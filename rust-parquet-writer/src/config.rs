@@ -35,6 +35,12 @@ pub struct WriterConfig {
     /// Max length of min/max statistics; `None` keeps them whole (marked exact).
     pub statistics_truncate_length: Option<u64>,
     pub created_by: String,
+    /// Batches are held (not copied) until this many rows (65,536) are waiting, then
+    /// encoded one column at a time, which keeps each column's compressor in the CPU cache
+    /// across its pages (see `writer::runs`). 0 encodes every batch as it arrives.
+    pub column_run_rows: u64,
+    /// ... or until the held batches take this much Arrow memory (32 MiB).
+    pub column_run_bytes: u64,
 }
 
 impl Default for WriterConfig {
@@ -50,6 +56,8 @@ impl Default for WriterConfig {
             statistics: "page".to_string(),
             statistics_truncate_length: None,
             created_by: format!("floe version {}", env!("CARGO_PKG_VERSION")),
+            column_run_rows: 64 * 1024,
+            column_run_bytes: 32 * 1024 * 1024,
         }
     }
 }
@@ -139,6 +147,20 @@ impl WriterConfig {
     /// only (no row-count cap), as Iceberg's `write.parquet.row-group-size-bytes`.
     pub fn writer_properties(&self) -> Result<WriterProperties> {
         Ok(self.writer_properties_builder()?.build())
+    }
+
+    /// When held batches are encoded and when row groups close.
+    pub(crate) fn run_limits(&self) -> Result<crate::writer::RunLimits> {
+        let size = |name: &str, value: u64| {
+            usize::try_from(value).map_err(|_| {
+                FloeError::invalid_argument(format!("writer config: {name} too large"))
+            })
+        };
+        Ok(crate::writer::RunLimits {
+            row_group_bytes: Self::positive("row_group_bytes", self.row_group_bytes)?,
+            run_rows: size("column_run_rows", self.column_run_rows)?,
+            run_bytes: size("column_run_bytes", self.column_run_bytes)?,
+        })
     }
 
     /// [`Self::writer_properties`] before `build()`, for per-column adjustments.

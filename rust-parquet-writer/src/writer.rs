@@ -7,13 +7,16 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::ArrowWriter;
 
 use crate::config::WriterConfig;
 use crate::error::{FloeError, Result};
 use crate::nan::NanCounter;
 use crate::summary::FileSummary;
+
+mod runs;
+
+use runs::RunEncoder;
+pub(crate) use runs::RunLimits;
 
 /// Where the bytes of a file go.
 pub enum OutputSink {
@@ -82,7 +85,7 @@ pub struct ParquetFileWriter {
 /// sampled for dictionary encoding (see [`crate::dictionary`]).
 enum State {
     Pending(CountingWrite),
-    Open(Box<ArrowWriter<CountingWrite>>),
+    Open(Box<RunEncoder<CountingWrite>>),
     Closed,
 }
 
@@ -93,6 +96,7 @@ impl ParquetFileWriter {
     pub fn open(sink: OutputSink, schema: SchemaRef, config: &WriterConfig) -> Result<Self> {
         // Validate the settings now, not at the first batch.
         config.writer_properties()?;
+        config.run_limits()?;
         let (out, path): (Box<dyn Write + Send>, Option<PathBuf>) = match sink {
             OutputSink::Path(path) => (Box::new(create_file(&path)?), Some(path)),
             OutputSink::Stream(stream) => (
@@ -148,16 +152,20 @@ impl ParquetFileWriter {
                 props = props.set_column_dictionary_enabled(column, false);
             }
         }
-        // Iceberg files carry no embedded Arrow schema; field ids live in the Parquet schema.
-        let options = ArrowWriterOptions::new()
-            .with_properties(props.build())
-            .with_skip_arrow_metadata(true);
-        let writer = ArrowWriter::try_new_with_options(out, self.schema.clone(), options)?;
+        // Iceberg files carry no embedded Arrow schema (no ARROW:schema key is written);
+        // field ids live in the Parquet schema.
+        let writer = RunEncoder::try_new(
+            out,
+            self.schema.clone(),
+            props.build(),
+            self.config.run_limits()?,
+        )?;
         self.state = State::Open(Box::new(writer));
         Ok(())
     }
 
-    /// Encodes one batch; rows are buffered and flushed per row group.
+    /// Takes one batch. Its rows are encoded in runs (see [`runs`]: the batch's arrays are
+    /// held, not copied, until then) and written out per row group.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         check_same_schema(&self.schema, batch.schema_ref())?;
         match self.state {
@@ -169,15 +177,15 @@ impl ParquetFileWriter {
         let State::Open(writer) = &mut self.state else {
             unreachable!("started above")
         };
-        writer.write(batch)?;
+        writer.write(batch.clone())?;
         self.nans.count(batch);
         Ok(())
     }
 
-    /// Bytes flushed to the sink so far plus the estimated size of buffered rows.
+    /// Bytes flushed to the sink so far plus the estimated encoded size of buffered rows.
     pub fn estimated_size(&self) -> u64 {
         match &self.state {
-            State::Open(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            State::Open(w) => w.estimated_size() as u64,
             _ => 0,
         }
     }
