@@ -33,8 +33,12 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * keys and values included); they land in the Parquet schema.
  *
  * <p>Ownership: {@link #write(VectorSchemaRoot)} exports the batch through the Arrow C Data
- * Interface; libfloe takes a reference to its buffers until they are encoded, and the caller keeps
- * owning the root (it may clear and refill it once {@code write} returns). {@link #finish()}
+ * Interface; libfloe keeps a reference to its buffers until it has encoded them -- possibly after
+ * {@code write} returns, since rows are encoded in runs of up to 65,536 rows or 32 MiB -- and the
+ * caller keeps owning the root. After {@code write} the root may be cleared ({@code clear()},
+ * {@code close()}) and refilled with newly allocated buffers, but its buffers must not be
+ * modified in place (no {@code reset()} and overwrite): the C Data Interface hands them over
+ * read-only. {@link #finish()}
  * completes the file and returns its footer facts; {@link #close()} releases the native writer and
  * discards an unfinished file. Methods are synchronized; one writer is not meant for concurrent
  * producers but is never corrupted by them.
