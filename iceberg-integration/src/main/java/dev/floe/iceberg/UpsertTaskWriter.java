@@ -7,10 +7,8 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativePartitioner;
 import dev.floe.arrow.PartitionedBatch;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
@@ -117,19 +115,20 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         NativeDataWriter file = state.data.writer();
         String path = file.location();
         long firstPosition = file.rowCount();
-        List<Integer> newKeys = new ArrayList<>();
+        int[] newKeys = new int[rows];
+        int newKeyCount = 0;
         for (int k = 0; k < rows; k++) {
           int row = order[offset + k];
           FilePosition previous = written.put(keys[row], new FilePosition(path, firstPosition + k));
           if (previous == null) {
-            newKeys.add(row);
+            newKeys[newKeyCount++] = row;
           } else {
             state.positionDeletes.delete(previous.path(), previous.position());
           }
         }
         state.data.write(split, group);
-        if (!newKeys.isEmpty()) {
-          writeEqualityDeletes(state, batch, newKeys);
+        if (newKeyCount > 0) {
+          writeEqualityDeletes(state, batch, newKeys, newKeyCount);
         }
         offset += rows;
       }
@@ -146,17 +145,18 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     }
   }
 
-  private void writeEqualityDeletes(PartitionState state, VectorSchemaRoot batch, List<Integer> rows) {
+  /** Writes the key columns of the first {@code count} of {@code rows} as equality deletes. */
+  private void writeEqualityDeletes(PartitionState state, VectorSchemaRoot batch, int[] rows, int count) {
     try (VectorSchemaRoot keys = VectorSchemaRoot.create(keySchema, allocator)) {
       keys.allocateNew();
       for (int c = 0; c < keyColumns.length; c++) {
         FieldVector from = batch.getVector(keyColumns[c]);
         FieldVector to = keys.getVector(c);
-        for (int i = 0; i < rows.size(); i++) {
-          to.copyFromSafe(rows.get(i), i, from);
+        for (int i = 0; i < count; i++) {
+          to.copyFromSafe(rows[i], i, from);
         }
       }
-      keys.setRowCount(rows.size());
+      keys.setRowCount(count);
       state.equalityDeletes().write(keys);
     }
   }

@@ -347,20 +347,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private Map<TopicPartition, Long> offsetsFor(TableChannel channel, Map<TopicPartition, Long> positions) {
     Map<TopicPartition, Long> out = new HashMap<>();
     positions.forEach((tp, offset) -> {
-      if (routeField != null || byTopic.get(tp.topic()) == channel || routesTo(tp.topic(), channel)) {
+      if (routeField != null || channelForTopic(tp.topic()) == channel) {
         out.put(tp, offset);
       }
     });
     return out;
-  }
-
-  private boolean routesTo(String topic, TableChannel channel) {
-    for (TableRoute route : config.routes()) {
-      if (route.matchesTopic(topic)) {
-        return channels.get(route.table()) == channel;
-      }
-    }
-    return false;
   }
 
   private void commitGroupOffsets(Map<TopicPartition, Long> positions) {

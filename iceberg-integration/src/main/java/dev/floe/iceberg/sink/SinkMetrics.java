@@ -27,7 +27,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
     bytesConsumed.add(bytes);
   }
 
-  void rowsWritten(long rows, long bytes) {
+  void rowsWritten(long rows) {
     rowsWritten.add(rows);
   }
 

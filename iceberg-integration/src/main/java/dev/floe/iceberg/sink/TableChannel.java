@@ -120,9 +120,9 @@ final class TableChannel implements AutoCloseable {
     }
     MessageBatch batch = open;
     open = null;
-    int permits = (int) Math.min(Integer.MAX_VALUE, Math.max(1, batch.byteSize()));
-    inFlight.acquireUninterruptibly(Math.min(permits, (int) config.maxInFlightBytes()));
-    int held = Math.min(permits, (int) config.maxInFlightBytes());
+    // One permit per payload byte, at most the whole budget (a huge batch still goes through).
+    int held = (int) Math.max(1, Math.min(batch.byteSize(), inFlightBudget()));
+    inFlight.acquireUninterruptibly(held);
     worker.execute(() -> {
       try {
         if (failure == null) {
@@ -140,6 +140,10 @@ final class TableChannel implements AutoCloseable {
     });
   }
 
+  private long inFlightBudget() {
+    return Math.min(Integer.MAX_VALUE, config.maxInFlightBytes());
+  }
+
   private void write(MessageBatch batch) {
     if (writer == null) {
       writer = config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
@@ -151,7 +155,7 @@ final class TableChannel implements AutoCloseable {
     } catch (BadRecordException e) {
       throw new SinkException("bad record for table " + id + ": " + e.getMessage(), e);
     }
-    metrics.rowsWritten(stats.rows(), batch.byteSize());
+    metrics.rowsWritten(stats.rows());
     for (RejectedMessage rejected : stats.rejected()) {
       badRecord(rejected);
     }
