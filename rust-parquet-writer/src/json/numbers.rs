@@ -122,32 +122,46 @@ pub fn special_float(text: &[u8]) -> Option<f64> {
 
 /// Canonical UUID text (`8-4-4-4-12` hex digits, any case) to its 16 bytes.
 pub fn parse_uuid(text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let not_uuid = |why: &str| format!("'{}' is not a UUID ({why})", String::from_utf8_lossy(text));
     if text.len() != 36 || [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
-        return Err(format!(
-            "'{}' is not a UUID (expected 8-4-4-4-12 hex digits)",
-            String::from_utf8_lossy(text)
-        ));
+        return Err(not_uuid("expected 8-4-4-4-12 hex digits"));
     }
-    let mut nibbles = text.iter().filter(|&&b| b != b'-');
-    for _ in 0..16 {
-        let hi = hex(*nibbles.next().unwrap_or(&b'x'));
-        let lo = hex(*nibbles.next().unwrap_or(&b'x'));
-        match (hi, lo) {
-            (Some(h), Some(l)) => out.push(h << 4 | l),
-            _ => {
-                return Err(format!(
-                    "'{}' is not a UUID (non-hex digit)",
-                    String::from_utf8_lossy(text)
-                ))
-            }
-        }
+    let mut bytes = [0u8; 16];
+    // Every input byte is looked up (dashes skipped by position); an invalid digit sets the
+    // table's high bit, checked once at the end.
+    let mut invalid = 0u8;
+    for (byte, pair) in bytes.iter_mut().zip(UUID_DIGIT_PAIRS) {
+        let hi = HEX_VALUE[text[pair] as usize];
+        let lo = HEX_VALUE[text[pair + 1] as usize];
+        invalid |= hi | lo;
+        *byte = hi << 4 | (lo & 0x0f);
     }
+    if invalid & 0x80 != 0 {
+        return Err(not_uuid("non-hex digit"));
+    }
+    out.extend_from_slice(&bytes);
     Ok(())
 }
 
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
+/// Where each byte's two hex digits start in `8-4-4-4-12` text.
+const UUID_DIGIT_PAIRS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+/// A hex digit's value, or 0x80 for any other byte.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [0x80u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -196,5 +210,25 @@ mod tests {
         );
         assert!(parse_uuid(b"123e4567e89b12d3a456426614174000", &mut out).is_err());
         assert!(parse_uuid(b"123e4567-e89b-12d3-a456-42661417400g", &mut out).is_err());
+    }
+
+    #[test]
+    fn uuid_digits_are_checked_at_every_position() {
+        let good = *b"0123abcd-EF45-6789-aBcD-ef0123456789";
+        let mut out = Vec::new();
+        parse_uuid(&good, &mut out).unwrap();
+        let expected = "0123abcdef456789abcdef0123456789";
+        let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, expected);
+        for at in (0..36).filter(|i| ![8, 13, 18, 23].contains(i)) {
+            for bad in [b'g', b'G', b'-', b' ', b'/', b':', b'@', b'`', 0xc3] {
+                let mut text = good;
+                text[at] = bad;
+                let mut out = Vec::new();
+                let error = parse_uuid(&text, &mut out).expect_err("a bad digit is refused");
+                assert!(error.contains("non-hex digit"), "{error}");
+                assert!(out.is_empty(), "nothing is appended on error");
+            }
+        }
     }
 }
