@@ -41,6 +41,9 @@ pub struct WriterConfig {
     pub column_run_rows: u64,
     /// ... or until the held batches take this much Arrow memory (32 MiB).
     pub column_run_bytes: u64,
+    /// Threads that encode a run's columns (1: the calling thread alone). Columns are
+    /// independent, so the file is byte for byte the same for any count.
+    pub encode_threads: u32,
 }
 
 impl Default for WriterConfig {
@@ -58,6 +61,7 @@ impl Default for WriterConfig {
             created_by: format!("floe version {}", env!("CARGO_PKG_VERSION")),
             column_run_rows: 64 * 1024,
             column_run_bytes: 32 * 1024 * 1024,
+            encode_threads: 1,
         }
     }
 }
@@ -160,6 +164,7 @@ impl WriterConfig {
             row_group_bytes: Self::positive("row_group_bytes", self.row_group_bytes)?,
             run_rows: size("column_run_rows", self.column_run_rows)?,
             run_bytes: size("column_run_bytes", self.column_run_bytes)?,
+            encode_threads: Self::positive("encode_threads", self.encode_threads.into())?,
         })
     }
 

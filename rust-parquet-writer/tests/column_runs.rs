@@ -318,3 +318,62 @@ fn slices_of_large_buffers_count_whole_buffers() {
     // ...under a 64 MiB limit slices are held (the first is encoded to learn a row's size).
     assert_eq!(write_slices(64 << 20), [0, 1, 2, 3]);
 }
+
+#[test]
+fn encode_threads_do_not_change_the_file() {
+    let sizes = [1000, 777, 3000, 1, 2500, 1000, 4000];
+    for dictionary in [false, true] {
+        let batches = batches(&sizes, dictionary);
+        for row_group_bytes in [24 * 1024, 128 * 1024 * 1024] {
+            let single = WriterConfig {
+                row_group_bytes,
+                ..config(dictionary, 1500)
+            };
+            let (expected, expected_summary) = floe_file(&single, &batches);
+            // More threads than top-level columns (5) are capped at one per column.
+            for encode_threads in [2, 3, 8] {
+                let parallel = WriterConfig {
+                    encode_threads,
+                    ..single.clone()
+                };
+                let (file, summary) = floe_file(&parallel, &batches);
+                assert_eq!(summary.row_groups.len(), expected_summary.row_groups.len());
+                assert!(
+                    file == expected,
+                    "dictionary {dictionary}, row groups of {row_group_bytes} bytes, \
+                     {encode_threads} threads: the files differ"
+                );
+            }
+        }
+        let (file, _) = floe_file(
+            &WriterConfig {
+                encode_threads: 4,
+                ..config(dictionary, 1500)
+            },
+            &batches,
+        );
+        assert_same_rows(file, &batches);
+    }
+}
+
+#[test]
+fn zero_encode_threads_are_refused() {
+    let config = WriterConfig {
+        encode_threads: 0,
+        ..WriterConfig::default()
+    };
+    let error = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(SharedBuffer::default())),
+        schema(),
+        &config,
+    )
+    .and_then(|mut w| {
+        w.write(&batches(&[10], false)[0])?;
+        w.close()
+    })
+    .expect_err("encode_threads 0 is an error");
+    assert!(
+        error.to_string().contains("encode_threads must be > 0"),
+        "{error}"
+    );
+}

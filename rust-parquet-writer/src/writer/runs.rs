@@ -14,16 +14,23 @@
 //! close by the same rule as parquet-rs's `ArrowWriter` (encoded estimate against the byte
 //! limit, a run split at the rows that still fit), applied to runs instead of batches, and a
 //! run is started early when it would not fit the row group in progress.
+//!
+//! With `encode_threads > 1` the columns of a run are shared out among that many threads
+//! (largest first, each thread taking the next column when it is done). A column writer is
+//! only ever touched by one thread at a time and its pages do not depend on which, so the
+//! file does not change; the run's batches stay owned by the calling thread, which also drops
+//! them (their buffers may belong to the JVM, released through a callback).
 
+use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnWriter, ArrowRowGroupWriterFactory};
 use parquet::arrow::ArrowSchemaConverter;
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
@@ -37,6 +44,8 @@ pub struct RunLimits {
     pub run_rows: usize,
     /// Held Arrow memory that starts a run.
     pub run_bytes: usize,
+    /// Threads encoding a run's columns (1: the calling thread only).
+    pub encode_threads: usize,
 }
 
 pub struct RunEncoder<W: Write + Send> {
@@ -164,17 +173,26 @@ impl<W: Write + Send> RunEncoder<W> {
                     .create_column_writers(self.file.flushed_row_groups().len())?,
             ),
         };
-        for (i, field) in self.schema.fields().iter().enumerate() {
-            let (first, count) = self.leaves[i];
-            let writers = &mut writers[first..first + count];
-            for batch in &run {
-                for (writer, leaf) in writers
-                    .iter_mut()
-                    .zip(compute_leaves(field, batch.column(i))?)
-                {
-                    writer.write(&leaf)?;
-                }
+        // Each top-level field's leaf writers, as a slice of their own.
+        let mut columns = Vec::with_capacity(self.leaves.len());
+        let writers_len = writers.len();
+        let mut rest = writers.as_mut_slice();
+        for (field, &(first, count)) in self.leaves.iter().enumerate() {
+            debug_assert_eq!(first, writers_len - rest.len(), "leaves are in field order");
+            let (head, tail) = rest.split_at_mut(count);
+            columns.push(ColumnRun {
+                field,
+                writers: head,
+            });
+            rest = tail;
+        }
+        let threads = self.limits.encode_threads.min(columns.len());
+        if threads <= 1 {
+            for column in columns {
+                column.encode(&self.schema, &run)?;
             }
+        } else {
+            encode_in_parallel(columns, threads, &self.schema, &run)?;
         }
         self.row_group_rows += rows;
         self.row_bytes = Some(self.row_group_bytes() / self.row_group_rows).filter(|b| *b > 0);
@@ -258,6 +276,78 @@ impl<W: Write + Send> RunEncoder<W> {
     pub fn inner_mut(&mut self) -> &mut W {
         self.file.inner_mut()
     }
+}
+
+/// One top-level column of a run and the writers of its leaves.
+struct ColumnRun<'a> {
+    field: usize,
+    writers: &'a mut [ArrowColumnWriter],
+}
+
+impl ColumnRun<'_> {
+    fn encode(self, schema: &SchemaRef, run: &[RecordBatch]) -> Result<()> {
+        let field = schema.field(self.field);
+        for batch in run {
+            for (writer, leaf) in self
+                .writers
+                .iter_mut()
+                .zip(compute_leaves(field, batch.column(self.field))?)
+            {
+                writer.write(&leaf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Arrow memory of this column in the run: the order columns are handed out in.
+    fn weight(&self, run: &[RecordBatch]) -> usize {
+        run.iter()
+            .map(|b| b.column(self.field).get_array_memory_size())
+            .sum()
+    }
+}
+
+/// Encodes `columns` on the calling thread and `threads - 1` scoped helpers, largest column
+/// first; returns the first error any of them met.
+fn encode_in_parallel(
+    mut columns: Vec<ColumnRun<'_>>,
+    threads: usize,
+    schema: &SchemaRef,
+    run: &[RecordBatch],
+) -> Result<()> {
+    columns.sort_by_cached_key(|c| Reverse(c.weight(run)));
+    let queue = Mutex::new(columns.into_iter());
+    let work = || -> Result<()> {
+        loop {
+            // The lock is held only to take the next column, not while encoding it.
+            let next = queue.lock().map_err(|_| poisoned())?.next();
+            match next {
+                Some(column) => column.encode(schema, run)?,
+                None => return Ok(()),
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut result = work();
+        for helper in helpers {
+            // A panic in a helper becomes an error here (the FFI layer turns panics on the
+            // calling thread into errors too).
+            let joined = helper.join().unwrap_or_else(|_| {
+                Err(ParquetError::General(
+                    "a column encoding thread panicked".to_string(),
+                ))
+            });
+            if result.is_ok() {
+                result = joined;
+            }
+        }
+        result
+    })
+}
+
+fn poisoned() -> ParquetError {
+    ParquetError::General("a column encoding thread panicked".to_string())
 }
 
 /// The Arrow memory holding a batch keeps alive: whole buffers, also when the batch is a

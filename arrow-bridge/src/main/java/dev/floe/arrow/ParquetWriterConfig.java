@@ -9,7 +9,9 @@ import java.util.Objects;
 /**
  * Settings of one native Parquet writer, sent to libfloe as one versioned JSON blob. Defaults
  * follow Iceberg's table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages, 2 MiB
- * dictionary pages, dictionaries on, page-level statistics kept whole.
+ * dictionary pages, dictionaries on, page-level statistics kept whole. Rows are encoded in column
+ * runs (batches held until 65,536 rows or 32 MiB, then one column at a time) on one thread unless
+ * {@link Builder#encodeThreads} asks for more; the file is the same either way.
  *
  * <pre>{@code
  * ParquetWriterConfig config = ParquetWriterConfig.builder().codec("zstd").level(3).build();
@@ -24,7 +26,10 @@ public record ParquetWriterConfig(
     boolean dictionary,
     StatisticsLevel statistics,
     Integer statisticsTruncateLength,
-    String createdBy) {
+    String createdBy,
+    long columnRunRows,
+    long columnRunBytes,
+    int encodeThreads) {
 
   /** Version of the JSON blob this class writes. */
   public static final int VERSION = 1;
@@ -44,6 +49,12 @@ public record ParquetWriterConfig(
     if (rowGroupBytes <= 0 || pageBytes <= 0 || dictionaryPageBytes <= 0) {
       throw new IllegalArgumentException("row group, page and dictionary sizes must be > 0");
     }
+    if (columnRunRows < 0 || columnRunBytes < 0) {
+      throw new IllegalArgumentException("column run limits must be >= 0");
+    }
+    if (encodeThreads < 1) {
+      throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);
+    }
   }
 
   /** All defaults. */
@@ -53,6 +64,23 @@ public record ParquetWriterConfig(
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    return builder()
+        .codec(codec)
+        .level(level)
+        .rowGroupBytes(rowGroupBytes)
+        .pageBytes(pageBytes)
+        .dictionaryPageBytes(dictionaryPageBytes)
+        .dictionary(dictionary)
+        .statistics(statistics)
+        .statisticsTruncateLength(statisticsTruncateLength)
+        .createdBy(createdBy)
+        .columnRunRows(columnRunRows)
+        .columnRunBytes(columnRunBytes)
+        .encodeThreads(encodeThreads);
   }
 
   /** The blob libfloe reads ({@code WriterConfig} in rust-parquet-writer/src/config.rs). */
@@ -74,6 +102,9 @@ public record ParquetWriterConfig(
     if (createdBy != null) {
       node.put("created_by", createdBy);
     }
+    node.put("column_run_rows", columnRunRows);
+    node.put("column_run_bytes", columnRunBytes);
+    node.put("encode_threads", encodeThreads);
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -87,6 +118,9 @@ public record ParquetWriterConfig(
     private StatisticsLevel statistics = StatisticsLevel.PAGE;
     private Integer statisticsTruncateLength;
     private String createdBy;
+    private long columnRunRows = 64 * 1024;
+    private long columnRunBytes = 32L * 1024 * 1024;
+    private int encodeThreads = 1;
 
     private Builder() {}
 
@@ -139,6 +173,32 @@ public record ParquetWriterConfig(
       return this;
     }
 
+    /**
+     * Batches are held (their buffers retained, not copied) until this many rows wait, then
+     * encoded one column at a time, which keeps each column's compressor warm in the CPU cache;
+     * 0 encodes every batch as it arrives.
+     */
+    public Builder columnRunRows(long rows) {
+      this.columnRunRows = rows;
+      return this;
+    }
+
+    /** ... or until the held batches retain this many bytes of Arrow memory. */
+    public Builder columnRunBytes(long bytes) {
+      this.columnRunBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Threads that encode and compress a run's columns: 1 (default) uses the calling thread
+     * only; more share the columns out (one thread per column at most). The file's bytes do not
+     * depend on it.
+     */
+    public Builder encodeThreads(int threads) {
+      this.encodeThreads = threads;
+      return this;
+    }
+
     public ParquetWriterConfig build() {
       return new ParquetWriterConfig(
           codec,
@@ -149,7 +209,10 @@ public record ParquetWriterConfig(
           dictionary,
           statistics,
           statisticsTruncateLength,
-          createdBy);
+          createdBy,
+          columnRunRows,
+          columnRunBytes,
+          encodeThreads);
     }
   }
 }

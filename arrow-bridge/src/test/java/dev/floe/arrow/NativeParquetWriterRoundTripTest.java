@@ -178,4 +178,24 @@ class NativeParquetWriterRoundTripTest extends AllocatorTest {
     assertEquals(expectedRows(batches), ParquetReadBack.rows(file));
     assertTrue(Files.size(file) > 0);
   }
+
+  @Test
+  void encodeThreadsAndColumnRunsDoNotChangeTheFile() throws Exception {
+    int[] batches = {500, 0, 1, 777, 1200, 300};
+    ParquetWriterConfig.Builder small = ParquetWriterConfig.builder().rowGroupBytes(64 * 1024).columnRunRows(700);
+    byte[] single = Files.readAllBytes(writeBatches(small.encodeThreads(1).build(), batches));
+    byte[] parallel = Files.readAllBytes(writeBatches(small.encodeThreads(4).build(), batches));
+    assertTrue(java.util.Arrays.equals(single, parallel), "4 encode threads wrote other bytes than 1");
+    Path file = dir.resolve("all-types.parquet");
+    assertTrue(ParquetReadBack.footer(file).getBlocks().size() > 1, "several row groups");
+    assertEquals(expectedRows(batches), ParquetReadBack.rows(file));
+  }
+
+  @Test
+  void encodeThreadsMustBePositive() {
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class, () -> ParquetWriterConfig.builder().encodeThreads(0).build());
+    assertTrue(e.getMessage().contains("encodeThreads"), e.getMessage());
+  }
 }
