@@ -40,11 +40,14 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * The Nexmark bid stream written into a format v2 Iceberg table partitioned by bucket[4] on
  * {@code auction} -- appended, or upserted by the identifier fields (auction, bidder) -- with the
  * same table properties on every side (zstd-3, 128 MiB row groups, 1 MiB pages, 2 MiB dictionary
- * pages), single thread, one commit per operation:
+ * pages), one commit per operation, one writing thread:
  *
  * <ul>
  *   <li>{@code floe}: JSON messages -> floe's native decoder and task writer (partitioned fanout;
  *       upserts with equality and position deletes) -> commit;
+ *   <li>{@code floeTwoEncodeThreads}: the same, with a second thread sharing out each file's
+ *       column encoding and compression ({@code withEncodeThreads(2)}; byte-identical files) --
+ *       the only variant using more than one core;
  *   <li>{@code icebergJava}: JSON messages -> Jackson -> {@code GenericRecord} -> Iceberg Java's
  *       writers (partitioned fanout over the generic appender factory; for upserts the
  *       equality-delta writer) -> commit: what a Kafka Connect-style sink does;
@@ -209,7 +212,14 @@ public class TableWriteBenchmark {
 
   @Benchmark
   public Snapshot floe() {
-    committed = TableWrites.floe(table, writeMode, messages, allocator);
+    committed = TableWrites.floe(table, writeMode, messages, allocator, 1);
+    return committed;
+  }
+
+  /** floe with a second thread sharing out each file's column encoding (same files). */
+  @Benchmark
+  public Snapshot floeTwoEncodeThreads() {
+    committed = TableWrites.floe(table, writeMode, messages, allocator, 2);
     return committed;
   }
 

@@ -47,8 +47,10 @@ final class TableWrites {
    * crossing back into Java; for upserts it is decoded into Java Arrow first (the keys are read
    * from it), then regrouped and encoded natively.
    */
-  static Snapshot floe(Table table, WriteMode mode, List<byte[]> messages, BufferAllocator allocator) {
-    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+  static Snapshot floe(
+      Table table, WriteMode mode, List<byte[]> messages, BufferAllocator allocator, int encodeThreads) {
+    NativeFileWriterFactory factory =
+        NativeFileWriterFactory.forTable(table, allocator).withEncodeThreads(encodeThreads);
     try (NativeJsonDecoder decoder =
             NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
         MessageBatch batch = new MessageBatch();

@@ -92,7 +92,7 @@ class TableWritesMatchIcebergJavaTest {
       decoded.add(jackson.decode(message));
     }
 
-    Snapshot floeSnapshot = TableWrites.floe(floe, mode, messages, allocator);
+    Snapshot floeSnapshot = TableWrites.floe(floe, mode, messages, allocator, 2);
     Snapshot javaSnapshot = TableWrites.icebergJava(java, mode, messages);
     Snapshot recordsSnapshot = TableWrites.icebergJavaFromRecords(javaRecords, mode, decoded);
 
