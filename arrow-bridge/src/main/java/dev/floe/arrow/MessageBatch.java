@@ -3,6 +3,7 @@ package dev.floe.arrow;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -33,17 +34,36 @@ public final class MessageBatch implements AutoCloseable {
   private Arena offsetsArena;
   private MemorySegment offsets;
   private int count;
-  // Source positions; null until a message with a source is added.
+  // Source positions, one slot per offsets slot (null / -1 for a message added without one).
   private String[] topics;
   private int[] partitions;
   private long[] kafkaOffsets;
   private boolean closed;
 
   public MessageBatch() {
+    this(INITIAL_DATA_BYTES, INITIAL_MESSAGES);
+  }
+
+  /**
+   * A batch with room for {@code dataBytes} payload bytes and {@code messages} messages before it
+   * first grows (it still grows past them), so a caller that knows its batch size never pays for
+   * reallocation. The payload and offsets buffers are allocated off-heap now and freed by {@link
+   * #close()}.
+   *
+   * @throws IllegalArgumentException if either is negative
+   */
+  public MessageBatch(long dataBytes, int messages) {
+    if (dataBytes < 0 || messages < 0) {
+      throw new IllegalArgumentException(
+          "capacity must not be negative: " + dataBytes + " bytes, " + messages + " messages");
+    }
     dataArena = Arena.ofShared();
-    data = dataArena.allocate(INITIAL_DATA_BYTES, 8);
+    data = dataArena.allocate(dataBytes, 8);
     offsetsArena = Arena.ofShared();
-    offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, INITIAL_MESSAGES + 1L);
+    offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, messages + 1L);
+    topics = new String[messages];
+    partitions = new int[messages];
+    kafkaOffsets = new long[messages];
   }
 
   /** Adds a payload (copied). A null payload (a Kafka tombstone) is added as an empty message. */
@@ -52,6 +72,36 @@ public final class MessageBatch implements AutoCloseable {
   }
 
   public MessageBatch add(byte[] payload, int offset, int length) {
+    return add(payload, offset, length, null, -1, -1);
+  }
+
+  /** Adds a payload and remembers its Kafka position for error messages and dead letters. */
+  public MessageBatch add(byte[] payload, String topic, int partition, long kafkaOffset) {
+    return add(payload, 0, payload == null ? 0 : payload.length, topic, partition, kafkaOffset);
+  }
+
+  /**
+   * Adds the bytes between the buffer's position and limit (copied; the buffer's position, limit
+   * and contents are left as they were) and remembers their Kafka position. Heap and direct
+   * buffers both work. A null buffer (a Kafka tombstone) is added as an empty message.
+   */
+  public MessageBatch add(ByteBuffer payload, String topic, int partition, long kafkaOffset) {
+    ensureOpen();
+    int length = payload == null ? 0 : payload.remaining();
+    ensureCapacity(length);
+    if (length > 0) {
+      if (payload.hasArray()) {
+        MemorySegment.copy(
+            payload.array(), payload.arrayOffset() + payload.position(), data, ValueLayout.JAVA_BYTE, used, length);
+      } else {
+        MemorySegment.copy(MemorySegment.ofBuffer(payload), 0, data, used, length);
+      }
+    }
+    append(length, topic, partition, kafkaOffset);
+    return this;
+  }
+
+  private MessageBatch add(byte[] payload, int offset, int length, String topic, int partition, long kafkaOffset) {
     ensureOpen();
     if (payload != null) {
       Objects.checkFromIndexSize(offset, length, payload.length);
@@ -60,26 +110,19 @@ public final class MessageBatch implements AutoCloseable {
     if (length > 0) {
       MemorySegment.copy(payload, offset, data, ValueLayout.JAVA_BYTE, used, length);
     }
-    used += length;
-    count++;
-    offsets.setAtIndex(ValueLayout.JAVA_LONG, count, used);
+    append(length, topic, partition, kafkaOffset);
     return this;
   }
 
-  /** Adds a payload and remembers its Kafka position for error messages and dead letters. */
-  public MessageBatch add(byte[] payload, String topic, int partition, long kafkaOffset) {
+  /** Records a payload of {@code length} bytes just copied to {@code used}; capacity is checked. */
+  private void append(int length, String topic, int partition, long kafkaOffset) {
     int index = count;
-    add(payload);
-    if (topics == null) {
-      topics = new String[offsetCapacity()];
-      partitions = new int[offsetCapacity()];
-      kafkaOffsets = new long[offsetCapacity()];
-      Arrays.fill(kafkaOffsets, -1);
-    }
     topics[index] = topic;
     partitions[index] = partition;
     kafkaOffsets[index] = kafkaOffset;
-    return this;
+    used += length;
+    count = index + 1;
+    offsets.setAtIndex(ValueLayout.JAVA_LONG, count, used);
   }
 
   /**
@@ -119,7 +162,7 @@ public final class MessageBatch implements AutoCloseable {
   /** Where message {@code index} came from, for error messages. */
   public String describe(int index) {
     Objects.checkIndex(index, count);
-    if (topics != null && topics[index] != null) {
+    if (topics[index] != null) {
       return "message " + index + " (topic " + topics[index] + ", partition " + partitions[index]
           + ", offset " + kafkaOffsets[index] + ")";
     }
@@ -129,27 +172,25 @@ public final class MessageBatch implements AutoCloseable {
   /** The Kafka topic of message {@code index}, or null if it was added without one. */
   public String topic(int index) {
     Objects.checkIndex(index, count);
-    return topics == null ? null : topics[index];
+    return topics[index];
   }
 
   public int partition(int index) {
     Objects.checkIndex(index, count);
-    return partitions == null ? -1 : partitions[index];
+    return partitions[index];
   }
 
   public long kafkaOffset(int index) {
     Objects.checkIndex(index, count);
-    return kafkaOffsets == null ? -1 : kafkaOffsets[index];
+    return kafkaOffsets[index];
   }
 
   /** Empties the batch, keeping its capacity. */
   public void clear() {
     ensureOpen();
+    Arrays.fill(topics, 0, count, null); // let go of the topic names; the rest is overwritten
     used = 0;
     count = 0;
-    if (topics != null) {
-      Arrays.fill(topics, null);
-    }
   }
 
   /** The packed payloads; valid until the next add, clear or close. */
@@ -174,9 +215,10 @@ public final class MessageBatch implements AutoCloseable {
   }
 
   private int offsetCapacity() {
-    return (int) (offsets.byteSize() / Long.BYTES) - 1;
+    return topics.length;
   }
 
+  /** Makes room for one more message of {@code length} bytes. */
   private void ensureCapacity(int length) {
     if (used + length > data.byteSize()) {
       long capacity = Math.max(data.byteSize() * 2, used + length);
@@ -187,19 +229,17 @@ public final class MessageBatch implements AutoCloseable {
       dataArena = next;
       data = bigger;
     }
-    if (count + 1 > offsetCapacity()) {
-      int capacity = offsetCapacity() * 2;
+    if (count == offsetCapacity()) {
+      int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(count + 1L, count * 2L));
       Arena next = Arena.ofShared();
       MemorySegment bigger = next.allocate(ValueLayout.JAVA_LONG, capacity + 1L);
       MemorySegment.copy(offsets, 0, bigger, 0, (count + 1L) * Long.BYTES);
       offsetsArena.close();
       offsetsArena = next;
       offsets = bigger;
-      if (topics != null) {
-        topics = Arrays.copyOf(topics, capacity);
-        partitions = Arrays.copyOf(partitions, capacity);
-        kafkaOffsets = Arrays.copyOf(kafkaOffsets, capacity);
-      }
+      topics = Arrays.copyOf(topics, capacity);
+      partitions = Arrays.copyOf(partitions, capacity);
+      kafkaOffsets = Arrays.copyOf(kafkaOffsets, capacity);
     }
   }
 

@@ -2,8 +2,11 @@ package dev.floe.arrow;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -62,11 +65,96 @@ class MessageBatchTest {
   }
 
   @Test
+  void addsTheBytesBetweenABuffersPositionAndLimitWithoutMovingIt() {
+    ByteBuffer heap = ByteBuffer.wrap(bytes("xx{\"a\":1}yyy"));
+    heap.position(2).limit(9);
+    // A slice of a fetch buffer: its array offset is not 0 either.
+    ByteBuffer slice = ByteBuffer.wrap(bytes("..[1,2]..")).position(2).limit(7).slice();
+    ByteBuffer direct = ByteBuffer.allocateDirect(16).put(bytes("ab\"direct\"cd")).position(2).limit(10);
+    ByteBuffer readOnly = ByteBuffer.wrap(bytes("-true-")).position(1).limit(5).asReadOnlyBuffer();
+    try (MessageBatch batch = new MessageBatch()) {
+      batch.add(heap, "t", 3, 100L)
+          .add(slice, "t", 3, 101L)
+          .add(direct, "u", 0, 7L)
+          .add((ByteBuffer) null, "u", 0, 8L)
+          .add(readOnly, "u", 1, 9L);
+
+      assertEquals(5, batch.size());
+      assertEquals(7 + 5 + 8 + 0 + 4, batch.byteSize());
+      assertArrayEquals(bytes("{\"a\":1}"), batch.payload(0));
+      assertArrayEquals(bytes("[1,2]"), batch.payload(1));
+      assertArrayEquals(bytes("\"direct\""), batch.payload(2));
+      assertArrayEquals(new byte[0], batch.payload(3), "a null buffer packs as an empty message");
+      assertArrayEquals(bytes("true"), batch.payload(4));
+      long[] offsets = batch.offsets().asSlice(0, 6L * Long.BYTES).toArray(ValueLayout.JAVA_LONG);
+      assertArrayEquals(new long[] {0, 7, 12, 20, 20, 24}, offsets);
+      assertEquals("message 0 (topic t, partition 3, offset 100)", batch.describe(0));
+      assertEquals("message 1 (topic t, partition 3, offset 101)", batch.describe(1));
+      assertEquals("message 2 (topic u, partition 0, offset 7)", batch.describe(2));
+      assertEquals("message 3 (topic u, partition 0, offset 8)", batch.describe(3));
+      assertEquals("message 4 (topic u, partition 1, offset 9)", batch.describe(4));
+
+      assertEquals(2, heap.position(), "the buffers are read, never moved");
+      assertEquals(9, heap.limit());
+      assertEquals(0, slice.position());
+      assertEquals(5, slice.limit());
+      assertEquals(2, direct.position());
+      assertEquals(10, direct.limit());
+      assertEquals(1, readOnly.position());
+      assertEquals(5, readOnly.limit());
+    }
+  }
+
+  @Test
+  void aPresizedBatchFillsWithoutReallocatingThenStillGrows() {
+    try (MessageBatch batch = new MessageBatch(12, 3)) {
+      long dataAddress = batch.data().address();
+      long offsetsAddress = batch.offsets().address();
+      batch.add(ByteBuffer.wrap(bytes("abcd")), "t", 0, 0L)
+          .add(bytes("efgh"), "t", 1, 1L)
+          .add(ByteBuffer.wrap(bytes("ijkl")), "t", 2, 2L);
+      assertEquals(dataAddress, batch.data().address(), "filled exactly to its size: the same payload buffer");
+      assertEquals(offsetsAddress, batch.offsets().address(), "and the same offsets buffer");
+
+      batch.add(bytes("mn")).add(ByteBuffer.wrap(bytes("op")), "t", 3, 4L);
+      assertEquals(5, batch.size());
+      assertEquals(16, batch.byteSize());
+      assertArrayEquals(new long[] {0, 4, 8, 12, 14, 16},
+          batch.offsets().asSlice(0, 6L * Long.BYTES).toArray(ValueLayout.JAVA_LONG));
+      String[] payloads = {"abcd", "efgh", "ijkl", "mn", "op"};
+      for (int i = 0; i < payloads.length; i++) {
+        assertArrayEquals(bytes(payloads[i]), batch.payload(i));
+      }
+      assertEquals("message 2 (topic t, partition 2, offset 2)", batch.describe(2));
+      assertEquals("message 3", batch.describe(3), "added without a source");
+      assertNull(batch.topic(3));
+      assertEquals(-1, batch.partition(3));
+      assertEquals(-1, batch.kafkaOffset(3));
+      assertEquals("message 4 (topic t, partition 3, offset 4)", batch.describe(4));
+
+      batch.clear();
+      batch.add(bytes("again"));
+      assertEquals("message 0", batch.describe(0), "clear forgets the sources");
+      assertEquals(-1, batch.partition(0));
+      assertArrayEquals(bytes("again"), batch.payload(0));
+    }
+    try (MessageBatch empty = new MessageBatch(0, 0)) {
+      empty.add(ByteBuffer.wrap(bytes("x")), "t", 0, 5L).add((ByteBuffer) null, "t", 0, 6L);
+      assertArrayEquals(bytes("x"), empty.payload(0));
+      assertArrayEquals(new byte[0], empty.payload(1));
+      assertEquals("message 1 (topic t, partition 0, offset 6)", empty.describe(1));
+    }
+    assertThrows(IllegalArgumentException.class, () -> new MessageBatch(-1, 10));
+    assertThrows(IllegalArgumentException.class, () -> new MessageBatch(10, -1));
+  }
+
+  @Test
   void useAfterCloseThrows() {
     MessageBatch batch = new MessageBatch();
     batch.close();
     batch.close();
     assertThrows(IllegalStateException.class, () -> batch.add(bytes("x")));
+    assertThrows(IllegalStateException.class, () -> batch.add(ByteBuffer.wrap(bytes("x")), "t", 0, 0L));
   }
 
   private static byte[] bytes(String s) {
