@@ -1,6 +1,7 @@
 package dev.floe.iceberg.sink;
 
 import dev.floe.arrow.RejectedMessage;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,7 +29,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +68,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final RouteField routeField;
   private final DeadLetters deadLetters;
   private final TableCommitter committer;
-  private final KafkaConsumer<byte[], byte[]> consumer;
+  // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
+  private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
   private final Set<TopicPartition> assigned = new HashSet<>();
   private Map<TopicPartition, Long> endOffsets;
   private long cycleRecords;
@@ -86,7 +88,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
             ? new DeadLetters(config.deadLetterTopic(), config.bootstrapServers(), config.consumerProperties())
             : null;
     this.committer = new TableCommitter(config.group());
-    this.consumer = new KafkaConsumer<>(consumerConfig(config));
+    // Deserializer instances win over any deserializer the consumer properties name.
+    this.consumer =
+        new KafkaConsumer<>(consumerConfig(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
     try {
       for (TableRoute route : config.routes()) {
         channels.computeIfAbsent(route.table(), id -> new TableChannel(
@@ -103,8 +107,6 @@ public final class KafkaIcebergSink implements AutoCloseable {
     Map<String, Object> c = new HashMap<>();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, config.group());
-    c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // A poll never takes more than a commit cycle's worth of records.
@@ -171,7 +173,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   private void consume() {
     while (!stopping) {
-      ConsumerRecords<byte[], byte[]> records;
+      ConsumerRecords<ByteBuffer, ByteBuffer> records;
       try {
         records = consumer.poll(Duration.ofMillis(200));
       } catch (WakeupException e) {
@@ -196,14 +198,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
     consumer.wakeup();
   }
 
-  private void route(ConsumerRecords<byte[], byte[]> records) {
+  private void route(ConsumerRecords<ByteBuffer, ByteBuffer> records) {
     long bytes = 0;
     // Partition by partition: with topic routes the table is looked up once per partition.
     for (TopicPartition tp : records.partitions()) {
       TableChannel topicChannel = routeField == null ? channelForTopic(tp.topic()) : null;
-      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-        byte[] value = r.value();
-        bytes += value == null ? 0 : value.length;
+      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
+        ByteBuffer value = r.value();
+        bytes += value == null ? 0 : value.remaining();
         TableChannel channel = routeField == null ? topicChannel : channelFor(r);
         if (channel == null) {
           unroutable(r);
@@ -234,7 +236,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   /** With a route field: the first route matching the record's topic and field value. */
-  private TableChannel channelFor(ConsumerRecord<byte[], byte[]> r) {
+  private TableChannel channelFor(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
     String value = r.value() == null ? null : routeField.read(r.value());
     for (TableRoute route : config.routes()) {
       if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
@@ -245,12 +247,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   /** With a route field, a partition is read from the lowest offset any table needs. */
-  private static boolean alreadyStored(TableChannel channel, ConsumerRecord<byte[], byte[]> r) {
+  private static boolean alreadyStored(TableChannel channel, ConsumerRecord<ByteBuffer, ByteBuffer> r) {
     Long stored = channel.stored().get(new TopicPartition(r.topic(), r.partition()));
     return stored != null && r.offset() < stored;
   }
 
-  private void unroutable(ConsumerRecord<byte[], byte[]> r) {
+  private void unroutable(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
     String reason =
         routeField == null
             ? "no route for topic " + r.topic()
@@ -268,10 +270,20 @@ public final class KafkaIcebergSink implements AutoCloseable {
       case DEAD_LETTER -> {
         metrics.badRecord();
         deadLetters.send(new RejectedMessage(-1, source, reason,
-            r.value() == null ? new byte[0] : r.value(), r.topic(), r.partition(), r.offset()));
+            copyOf(r.value()), r.topic(), r.partition(), r.offset()));
         metrics.deadLettered();
       }
     }
+  }
+
+  /** The value's bytes, for the rare record that leaves the fast path; the buffer is left as it was. */
+  private static byte[] copyOf(ByteBuffer value) {
+    if (value == null) {
+      return new byte[0];
+    }
+    byte[] out = new byte[value.remaining()];
+    value.get(value.position(), out);
+    return out;
   }
 
   private boolean commitDue() {

@@ -1,5 +1,6 @@
 package dev.floe.iceberg.sink;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -7,6 +8,8 @@ import java.nio.charset.StandardCharsets;
  * what a route field needs per record. Finds {@code "name":} at depth one (skipping nested values
  * and strings) and returns the string value, or null when the field is absent, not a string, or
  * the message is not an object. Escapes in the value are decoded for the common cases.
+ *
+ * <p>Scans a heap buffer's bytes in place: the message is not copied.
  */
 final class RouteField {
   private final byte[] name;
@@ -15,39 +18,50 @@ final class RouteField {
     this.name = name.getBytes(StandardCharsets.UTF_8);
   }
 
-  String read(byte[] json) {
-    int i = skipSpace(json, 0);
-    if (i >= json.length || json[i] != '{') {
+  /** Reads the message between the buffer's position and limit; the buffer is left as it was. */
+  String read(ByteBuffer message) {
+    if (message.hasArray()) {
+      int from = message.arrayOffset() + message.position();
+      return read(message.array(), from, from + message.remaining());
+    }
+    byte[] copy = new byte[message.remaining()]; // a direct or read-only buffer: rare
+    message.get(message.position(), copy);
+    return read(copy, 0, copy.length);
+  }
+
+  private String read(byte[] json, int from, int end) {
+    int i = skipSpace(json, from, end);
+    if (i >= end || json[i] != '{') {
       return null;
     }
     i++;
     while (true) {
-      i = skipSpace(json, i);
-      if (i >= json.length || json[i] != '"') {
+      i = skipSpace(json, i, end);
+      if (i >= end || json[i] != '"') {
         return null;
       }
       int keyStart = i + 1;
-      int keyEnd = endOfString(json, keyStart);
+      int keyEnd = endOfString(json, keyStart, end);
       if (keyEnd < 0) {
         return null;
       }
-      i = skipSpace(json, keyEnd + 1);
-      if (i >= json.length || json[i] != ':') {
+      i = skipSpace(json, keyEnd + 1, end);
+      if (i >= end || json[i] != ':') {
         return null;
       }
-      i = skipSpace(json, i + 1);
-      if (i >= json.length) {
+      i = skipSpace(json, i + 1, end);
+      if (i >= end) {
         return null;
       }
       if (isName(json, keyStart, keyEnd)) {
-        return json[i] == '"' ? stringAt(json, i) : null;
+        return json[i] == '"' ? stringAt(json, i, end) : null;
       }
-      i = skipValue(json, i);
+      i = skipValue(json, i, end);
       if (i < 0) {
         return null;
       }
-      i = skipSpace(json, i);
-      if (i >= json.length || json[i] != ',') {
+      i = skipSpace(json, i, end);
+      if (i >= end || json[i] != ',') {
         return null;
       }
       i++;
@@ -66,16 +80,16 @@ final class RouteField {
     return true;
   }
 
-  private static int skipSpace(byte[] json, int i) {
-    while (i < json.length && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) {
+  private static int skipSpace(byte[] json, int i, int end) {
+    while (i < end && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) {
       i++;
     }
     return i;
   }
 
   /** Index of the closing quote of the string whose content starts at {@code i}, or -1. */
-  private static int endOfString(byte[] json, int i) {
-    while (i < json.length) {
+  private static int endOfString(byte[] json, int i, int end) {
+    while (i < end) {
       if (json[i] == '\\') {
         i += 2;
       } else if (json[i] == '"') {
@@ -88,20 +102,20 @@ final class RouteField {
   }
 
   /** Index just past the value starting at {@code i}, or -1. */
-  private static int skipValue(byte[] json, int i) {
+  private static int skipValue(byte[] json, int i, int end) {
     if (json[i] == '"') {
-      int end = endOfString(json, i + 1);
-      return end < 0 ? -1 : end + 1;
+      int close = endOfString(json, i + 1, end);
+      return close < 0 ? -1 : close + 1;
     }
     int depth = 0;
-    while (i < json.length) {
+    while (i < end) {
       byte b = json[i];
       if (b == '"') {
-        int end = endOfString(json, i + 1);
-        if (end < 0) {
+        int close = endOfString(json, i + 1, end);
+        if (close < 0) {
           return -1;
         }
-        i = end + 1;
+        i = close + 1;
         continue;
       }
       if (b == '{' || b == '[') {
@@ -122,12 +136,12 @@ final class RouteField {
     return -1;
   }
 
-  private static String stringAt(byte[] json, int quote) {
-    int end = endOfString(json, quote + 1);
-    if (end < 0) {
+  private static String stringAt(byte[] json, int quote, int end) {
+    int close = endOfString(json, quote + 1, end);
+    if (close < 0) {
       return null;
     }
-    String raw = new String(json, quote + 1, end - quote - 1, StandardCharsets.UTF_8);
+    String raw = new String(json, quote + 1, close - quote - 1, StandardCharsets.UTF_8);
     if (raw.indexOf('\\') < 0) {
       return raw;
     }

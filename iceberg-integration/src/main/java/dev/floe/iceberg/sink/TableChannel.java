@@ -9,6 +9,7 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -36,6 +37,14 @@ import org.slf4j.LoggerFactory;
  */
 final class TableChannel implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableChannel.class);
+  /**
+   * Headroom over a new batch's expected fill: a batch is handed over once it holds batchBytes, so
+   * its last message overshoots that, and batches of batchRecords messages vary in size.
+   */
+  private static final long LAST_MESSAGE_ROOM = 64 << 10;
+  /** Presizing stops here (a huge batchBytes/batchRecords means "never by this"): beyond, batches grow once. */
+  private static final long MAX_PRESIZED_BYTES = 64L << 20;
+  private static final int MAX_PRESIZED_MESSAGES = 1 << 20;
 
   private final TableIdentifier id;
   private final Table table;
@@ -50,6 +59,8 @@ final class TableChannel implements AutoCloseable {
   /** Offsets the table holds for this sink's partitions, as last seen (loaded or committed). */
   private final Map<TopicPartition, Long> stored = new HashMap<>();
   private MessageBatch open;
+  /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
+  private long fullestBatchBytes = -1;
   private NativeTaskWriter writer; // the worker's; null between cycles
   private long cycleRecords;
   private volatile Throwable failure;
@@ -99,11 +110,11 @@ final class TableChannel implements AutoCloseable {
   }
 
   /** Adds one record to the open batch; hands the batch to the worker when it is full. */
-  void add(byte[] value, String topic, int partition, long offset) {
+  void add(ByteBuffer value, String topic, int partition, long offset) {
     throwIfFailed();
     if (open == null) {
       synchronized (spare) {
-        open = spare.isEmpty() ? new MessageBatch() : spare.pop();
+        open = spare.isEmpty() ? newBatch() : spare.pop();
       }
     }
     open.add(value, topic, partition, offset);
@@ -113,6 +124,21 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
+  /**
+   * A batch with room for a full batch, so filling it never reallocates: batchRecords messages
+   * and batchBytes, or, once batches have been handed over, only as many bytes as the fullest one
+   * held (small records fill batchRecords long before batchBytes; the room is zeroed and resident).
+   * Batches are reused and keep any capacity they grew to.
+   */
+  private MessageBatch newBatch() {
+    long bytes = Math.clamp(config.batchBytes(), 0, MAX_PRESIZED_BYTES);
+    if (fullestBatchBytes >= 0) {
+      bytes = Math.min(bytes, fullestBatchBytes);
+    }
+    int messages = Math.clamp(config.batchRecords(), 1, MAX_PRESIZED_MESSAGES);
+    return new MessageBatch(bytes + LAST_MESSAGE_ROOM, messages);
+  }
+
   /** Hands the open batch to the worker, waiting while too many bytes are in flight. */
   void flushBatch() {
     if (open == null || open.size() == 0) {
@@ -120,6 +146,7 @@ final class TableChannel implements AutoCloseable {
     }
     MessageBatch batch = open;
     open = null;
+    fullestBatchBytes = Math.max(fullestBatchBytes, batch.byteSize());
     // One permit per payload byte, at most the whole budget (a huge batch still goes through).
     int held = (int) Math.max(1, Math.min(batch.byteSize(), inFlightBudget()));
     inFlight.acquireUninterruptibly(held);

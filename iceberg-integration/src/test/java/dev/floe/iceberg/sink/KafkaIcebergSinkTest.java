@@ -360,6 +360,53 @@ class KafkaIcebergSinkTest {
     assertEquals(expectedB, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "beta"))));
   }
 
+  @Test
+  void aRecordNoRouteMatchesIsDeadLetteredWithItsOriginalBytes() throws Exception {
+    kafka.createTopic("unrouted", 1);
+    kafka.createTopic("unrouted-dead", 1);
+    List<byte[]> messages = new ArrayList<>();
+    Map<Long, Long> expected = new HashMap<>();
+    for (long i = 0; i < 30; i++) {
+      boolean routed = i % 3 != 2;
+      messages.add(i == 29 ? null : keyed(i, i * 10, routed ? "alpha" : "other-" + i));
+      if (routed) {
+        expected.put(i, i * 10);
+      }
+    }
+    produceTo("unrouted", java.util.Collections.nCopies(messages.size(), 0), messages);
+    SinkConfig config =
+        SinkConfig.builder(catalog, kafka.bootstrapServers(), "unrouted")
+            .topics(List.of("unrouted"))
+            .routeField("kind")
+            .routeValue("alpha", TableIdentifier.of("nexmark", "unrouted_alpha"))
+            .createTables(KEYED, org.apache.iceberg.PartitionSpec.unpartitioned(), V2)
+            .badRecords(BadRecordMode.DEAD_LETTER, "unrouted-dead")
+            // The sink's own deserializers must win over any the user names.
+            .consumerProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringDeserializer.class.getName())
+            .stopAtEnd(true)
+            .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(10, sink.metrics().getDeadLettered());
+    }
+    assertEquals(expected, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "unrouted_alpha"))));
+
+    List<ConsumerRecord<byte[], byte[]>> dead = readAll("unrouted-dead", 10);
+    assertEquals(10, dead.size());
+    for (int k = 0; k < 10; k++) {
+      ConsumerRecord<byte[], byte[]> r = dead.get(k);
+      int offset = 3 * k + 2;
+      byte[] original = messages.get(offset) == null ? new byte[0] : messages.get(offset);
+      assertEquals(new String(original, StandardCharsets.UTF_8), new String(r.value(), StandardCharsets.UTF_8),
+          "original bytes of offset " + offset);
+      assertEquals(Integer.toString(offset), header(r, DeadLetters.SOURCE_OFFSET));
+      String error = header(r, DeadLetters.ERROR);
+      assertEquals(offset == 29 ? "no route for field 'kind' value (null message)"
+          : "no route for field 'kind' value 'other-" + offset + "'", error);
+    }
+  }
+
   private static void produceTo(String topic, List<Integer> partitions, List<byte[]> messages) {
     Map<String, Object> config = new HashMap<>();
     config.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
