@@ -88,6 +88,9 @@ final class SinkCommand implements Callable<Integer> {
   @Option(names = "--stop-at-end", description = "Stop once everything up to the end of the topics (as of start) is committed.")
   boolean stopAtEnd;
 
+  @Option(names = "--encode-threads", defaultValue = "1", paramLabel = "N", description = "Threads encoding each file's columns (default: ${DEFAULT-VALUE}); more help when cores are idle.")
+  int encodeThreads;
+
   @Option(names = "--consumer-property", paramLabel = "KEY=VALUE", description = "A Kafka consumer setting (repeatable).")
   Map<String, String> consumerProperties = new LinkedHashMap<>();
 
@@ -169,6 +172,7 @@ final class SinkCommand implements Callable<Integer> {
         .badRecords(mode(), dlqTopic)
         .upsert(upsert)
         .stopAtEnd(stopAtEnd)
+        .encodeThreads(encodeThreads)
         .build();
   }
 

@@ -37,6 +37,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param createProperties their table properties
  * @param consumerProperties extra Kafka consumer (and dead-letter producer) settings
  * @param stopAtEnd stop after committing everything up to the end offsets seen at start
+ * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
+ *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncodeThreads})
  */
 public record SinkConfig(
     Catalog catalog,
@@ -59,7 +61,8 @@ public record SinkConfig(
     PartitionSpec createSpec,
     Map<String, String> createProperties,
     Map<String, Object> consumerProperties,
-    boolean stopAtEnd) {
+    boolean stopAtEnd,
+    int encodeThreads) {
 
   public SinkConfig {
     Objects.requireNonNull(catalog, "catalog");
@@ -73,6 +76,9 @@ public record SinkConfig(
     }
     if (badRecords == BadRecordMode.DEAD_LETTER && deadLetterTopic == null) {
       throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
+    }
+    if (encodeThreads < 1) {
+      throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);
     }
   }
 
@@ -98,6 +104,7 @@ public record SinkConfig(
     private BadRecordMode badRecords = BadRecordMode.FAIL;
     private String deadLetterTopic;
     private boolean upsert;
+    private int encodeThreads = 1;
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
@@ -182,6 +189,15 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * Threads encoding each file's columns (default 1). More help when cores sit idle while a
+     * table's writer thread is busy; files are the same either way.
+     */
+    public Builder encodeThreads(int threads) {
+      this.encodeThreads = threads;
+      return this;
+    }
+
     public SinkConfig build() {
       return new SinkConfig(
           catalog,
@@ -204,7 +220,8 @@ public record SinkConfig(
           createSpec,
           Map.copyOf(createProperties),
           Map.copyOf(consumerProperties),
-          stopAtEnd);
+          stopAtEnd,
+          encodeThreads);
     }
   }
 }

@@ -76,7 +76,9 @@ final class TableChannel implements AutoCloseable {
     this.id = id;
     this.table = table;
     this.config = config;
-    this.factory = NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime());
+    this.factory =
+        NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime())
+            .withEncodeThreads(config.encodeThreads());
     if (config.upsert()) {
       factory.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
     }

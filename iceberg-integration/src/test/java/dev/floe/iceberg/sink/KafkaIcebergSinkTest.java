@@ -86,8 +86,13 @@ class KafkaIcebergSinkTest {
     kafka.createTopic("events", 4);
     SinkFixture.produce(kafka.bootstrapServers(), "events", 4, SinkFixture.json(events));
 
+    // Two encode threads here (the other tests use one): the parallel column path end to end.
     try (KafkaIcebergSink sink =
-        new KafkaIcebergSink(sink("events", "events", "e2e").commitEvery(Duration.ofMinutes(1), 60_000, Long.MAX_VALUE).build())) {
+        new KafkaIcebergSink(
+            sink("events", "events", "e2e")
+                .commitEvery(Duration.ofMinutes(1), 60_000, Long.MAX_VALUE)
+                .encodeThreads(2)
+                .build())) {
       sink.run();
       assertEquals(200_000, sink.metrics().getRowsWritten());
     }
