@@ -84,7 +84,7 @@ public final class E2eBenchmark {
     List<Contender> out = new ArrayList<>();
     for (String id : options.contenders()) {
       switch (id) {
-        case "floe" -> out.add(new FloeContender());
+        case "floe" -> out.add(new FloeContender(options.floeEncodeThreads()));
         case "stock-java" -> out.add(new StockJavaContender());
         case "bare-consume" -> out.add(new BareConsumeContender());
         case "kafka-connect" -> {
@@ -257,6 +257,7 @@ public final class E2eBenchmark {
     s.put("compression", o.compression());
     s.put("seed", o.seed());
     s.put("connectTasks", o.connectTasks());
+    s.put("floeEncodeThreads", o.floeEncodeThreads());
     s.put("connectHeap", o.connectHeap());
     s.put("memoryRun", o.memoryRun());
     s.put("memoryHeap", o.memoryHeap());

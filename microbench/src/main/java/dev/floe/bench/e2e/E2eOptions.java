@@ -24,6 +24,7 @@ import java.util.Locale;
  * @param seed the corpus generators' seed
  * @param connectClasspath the Kafka Connect worker's classpath file
  * @param connectTasks the Kafka Connect sink's tasks.max
+ * @param floeEncodeThreads floe's encode threads per table ({@code SinkConfig.Builder#encodeThreads})
  * @param connectHeap the Connect worker's -Xmx
  * @param memoryRun whether to measure floe's heap and RSS in a child JVM on the synthetic topic
  * @param memoryHeap the child's -Xmx
@@ -52,6 +53,7 @@ public record E2eOptions(
     long seed,
     Path connectClasspath,
     int connectTasks,
+    int floeEncodeThreads,
     String connectHeap,
     boolean memoryRun,
     String memoryHeap,
@@ -94,6 +96,7 @@ public record E2eOptions(
     long seed = 42;
     Path connectClasspath = Path.of("microbench/kafka-connect/target/connect-worker.classpath");
     int connectTasks = 1;
+    int floeEncodeThreads = 1;
     String connectHeap = "2g";
     boolean memoryRun = true;
     String memoryHeap = "512m";
@@ -141,6 +144,7 @@ public record E2eOptions(
             case "--seed" -> seed = Long.parseLong(value);
             case "--connect-classpath" -> connectClasspath = Path.of(value);
             case "--connect-tasks" -> connectTasks = Integer.parseInt(value);
+            case "--floe-encode-threads" -> floeEncodeThreads = Integer.parseInt(value);
             case "--connect-heap" -> connectHeap = value;
             case "--memory-heap" -> memoryHeap = value;
             case "--memory-passes" -> memoryPasses = Integer.parseInt(value);
@@ -162,11 +166,11 @@ public record E2eOptions(
       // Generous: a contender at 5,000 msg/s still finishes; a hung one is given up.
       runTimeout = Duration.ofSeconds(Math.max(300, Math.max(nexmarkEvents, syntheticEvents) / 5_000));
     }
-    if (pairs < 1 || warmup < 0 || memoryPasses < 1) {
-      throw new UsageException("--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1");
+    if (pairs < 1 || warmup < 0 || memoryPasses < 1 || floeEncodeThreads < 1) {
+      throw new UsageException("--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1, --floe-encode-threads >= 1");
     }
     return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
-        compression, seed, connectClasspath, connectTasks, connectHeap, memoryRun, memoryHeap, memoryPasses,
+        compression, seed, connectClasspath, connectTasks, floeEncodeThreads, connectHeap, memoryRun, memoryHeap, memoryPasses,
         memorySample, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
   }
 
@@ -210,6 +214,7 @@ public record E2eOptions(
           --connect-classpath F   Connect worker classpath file
                                   (default microbench/kafka-connect/target/connect-worker.classpath)
           --connect-tasks N       the Kafka Connect sink's tasks.max (default 1)
+          --floe-encode-threads N floe's threads encoding each file's columns (default 1)
           --connect-heap SIZE     the Connect worker's -Xmx (default 2g)
           --no-memory-run         skip floe's heap/RSS run in a child JVM on the synthetic topic
           --memory-heap SIZE      that child's -Xmx (default 512m)

@@ -8,6 +8,12 @@ import java.util.concurrent.TimeUnit;
 
 /** floe's {@link KafkaIcebergSink}, in this JVM, with a fresh consumer group, until the topic's end. */
 final class FloeContender implements Contender {
+  private final int encodeThreads;
+
+  FloeContender(int encodeThreads) {
+    this.encodeThreads = encodeThreads;
+  }
+
   @Override
   public String id() {
     return "floe";
@@ -16,7 +22,7 @@ final class FloeContender implements Contender {
   @Override
   public String description() {
     return "floe's KafkaIcebergSink (native JSON decode + Parquet encode on a worker thread per table), "
-        + "stopAtEnd, in the driver JVM";
+        + "stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
   }
 
   @Override
@@ -26,6 +32,7 @@ final class FloeContender implements Contender {
             .route(run.topic().topic(), run.table())
             .commitEvery(run.cadence().interval(), run.cadence().records(), Long.MAX_VALUE)
             .stopAtEnd(true)
+            .encodeThreads(encodeThreads)
             .build();
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {

@@ -63,6 +63,7 @@ public final class FloeSinkChild {
               .commitEvery(Duration.ofMillis(Long.parseLong(a.get("interval-ms"))), Long.parseLong(a.get("records")),
                   Long.MAX_VALUE)
               .stopAtEnd(true)
+              .encodeThreads(Integer.parseInt(a.getOrDefault("encode-threads", "1")))
               .build();
       long start = System.nanoTime();
       try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {

@@ -62,6 +62,7 @@ final class MemoryRun {
     command.add("interval-ms=" + options.commitInterval().toMillis());
     command.add("records=" + options.commitRecords());
     command.add("passes=" + options.memoryPasses());
+    command.add("encode-threads=" + options.floeEncodeThreads());
     command.add("result=" + result);
 
     Path log = dir.resolve("child.log");
