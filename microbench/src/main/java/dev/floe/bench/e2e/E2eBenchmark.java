@@ -263,6 +263,7 @@ public final class E2eBenchmark {
     s.put("memoryHeap", o.memoryHeap());
     s.put("memoryPasses", o.memoryPasses());
     s.put("memorySampleMs", o.memorySample().toMillis());
+    s.put("memoryMallocArenas", o.memoryMallocArenas());
     s.put("runTimeoutS", o.runTimeout().toSeconds());
     s.put("arguments", o.arguments());
     return s;

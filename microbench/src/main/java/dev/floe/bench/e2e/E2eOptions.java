@@ -30,6 +30,7 @@ import java.util.Locale;
  * @param memoryHeap the child's -Xmx
  * @param memoryPasses how many times the child reads the whole topic (a fresh group each time)
  * @param memorySample how often the child's RSS is sampled
+ * @param memoryMallocArenas the child's MALLOC_ARENA_MAX (0: glibc's default, unset)
  * @param jfr record a JFR profile of the memory child (floe's sink alone)
  * @param runTimeout how long one contender run may take
  * @param outDir where the report goes
@@ -59,6 +60,7 @@ public record E2eOptions(
     String memoryHeap,
     int memoryPasses,
     Duration memorySample,
+    int memoryMallocArenas,
     boolean jfr,
     Duration runTimeout,
     Path outDir,
@@ -102,6 +104,7 @@ public record E2eOptions(
     String memoryHeap = "512m";
     int memoryPasses = 1;
     Duration memorySample = Duration.ofSeconds(1);
+    int memoryMallocArenas = 2;
     boolean jfr = false;
     Duration runTimeout = null;
     Path outDir = Path.of("docs/benchmarks");
@@ -149,6 +152,7 @@ public record E2eOptions(
             case "--memory-heap" -> memoryHeap = value;
             case "--memory-passes" -> memoryPasses = Integer.parseInt(value);
             case "--memory-sample-ms" -> memorySample = Duration.ofMillis(Long.parseLong(value));
+            case "--memory-malloc-arenas" -> memoryMallocArenas = Integer.parseInt(value);
             case "--run-timeout-s" -> runTimeout = Duration.ofSeconds(Long.parseLong(value));
             case "--out" -> outDir = Path.of(value);
             case "--report-name" -> reportName = value;
@@ -171,7 +175,7 @@ public record E2eOptions(
     }
     return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
         compression, seed, connectClasspath, connectTasks, floeEncodeThreads, connectHeap, memoryRun, memoryHeap, memoryPasses,
-        memorySample, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
+        memorySample, memoryMallocArenas, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
   }
 
   private static long count(String option, String value) {
@@ -220,6 +224,8 @@ public record E2eOptions(
           --memory-heap SIZE      that child's -Xmx (default 512m)
           --memory-passes N       times the child reads the whole topic (default 1)
           --memory-sample-ms N    RSS sampling period (default 1000)
+          --memory-malloc-arenas N the child's MALLOC_ARENA_MAX (default 2, as scripts/floe;
+                                  0 leaves glibc's default)
           --jfr                   record a JFR profile of the memory child (in the work dir)
           --run-timeout-s N       give up a contender run after N s (default max(300, events/5000))
           --out DIR               report folder (default docs/benchmarks)

@@ -67,7 +67,13 @@ final class MemoryRun {
 
     Path log = dir.resolve("child.log");
     long launched = System.nanoTime();
-    Process child = new ProcessBuilder(command)
+    ProcessBuilder launch = new ProcessBuilder(command);
+    if (options.memoryMallocArenas() > 0) {
+      launch.environment().put("MALLOC_ARENA_MAX", Integer.toString(options.memoryMallocArenas()));
+    } else {
+      launch.environment().remove("MALLOC_ARENA_MAX");
+    }
+    Process child = launch
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();

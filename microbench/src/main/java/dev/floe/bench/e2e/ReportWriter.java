@@ -162,8 +162,8 @@ final class ReportWriter {
         md.append("Failed: ").append(m.failure()).append("\n");
       } else {
         md.append(String.format(Locale.ROOT, """
-            `-Xmx%s`, %d pass(es) over the %,d-event %s topic into one table (a fresh consumer group
-            per pass), %.1f s, %,.0f msg/s; the table equals the corpus %d time(s).
+            `-Xmx%s`, %s, %d pass(es) over the %,d-event %s topic into one table (a fresh consumer
+            group and sink per pass), %.1f s, %,.0f msg/s; the table equals the corpus %d time(s).
 
             | measure | value |
             |---|---|
@@ -178,7 +178,7 @@ final class ReportWriter {
 
             RSS over time (s: MiB): %s
 
-            """, m.heapLimit(), m.passes(), m.events(), m.corpus(), m.seconds(), m.messagesPerSecond(), m.passes(),
+            """, m.heapLimit(), mallocArenas(set.get("memoryMallocArenas")), m.passes(), m.events(), m.corpus(), m.seconds(), m.messagesPerSecond(), m.passes(),
             m.peakHeapMiB(), m.gcCount(), m.heapCommittedMiB(), m.jvmTrackedMiB(),
             m.rssAfterWarmupLastMiB() - m.jvmTrackedMiB(), m.peakRssMiB(), m.rssAfterWarmupFirstMiB(), m.rssAfterWarmupMaxMiB(),
             m.rssAfterWarmupLastMiB(), 100 * m.rssGrowthAfterWarmup(), set.get("memorySampleMs"),
@@ -228,5 +228,11 @@ final class ReportWriter {
       out.append(String.format(Locale.ROOT, "%.0f: %.0f", s[0], s[1]));
     }
     return out.toString();
+  }
+
+  /** How the memory child's glibc malloc was set up (reports before the setting: the default). */
+  private static String mallocArenas(Object setting) {
+    int arenas = setting == null ? 0 : ((Number) setting).intValue();
+    return arenas > 0 ? "`MALLOC_ARENA_MAX=" + arenas + "`" : "glibc's default malloc arenas";
   }
 }
