@@ -2,36 +2,21 @@
 //! work, not the file: checked byte for byte against parquet-rs's own `ArrowWriter` with the
 //! same properties, and for row groups, rows and size estimates when runs cut row groups.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, Int32Builder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use bytes::Bytes;
+use common::{with_id, SharedBuffer};
 use floe::{OutputSink, ParquetFileWriter, WriterConfig};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::{ArrowWriter, PARQUET_FIELD_ID_META_KEY};
+use parquet::arrow::ArrowWriter;
 use parquet::file::reader::{FileReader, SerializedFileReader};
-
-#[derive(Clone, Default)]
-struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for SharedBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn with_id(field: Field, id: i32) -> Field {
-    field.with_metadata([(PARQUET_FIELD_ID_META_KEY.to_string(), id.to_string())].into())
-}
 
 /// Top-level, struct and list leaves, nullable and required, low- and high-cardinality values.
 fn schema() -> SchemaRef {

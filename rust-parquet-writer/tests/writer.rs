@@ -1,34 +1,18 @@
 //! The safe writer API: round trip through parquet-rs's reader, footer facts,
 //! row-group sizing, schema checks and lifecycle.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use bytes::Bytes;
+use common::{with_id, SharedBuffer};
 use floe::{ErrorCode, OutputSink, ParquetFileWriter, WriterConfig};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
-
-#[derive(Clone, Default)]
-struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for SharedBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn with_id(field: Field, id: i32) -> Field {
-    field.with_metadata([(PARQUET_FIELD_ID_META_KEY.to_string(), id.to_string())].into())
-}
 
 fn schema() -> SchemaRef {
     let element = with_id(Field::new("element", DataType::Int64, true), 4);
