@@ -91,6 +91,9 @@ final class SinkCommand implements Callable<Integer> {
   @Option(names = "--encode-threads", defaultValue = "1", paramLabel = "N", description = "Threads encoding each file's columns (default: ${DEFAULT-VALUE}); more help when cores are idle.")
   int encodeThreads;
 
+  @Option(names = "--no-decode-ahead", description = "Decode and encode on one thread per table (default: a decode thread runs a batch ahead of the writer thread).")
+  boolean noDecodeAhead;
+
   @Option(names = "--consumer-property", paramLabel = "KEY=VALUE", description = "A Kafka consumer setting (repeatable).")
   Map<String, String> consumerProperties = new LinkedHashMap<>();
 
@@ -173,6 +176,7 @@ final class SinkCommand implements Callable<Integer> {
         .upsert(upsert)
         .stopAtEnd(stopAtEnd)
         .encodeThreads(encodeThreads)
+        .decodeAhead(!noDecodeAhead)
         .build();
   }
 

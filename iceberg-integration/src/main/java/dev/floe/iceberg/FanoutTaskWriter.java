@@ -60,10 +60,23 @@ final class FanoutTaskWriter implements NativeTaskWriter {
 
   @Override
   public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
+    return write(decode(decoder, messages, policy));
+  }
+
+  /** Decodes and regroups natively; touches only the decoder and the (read-only) partitioner. */
+  @Override
+  public DecodedMessages decode(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
     ensureOpen();
-    try (PartitionedBatch split = decoder.decodePartitioned(messages, partitioner, policy, allocator)) {
-      writeGroups(split);
-      return split.decodeStats();
+    return DecodedMessages.partitioned(
+        this, decoder.decodePartitioned(messages, partitioner, policy, allocator));
+  }
+
+  @Override
+  public DecodeStats write(DecodedMessages decoded) {
+    try (decoded) {
+      ensureOpen();
+      writeGroups(decoded.partitionedRows(this));
+      return decoded.stats();
     }
   }
 

@@ -143,7 +143,7 @@ public final class NativeFileWriterFactory {
       throw new IllegalArgumentException("maxOpenFiles must be at least 1, got " + maxOpenFiles);
     }
     if (spec.isUnpartitioned()) {
-      return new UnpartitionedTaskWriter(this, null);
+      return new UnpartitionedTaskWriter(this, null, allocator);
     }
     return new FanoutTaskWriter(this, spec, allocator, maxOpenFiles);
   }
@@ -207,6 +207,6 @@ public final class NativeFileWriterFactory {
 
   /** A rolling writer for rows all known to be in {@code partition} (no transforms applied). */
   public NativeTaskWriter newTaskWriter(StructLike partition) {
-    return new UnpartitionedTaskWriter(this, partition);
+    return new UnpartitionedTaskWriter(this, partition, allocator);
   }
 }

@@ -22,7 +22,8 @@ import org.apache.iceberg.io.WriteResult;
  * }
  * }</pre>
  *
- * <p>Not thread-safe: one writer per task thread.
+ * <p>Not thread-safe: one writer per task thread, except that {@link #decode} may run on a second
+ * thread (one at a time) while the task thread writes.
  */
 public interface NativeTaskWriter extends Closeable {
   /** Writes a batch whose schema is the factory's {@link NativeFileWriterFactory#arrowSchema()}. */
@@ -30,6 +31,19 @@ public interface NativeTaskWriter extends Closeable {
 
   /** Decodes JSON messages natively and writes the good ones; the rows never become Java objects. */
   DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy);
+
+  /**
+   * The first half of {@link #write(NativeJsonDecoder, MessageBatch, BadRecordPolicy)}: decodes
+   * (and regroups by partition) without touching this writer's files, so it may run on one thread
+   * while {@link #write(DecodedMessages)} writes an earlier batch on another -- decode batch N+1
+   * while batch N encodes. Calls of {@code decode} must not overlap each other (the decoder is
+   * single-threaded), and their results must be written in the order they were decoded (upserts
+   * depend on it). Under {@code FAIL} a bad message throws here, and nothing of the batch is kept.
+   */
+  DecodedMessages decode(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy);
+
+  /** The second half: writes rows from this writer's {@link #decode}, and closes them. */
+  DecodeStats write(DecodedMessages decoded);
 
   /** Closes every open file and returns all files written. The writer is done afterwards. */
   WriteResult complete();

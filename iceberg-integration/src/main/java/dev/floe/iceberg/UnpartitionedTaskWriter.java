@@ -4,6 +4,10 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.NativePartitioner;
+import dev.floe.arrow.PartitionedBatch;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.io.WriteResult;
@@ -13,11 +17,17 @@ import org.apache.iceberg.io.WriteResult;
  * time; JSON decodes straight into the open file.
  */
 final class UnpartitionedTaskWriter implements NativeTaskWriter {
+  private final NativeFileWriterFactory factory;
   private final RollingDataWriter files;
+  private final BufferAllocator allocator;
+  /** A partitioner without fields, for {@link #decode}: one group, the batch not copied. */
+  private NativePartitioner oneGroup;
   private boolean done;
 
-  UnpartitionedTaskWriter(NativeFileWriterFactory factory, StructLike partition) {
+  UnpartitionedTaskWriter(NativeFileWriterFactory factory, StructLike partition, BufferAllocator allocator) {
+    this.factory = factory;
     this.files = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
+    this.allocator = allocator;
   }
 
   @Override
@@ -33,10 +43,38 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public DecodedMessages decode(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
+    ensureOpen();
+    synchronized (this) {
+      if (oneGroup == null) {
+        oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of(), allocator);
+      }
+    }
+    return DecodedMessages.partitioned(
+        this, decoder.decodePartitioned(messages, oneGroup, policy, allocator));
+  }
+
+  @Override
+  public DecodeStats write(DecodedMessages decoded) {
+    try (decoded) {
+      ensureOpen();
+      PartitionedBatch rows = decoded.partitionedRows(this);
+      if (rows.groupCount() > 0) {
+        files.write(rows, 0);
+      }
+      return decoded.stats();
+    }
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;
-    return WriteResult.builder().addDataFiles(files.complete()).build();
+    try {
+      return WriteResult.builder().addDataFiles(files.complete()).build();
+    } finally {
+      closePartitioner();
+    }
   }
 
   @Override
@@ -44,6 +82,14 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
     if (!done) {
       done = true;
       files.abort();
+      closePartitioner();
+    }
+  }
+
+  private synchronized void closePartitioner() {
+    if (oneGroup != null) {
+      oneGroup.close();
+      oneGroup = null;
     }
   }
 

@@ -138,10 +138,22 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   /** Decodes the messages into Java Arrow (keys are read from it), then upserts them. */
   @Override
   public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
+    return write(decode(decoder, messages, policy));
+  }
+
+  /** Decodes into Java Arrow; touches only the decoder (keys are matched when written). */
+  @Override
+  public DecodedMessages decode(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
     ensureOpen();
-    try (DecodedBatch decoded = decoder.decode(messages, policy, allocator)) {
-      write(decoded.root());
-      return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), decoded.rejected());
+    return DecodedMessages.decoded(this, decoder.decode(messages, policy, allocator));
+  }
+
+  @Override
+  public DecodeStats write(DecodedMessages decoded) {
+    try (decoded) {
+      ensureOpen();
+      write(decoded.decodedRows(this).root());
+      return decoded.stats();
     }
   }
 

@@ -7,6 +7,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.nio.ByteBuffer;
@@ -16,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything the sink does for one table: the consumer thread packs the table's records into
- * message batches; a worker thread of its own decodes and encodes them natively into the cycle's
- * task writer, so the consumer keeps fetching meanwhile. Batches in flight are bounded by bytes
- * (a semaphore shared by all tables): a slow writer slows the consumer instead of filling memory.
+ * message batches; two threads of the table's own decode them and encode them natively into the
+ * cycle's task writer -- a decode thread a batch ahead of the writer thread (or, without {@code
+ * decodeAhead}, the writer thread alone does both) -- so the consumer keeps fetching meanwhile.
+ * Batches in flight are bounded by bytes (a semaphore shared by all tables): a slow writer slows
+ * the consumer instead of filling memory.
  *
  * <p>Also remembers the Kafka offsets the table holds for this sink's partitions, which each
  * commit must find unchanged (fencing).
@@ -51,7 +53,10 @@ final class TableChannel implements AutoCloseable {
   private final SinkConfig config;
   private final NativeFileWriterFactory factory;
   private final NativeJsonDecoder decoder;
-  private final ExecutorService worker;
+  /** Decodes batches a step ahead of the writer thread; null without decodeAhead. */
+  private final ExecutorService decodeStage;
+  /** Encodes into the task writer, completes and aborts it: the only thread touching its files. */
+  private final ExecutorService writeStage;
   private final Semaphore inFlight;
   private final DeadLetters deadLetters;
   private final SinkMetrics metrics;
@@ -61,7 +66,8 @@ final class TableChannel implements AutoCloseable {
   private MessageBatch open;
   /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
   private long fullestBatchBytes = -1;
-  private NativeTaskWriter writer; // the worker's; null between cycles
+  /** The cycle's task writer: made and dropped by the consumer thread, used by the stages. */
+  private NativeTaskWriter writer;
   private long cycleRecords;
   private volatile Throwable failure;
 
@@ -83,15 +89,19 @@ final class TableChannel implements AutoCloseable {
       factory.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
     }
     this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-    this.worker =
-        Executors.newSingleThreadExecutor(r -> {
-          Thread t = new Thread(r, "floe-writer-" + id);
-          t.setDaemon(true);
-          return t;
-        });
+    this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
+    this.writeStage = stage("floe-writer-" + id);
     this.inFlight = inFlight;
     this.deadLetters = deadLetters;
     this.metrics = metrics;
+  }
+
+  private static ExecutorService stage(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   TableIdentifier id() {
@@ -141,7 +151,7 @@ final class TableChannel implements AutoCloseable {
     return new MessageBatch(bytes + LAST_MESSAGE_ROOM, messages);
   }
 
-  /** Hands the open batch to the worker, waiting while too many bytes are in flight. */
+  /** Hands the open batch to the stages, waiting while too many bytes are in flight. */
   void flushBatch() {
     if (open == null || open.size() == 0) {
       return;
@@ -152,20 +162,52 @@ final class TableChannel implements AutoCloseable {
     // One permit per payload byte, at most the whole budget (a huge batch still goes through).
     int held = (int) Math.max(1, Math.min(batch.byteSize(), inFlightBudget()));
     inFlight.acquireUninterruptibly(held);
-    worker.execute(() -> {
+    if (writer == null) {
+      writer = config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
+    }
+    NativeTaskWriter cycle = writer;
+    if (decodeStage == null) {
+      writeStage.execute(() -> {
+        try {
+          if (failure == null) {
+            written(cycle.write(decoder, batch, policy()));
+          }
+        } catch (Throwable t) {
+          fail(t);
+        } finally {
+          inFlight.release(held);
+          recycle(batch);
+        }
+      });
+      return;
+    }
+    decodeStage.execute(() -> {
+      DecodedMessages decoded = null;
       try {
         if (failure == null) {
-          write(batch);
+          decoded = cycle.decode(decoder, batch, policy());
         }
       } catch (Throwable t) {
-        failure = t;
+        fail(t);
       } finally {
-        inFlight.release(held);
-        batch.clear();
-        synchronized (spare) {
-          spare.push(batch);
-        }
+        recycle(batch); // decoding copied what it kept
       }
+      if (decoded == null) {
+        inFlight.release(held);
+        return;
+      }
+      DecodedMessages rows = decoded;
+      writeStage.execute(() -> {
+        try (rows) {
+          if (failure == null) {
+            written(cycle.write(rows));
+          }
+        } catch (Throwable t) {
+          fail(t);
+        } finally {
+          inFlight.release(held);
+        }
+      });
     });
   }
 
@@ -173,17 +215,29 @@ final class TableChannel implements AutoCloseable {
     return Math.min(Integer.MAX_VALUE, config.maxInFlightBytes());
   }
 
-  private void write(MessageBatch batch) {
-    if (writer == null) {
-      writer = config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
+  private BadRecordPolicy policy() {
+    return config.badRecords() == BadRecordMode.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
+  }
+
+  private void recycle(MessageBatch batch) {
+    batch.clear();
+    synchronized (spare) {
+      spare.push(batch);
     }
-    BadRecordPolicy policy = config.badRecords() == BadRecordMode.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
-    DecodeStats stats;
-    try {
-      stats = writer.write(decoder, batch, policy);
-    } catch (BadRecordException e) {
-      throw new SinkException("bad record for table " + id + ": " + e.getMessage(), e);
+  }
+
+  /** Keeps the first failure of either stage; later batches are dropped, not written. */
+  private synchronized void fail(Throwable t) {
+    if (t instanceof BadRecordException e) {
+      t = new SinkException("bad record for table " + id + ": " + e.getMessage(), e);
     }
+    if (failure == null) {
+      failure = t;
+    }
+  }
+
+  /** On the writer thread: counts a written batch and hands its bad records on. */
+  private void written(DecodeStats stats) {
     metrics.rowsWritten(stats.rows());
     for (RejectedMessage rejected : stats.rejected()) {
       badRecord(rejected);
@@ -202,23 +256,22 @@ final class TableChannel implements AutoCloseable {
   }
 
   /**
-   * Finishes the cycle: waits for the worker to write every batch, then completes the task
-   * writer. Returns the files written (empty if nothing was).
+   * Finishes the cycle: waits for the stages to write every batch, then completes the task writer.
+   * Returns the files written (empty if nothing was).
    */
   WriteResult complete() {
     flushBatch();
-    Future<WriteResult> done =
-        worker.submit(() -> {
-          throwIfFailed();
-          if (writer == null) {
-            return WriteResult.builder().build();
-          }
-          NativeTaskWriter finishing = writer;
-          writer = null;
-          return finishing.complete();
-        });
+    NativeTaskWriter finishing = writer;
     try {
-      WriteResult result = done.get();
+      drainDecodeStage();
+      WriteResult result =
+          writeStage
+              .submit(() -> {
+                throwIfFailed();
+                return finishing == null ? WriteResult.builder().build() : finishing.complete();
+              })
+              .get();
+      writer = null;
       cycleRecords = 0;
       return result;
     } catch (ExecutionException e) {
@@ -229,24 +282,33 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
-  /** Drops the cycle: batches not yet written are skipped, the open files deleted. */
+  /** Drops the cycle: the open batch is dropped, the cycle's files deleted. */
   void abortCycle() {
     if (open != null) {
       open.clear();
     }
-    Future<?> done =
-        worker.submit(() -> {
-          if (writer != null) {
-            writer.abort();
-            writer = null;
-          }
-        });
+    NativeTaskWriter aborting = writer;
+    writer = null;
     try {
-      done.get();
+      drainDecodeStage();
+      writeStage.submit(() -> abort(aborting)).get();
     } catch (ExecutionException | InterruptedException e) {
       throw SinkException.wrap(e instanceof ExecutionException ee ? ee.getCause() : e);
     }
     cycleRecords = 0;
+  }
+
+  /** Waits until every batch handed over has been decoded (and so queued on the writer thread). */
+  private void drainDecodeStage() throws ExecutionException, InterruptedException {
+    if (decodeStage != null) {
+      decodeStage.submit(() -> {}).get();
+    }
+  }
+
+  private static void abort(NativeTaskWriter writer) {
+    if (writer != null) {
+      writer.abort();
+    }
   }
 
   void throwIfFailed() {
@@ -259,18 +321,15 @@ final class TableChannel implements AutoCloseable {
   /** Drops unwritten batches and deletes the cycle's files (they were never committed). */
   @Override
   public void close() {
-    worker.submit(() -> {
-      if (writer != null) {
-        writer.abort();
-        writer = null;
-      }
-    });
-    worker.shutdown();
-    try {
-      worker.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    NativeTaskWriter aborting = writer;
+    writer = null;
+    if (decodeStage != null) {
+      decodeStage.shutdown(); // queued batches still decode, and queue their writes
+      awaitTermination(decodeStage);
     }
+    writeStage.execute(() -> abort(aborting));
+    writeStage.shutdown();
+    awaitTermination(writeStage);
     decoder.close();
     if (open != null) {
       open.close();
@@ -278,6 +337,14 @@ final class TableChannel implements AutoCloseable {
     synchronized (spare) {
       spare.forEach(MessageBatch::close);
       spare.clear();
+    }
+  }
+
+  private static void awaitTermination(ExecutorService stage) {
+    try {
+      stage.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
