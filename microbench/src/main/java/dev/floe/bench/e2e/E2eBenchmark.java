@@ -84,7 +84,9 @@ public final class E2eBenchmark {
     List<Contender> out = new ArrayList<>();
     for (String id : options.contenders()) {
       switch (id) {
-        case "floe" -> out.add(new FloeContender(options.floeEncodeThreads()));
+        case "floe" -> out.add(new FloeContender("floe", options.floeEncodeThreads(), options.floeDecodeAhead()));
+        case E2eOptions.FLOE_ONE_THREAD ->
+            out.add(new FloeContender(E2eOptions.FLOE_ONE_THREAD, options.floeEncodeThreads(), false));
         case "stock-java" -> out.add(new StockJavaContender());
         case "bare-consume" -> out.add(new BareConsumeContender());
         case "kafka-connect" -> {
@@ -258,6 +260,7 @@ public final class E2eBenchmark {
     s.put("seed", o.seed());
     s.put("connectTasks", o.connectTasks());
     s.put("floeEncodeThreads", o.floeEncodeThreads());
+    s.put("floeDecodeAhead", o.floeDecodeAhead());
     s.put("connectHeap", o.connectHeap());
     s.put("memoryRun", o.memoryRun());
     s.put("memoryHeap", o.memoryHeap());

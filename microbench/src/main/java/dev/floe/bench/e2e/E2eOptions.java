@@ -25,6 +25,8 @@ import java.util.Locale;
  * @param connectClasspath the Kafka Connect worker's classpath file
  * @param connectTasks the Kafka Connect sink's tasks.max
  * @param floeEncodeThreads floe's encode threads per table ({@code SinkConfig.Builder#encodeThreads})
+ * @param floeDecodeAhead floe decodes on a thread of its own per table ({@code
+ *     SinkConfig.Builder#decodeAhead})
  * @param connectHeap the Connect worker's -Xmx
  * @param memoryRun whether to measure floe's heap and RSS in a child JVM on the synthetic topic
  * @param memoryHeap the child's -Xmx
@@ -55,6 +57,7 @@ public record E2eOptions(
     Path connectClasspath,
     int connectTasks,
     int floeEncodeThreads,
+    boolean floeDecodeAhead,
     String connectHeap,
     boolean memoryRun,
     String memoryHeap,
@@ -72,6 +75,8 @@ public record E2eOptions(
     List<String> arguments) {
 
   public static final List<String> ALL_CONTENDERS = List.of("floe", "stock-java", "kafka-connect", "bare-consume");
+  /** Run only when named: floe without its decode thread, to measure what that thread is worth. */
+  public static final String FLOE_ONE_THREAD = "floe-one-thread";
   static final long DEFAULT_NEXMARK = 2_000_000;
   static final long DEFAULT_SYNTHETIC = 10_000_000;
 
@@ -99,6 +104,7 @@ public record E2eOptions(
     Path connectClasspath = Path.of("microbench/kafka-connect/target/connect-worker.classpath");
     int connectTasks = 1;
     int floeEncodeThreads = 1;
+    boolean floeDecodeAhead = true;
     String connectHeap = "2g";
     boolean memoryRun = true;
     String memoryHeap = "512m";
@@ -148,6 +154,7 @@ public record E2eOptions(
             case "--connect-classpath" -> connectClasspath = Path.of(value);
             case "--connect-tasks" -> connectTasks = Integer.parseInt(value);
             case "--floe-encode-threads" -> floeEncodeThreads = Integer.parseInt(value);
+            case "--floe-decode-ahead" -> floeDecodeAhead = bool(arg, value);
             case "--connect-heap" -> connectHeap = value;
             case "--memory-heap" -> memoryHeap = value;
             case "--memory-passes" -> memoryPasses = Integer.parseInt(value);
@@ -174,7 +181,7 @@ public record E2eOptions(
       throw new UsageException("--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1, --floe-encode-threads >= 1");
     }
     return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
-        compression, seed, connectClasspath, connectTasks, floeEncodeThreads, connectHeap, memoryRun, memoryHeap, memoryPasses,
+        compression, seed, connectClasspath, connectTasks, floeEncodeThreads, floeDecodeAhead, connectHeap, memoryRun, memoryHeap, memoryPasses,
         memorySample, memoryMallocArenas, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
   }
 
@@ -186,12 +193,21 @@ public record E2eOptions(
     return n;
   }
 
+  private static boolean bool(String option, String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new UsageException(option + " takes true or false, got " + value);
+    };
+  }
+
   private static List<String> contenders(String value) {
     List<String> out = new ArrayList<>();
     for (String id : value.split(",")) {
       String c = id.trim().toLowerCase(Locale.ROOT);
-      if (!ALL_CONTENDERS.contains(c)) {
-        throw new UsageException("unknown contender " + c + "; known: " + ALL_CONTENDERS);
+      if (!ALL_CONTENDERS.contains(c) && !c.equals(FLOE_ONE_THREAD)) {
+        throw new UsageException(
+            "unknown contender " + c + "; known: " + ALL_CONTENDERS + " and " + FLOE_ONE_THREAD);
       }
       out.add(c);
     }
@@ -208,7 +224,8 @@ public record E2eOptions(
           --synthetic-events N    ~142-byte synthetic events (default 10,000,000 x scale)
           --scale F               scale both defaults (e.g. 0.1)
           --corpora LIST          nexmark,synthetic (default both)
-          --contenders LIST       floe,stock-java,kafka-connect,bare-consume (default all)
+          --contenders LIST       floe,stock-java,kafka-connect,bare-consume (default all), and
+                                  floe-one-thread: floe decoding on its writer thread
           --warmup N              warmup rounds per corpus (default 1)
           --pairs N               measured rounds per corpus, alternating order (default 3)
           --commit-interval-ms N  commit interval of every contender (default 10000)
@@ -219,6 +236,8 @@ public record E2eOptions(
                                   (default microbench/kafka-connect/target/connect-worker.classpath)
           --connect-tasks N       the Kafka Connect sink's tasks.max (default 1)
           --floe-encode-threads N floe's threads encoding each file's columns (default 1)
+          --floe-decode-ahead B   floe decodes on a thread of its own per table: true|false
+                                  (default true)
           --connect-heap SIZE     the Connect worker's -Xmx (default 2g)
           --no-memory-run         skip floe's heap/RSS run in a child JVM on the synthetic topic
           --memory-heap SIZE      that child's -Xmx (default 512m)

@@ -8,21 +8,26 @@ import java.util.concurrent.TimeUnit;
 
 /** floe's {@link KafkaIcebergSink}, in this JVM, with a fresh consumer group, until the topic's end. */
 final class FloeContender implements Contender {
+  private final String id;
   private final int encodeThreads;
+  private final boolean decodeAhead;
 
-  FloeContender(int encodeThreads) {
+  FloeContender(String id, int encodeThreads, boolean decodeAhead) {
+    this.id = id;
     this.encodeThreads = encodeThreads;
+    this.decodeAhead = decodeAhead;
   }
 
   @Override
   public String id() {
-    return "floe";
+    return id;
   }
 
   @Override
   public String description() {
-    return "floe's KafkaIcebergSink (native JSON decode + Parquet encode on a worker thread per table), "
-        + "stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
+    return "floe's KafkaIcebergSink (native JSON decode and Parquet encode on "
+        + (decodeAhead ? "a decode thread and a writer thread" : "one writer thread")
+        + " per table), stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
   }
 
   @Override
@@ -33,6 +38,7 @@ final class FloeContender implements Contender {
             .commitEvery(run.cadence().interval(), run.cadence().records(), Long.MAX_VALUE)
             .stopAtEnd(true)
             .encodeThreads(encodeThreads)
+            .decodeAhead(decodeAhead)
             .build();
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {

@@ -64,6 +64,7 @@ public final class FloeSinkChild {
                   Long.MAX_VALUE)
               .stopAtEnd(true)
               .encodeThreads(Integer.parseInt(a.getOrDefault("encode-threads", "1")))
+              .decodeAhead(Boolean.parseBoolean(a.getOrDefault("decode-ahead", "true")))
               .build();
       long start = System.nanoTime();
       try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {

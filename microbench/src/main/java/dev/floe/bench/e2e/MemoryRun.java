@@ -63,6 +63,7 @@ final class MemoryRun {
     command.add("records=" + options.commitRecords());
     command.add("passes=" + options.memoryPasses());
     command.add("encode-threads=" + options.floeEncodeThreads());
+    command.add("decode-ahead=" + options.floeDecodeAhead());
     command.add("result=" + result);
 
     Path log = dir.resolve("child.log");
