@@ -40,14 +40,16 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * The Nexmark bid stream written into a format v2 Iceberg table partitioned by bucket[4] on
  * {@code auction} -- appended, or upserted by the identifier fields (auction, bidder) -- with the
  * same table properties on every side (zstd-3, 128 MiB row groups, 1 MiB pages, 2 MiB dictionary
- * pages), one commit per operation, one writing thread:
+ * pages), one commit per operation, one writing thread unless said otherwise:
  *
  * <ul>
  *   <li>{@code floe}: JSON messages -> floe's native decoder and task writer (partitioned fanout;
  *       upserts with equality and position deletes) -> commit;
+ *   <li>{@code floeDecodeAhead}: the same, with a second thread decoding batch N+1 while batch
+ *       N encodes, as floe's Kafka sink runs -- two cores;
  *   <li>{@code floeTwoEncodeThreads}: the same, with a second thread sharing out each file's
  *       column encoding and compression ({@code withEncodeThreads(2)}; byte-identical files) --
- *       the only variant using more than one core;
+ *       two cores;
  *   <li>{@code icebergJava}: JSON messages -> Jackson -> {@code GenericRecord} -> Iceberg Java's
  *       writers (partitioned fanout over the generic appender factory; for upserts the
  *       equality-delta writer) -> commit: what a Kafka Connect-style sink does;
@@ -213,6 +215,13 @@ public class TableWriteBenchmark {
   @Benchmark
   public Snapshot floe() {
     committed = TableWrites.floe(table, writeMode, messages, allocator, 1);
+    return committed;
+  }
+
+  /** floe with a second thread decoding a batch ahead of the encoding thread, as the sink runs. */
+  @Benchmark
+  public Snapshot floeDecodeAhead() {
+    committed = TableWrites.floeDecodeAhead(table, writeMode, messages, allocator);
     return committed;
   }
 

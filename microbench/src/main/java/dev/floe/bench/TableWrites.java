@@ -7,12 +7,18 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.bench.stock.IcebergJavaFanoutWriter;
 import dev.floe.bench.stock.JacksonRecordDecoder;
 import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.IcebergJavaUpsertWriter;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -65,6 +71,47 @@ final class TableWrites {
         writer.write(decoder, batch, BadRecordPolicy.FAIL);
       }
       return commit(table, mode, writer.complete());
+    }
+  }
+
+  /**
+   * floe as its Kafka sink runs it: a second thread decodes (and regroups) batch N+1 while this
+   * thread encodes batch N ({@link NativeTaskWriter#decode} / {@link
+   * NativeTaskWriter#write(DecodedMessages)}); at most two decoded batches wait at a time.
+   */
+  static Snapshot floeDecodeAhead(
+      Table table, WriteMode mode, List<byte[]> messages, BufferAllocator allocator) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    ExecutorService decodeThread = Executors.newSingleThreadExecutor();
+    try (NativeJsonDecoder decoder =
+            NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer =
+            mode == WriteMode.UPSERT ? factory.newUpsertTaskWriter() : factory.newTaskWriter()) {
+      ArrayDeque<Future<DecodedMessages>> ahead = new ArrayDeque<>();
+      for (int start = 0; start < messages.size(); start += BATCH_MESSAGES) {
+        List<byte[]> slice = messages.subList(start, Math.min(messages.size(), start + BATCH_MESSAGES));
+        ahead.add(
+            decodeThread.submit(() -> {
+              batch.clear();
+              slice.forEach(batch::add);
+              return writer.decode(decoder, batch, BadRecordPolicy.FAIL);
+            }));
+        if (ahead.size() > 2) {
+          writer.write(ahead.poll().get());
+        }
+      }
+      while (!ahead.isEmpty()) {
+        writer.write(ahead.poll().get());
+      }
+      return commit(table, mode, writer.complete());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      decodeThread.shutdownNow();
     }
   }
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The three measured paths of {@link TableWriteBenchmark} leave the same table: every bid for
+ * The measured paths of {@link TableWriteBenchmark} leave the same table: every bid for
  * appends, the last bid per (auction, bidder) for upserts -- read back with Iceberg's generic
  * reader and compared exactly with rows built from the generator's bids, and with the same
  * numbers of files, rows and deletes in the snapshot. Also checks that {@link BidFingerprint}
@@ -84,6 +84,7 @@ class TableWritesMatchIcebergJavaTest {
   private void assertEveryPathWrites(
       WriteMode mode, Map<Record, Integer> expected, BidFingerprint fingerprint) throws IOException {
     Table floe = warehouse.newBidTable("floe");
+    Table floeAhead = warehouse.newBidTable("floe_ahead");
     Table java = warehouse.newBidTable("java");
     Table javaRecords = warehouse.newBidTable("java_records");
     List<Record> decoded = new ArrayList<>();
@@ -93,15 +94,17 @@ class TableWritesMatchIcebergJavaTest {
     }
 
     Snapshot floeSnapshot = TableWrites.floe(floe, mode, messages, allocator, 2);
+    Snapshot aheadSnapshot = TableWrites.floeDecodeAhead(floeAhead, mode, messages, allocator);
     Snapshot javaSnapshot = TableWrites.icebergJava(java, mode, messages);
     Snapshot recordsSnapshot = TableWrites.icebergJavaFromRecords(javaRecords, mode, decoded);
 
-    for (String name : List.of("floe", "java", "java_records")) {
+    for (String name : List.of("floe", "floe_ahead", "java", "java_records")) {
       List<Record> rows = readAll(name);
       assertSameRows(expected, multiset(rows), name + " " + mode);
       assertEquals(fingerprint, BidFingerprint.ofRecords(rows), name + " " + mode);
     }
     assertEquals(counts(javaSnapshot), counts(floeSnapshot), "files, rows and deletes of " + mode);
+    assertEquals(counts(javaSnapshot), counts(aheadSnapshot), "files, rows and deletes of " + mode);
     assertEquals(counts(javaSnapshot), counts(recordsSnapshot), "files, rows and deletes of " + mode);
     assertEquals(4, Integer.parseInt(floeSnapshot.summary().get(SnapshotSummary.TOTAL_DATA_FILES_PROP)));
   }
