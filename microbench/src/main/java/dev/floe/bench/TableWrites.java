@@ -35,6 +35,13 @@ final class TableWrites {
   /** Messages per native decode call (one Kafka poll's worth in a sink). */
   static final int BATCH_MESSAGES = 8192;
 
+  /**
+   * Batches the decode thread may run ahead. The writer encodes in bursts (each file holds a
+   * column run of 65,536 rows, then encodes it), so the decode thread needs room to keep going
+   * through a burst: 32 batches of ~2 MB is what the sink's default 64 MiB in flight allows.
+   */
+  static final int DECODED_AHEAD = 32;
+
   /** Plain appends, or upserts by the table's identifier fields. */
   enum WriteMode {
     APPEND,
@@ -77,7 +84,7 @@ final class TableWrites {
   /**
    * floe as its Kafka sink runs it: a second thread decodes (and regroups) batch N+1 while this
    * thread encodes batch N ({@link NativeTaskWriter#decode} / {@link
-   * NativeTaskWriter#write(DecodedMessages)}); at most two decoded batches wait at a time.
+   * NativeTaskWriter#write(DecodedMessages)}); up to {@link #DECODED_AHEAD} decoded batches wait.
    */
   static Snapshot floeDecodeAhead(
       Table table, WriteMode mode, List<byte[]> messages, BufferAllocator allocator) {
@@ -97,7 +104,7 @@ final class TableWrites {
               slice.forEach(batch::add);
               return writer.decode(decoder, batch, BadRecordPolicy.FAIL);
             }));
-        if (ahead.size() > 2) {
+        if (ahead.size() > DECODED_AHEAD) {
           writer.write(ahead.poll().get());
         }
       }
