@@ -17,17 +17,16 @@ import org.apache.iceberg.io.WriteResult;
  * time; JSON decodes straight into the open file.
  */
 final class UnpartitionedTaskWriter implements NativeTaskWriter {
-  private final NativeFileWriterFactory factory;
   private final RollingDataWriter files;
   private final BufferAllocator allocator;
   /** A partitioner without fields, for {@link #decode}: one group, the batch not copied. */
-  private NativePartitioner oneGroup;
+  private final NativePartitioner oneGroup;
   private boolean done;
 
   UnpartitionedTaskWriter(NativeFileWriterFactory factory, StructLike partition, BufferAllocator allocator) {
-    this.factory = factory;
     this.files = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
     this.allocator = allocator;
+    this.oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of(), allocator);
   }
 
   @Override
@@ -45,11 +44,6 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
   @Override
   public DecodedMessages decode(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
     ensureOpen();
-    synchronized (this) {
-      if (oneGroup == null) {
-        oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of(), allocator);
-      }
-    }
     return DecodedMessages.partitioned(
         this, decoder.decodePartitioned(messages, oneGroup, policy, allocator));
   }
@@ -73,7 +67,7 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
     try {
       return WriteResult.builder().addDataFiles(files.complete()).build();
     } finally {
-      closePartitioner();
+      oneGroup.close();
     }
   }
 
@@ -82,14 +76,7 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
     if (!done) {
       done = true;
       files.abort();
-      closePartitioner();
-    }
-  }
-
-  private synchronized void closePartitioner() {
-    if (oneGroup != null) {
       oneGroup.close();
-      oneGroup = null;
     }
   }
 

@@ -9,7 +9,6 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,11 +25,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.StructLikeWrapper;
 import org.junit.jupiter.api.Test;
 
@@ -41,15 +37,8 @@ import org.junit.jupiter.api.Test;
  * and, for upserts, the same delete files and latest row per key.
  */
 class DecodeAheadTest extends EmbeddedCatalogTest {
-  private static final Schema SCHEMA =
-      new Schema(
-          List.of(
-              Types.NestedField.required(1, "id", Types.LongType.get()),
-              Types.NestedField.required(2, "region", Types.StringType.get()),
-              Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)),
-              Types.NestedField.optional(4, "note", Types.StringType.get()),
-              Types.NestedField.optional(5, "ts", Types.TimestampType.withZone())),
-          Set.of(1, 2));
+  /** (id, region) keyed, as the upsert tests use. */
+  private static final Schema SCHEMA = UpsertTest.SCHEMA;
   private static final int BATCH = 300;
 
   private enum Kind {
@@ -142,15 +131,6 @@ class DecodeAheadTest extends EmbeddedCatalogTest {
     } finally {
       decodeThread.shutdownNow();
     }
-  }
-
-  private List<Record> readAll(String name) throws IOException {
-    List<Record> out = new ArrayList<>();
-    try (CloseableIterable<Record> rows =
-        IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", name))).build()) {
-      rows.forEach(r -> out.add(r.copy()));
-    }
-    return out;
   }
 
   private static Map<String, Integer> multiset(List<Record> rows) {

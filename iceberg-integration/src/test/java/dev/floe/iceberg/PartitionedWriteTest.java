@@ -10,7 +10,6 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,13 +23,10 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.PartitionedFanoutWriter;
 import org.apache.iceberg.io.WriteResult;
@@ -106,15 +102,6 @@ class PartitionedWriteTest extends EmbeddedCatalogTest {
     WriteResult result = writer.complete();
     Commits.append(table, result, Map.of());
     return result;
-  }
-
-  private List<Record> readAll(String name) throws IOException {
-    List<Record> out = new ArrayList<>();
-    try (CloseableIterable<Record> rows =
-        IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", name))).build()) {
-      rows.forEach(r -> out.add(r.copy()));
-    }
-    return out;
   }
 
   /** Partition tuple -> rows in that partition's files. */

@@ -10,7 +10,6 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -24,11 +23,8 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -39,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * delta writer produces from the same input.
  */
 class UpsertTest extends EmbeddedCatalogTest {
-  private static final Schema SCHEMA =
+  static final Schema SCHEMA =
       new Schema(
           List.of(
               Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -90,15 +86,6 @@ class UpsertTest extends EmbeddedCatalogTest {
       writer.write(r);
     }
     Commits.rowDelta(table, writer.complete(), Map.of());
-  }
-
-  private List<Record> readAll(String name) throws IOException {
-    List<Record> out = new ArrayList<>();
-    try (CloseableIterable<Record> rows =
-        IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("db", name))).build()) {
-      rows.forEach(r -> out.add(r.copy()));
-    }
-    return out;
   }
 
   private static Map<List<Object>, Record> latestPerKey(List<List<Record>> commits) {
