@@ -22,7 +22,7 @@ use base64::Engine;
 use super::cursor::{Cursor, Token};
 use super::error::DecodeError;
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
-use super::temporal::{parse_date, parse_time, parse_timestamp, Unit};
+use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
 
 /// Arrow's extension-name metadata key and the canonical UUID extension.
 const EXTENSION_NAME: &str = "ARROW:extension:name";
@@ -105,28 +105,19 @@ pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Col
                 TimeUnit::Millisecond => {
                     Box::new(PrimitiveColumn::<TimestampMillisecondType, _>::new(
                         dt.clone(),
-                        TimestampParser {
-                            unit: Unit::Millis,
-                            zoned,
-                        },
+                        TimestampParser::new(Unit::Millis, zoned),
                     ))
                 }
                 TimeUnit::Microsecond => {
                     Box::new(PrimitiveColumn::<TimestampMicrosecondType, _>::new(
                         dt.clone(),
-                        TimestampParser {
-                            unit: Unit::Micros,
-                            zoned,
-                        },
+                        TimestampParser::new(Unit::Micros, zoned),
                     ))
                 }
                 TimeUnit::Nanosecond => {
                     Box::new(PrimitiveColumn::<TimestampNanosecondType, _>::new(
                         dt.clone(),
-                        TimestampParser {
-                            unit: Unit::Nanos,
-                            zoned,
-                        },
+                        TimestampParser::new(Unit::Nanos, zoned),
                     ))
                 }
                 TimeUnit::Second => return Err(unsupported(path, field)),
@@ -353,6 +344,17 @@ impl ValueParser<i64> for TimeParser {
 struct TimestampParser {
     unit: Unit,
     zoned: bool,
+    last_date: LastDate,
+}
+
+impl TimestampParser {
+    fn new(unit: Unit, zoned: bool) -> Self {
+        Self {
+            unit,
+            zoned,
+            last_date: LastDate::default(),
+        }
+    }
 }
 impl ValueParser<i64> for TimestampParser {
     #[inline]
@@ -365,7 +367,7 @@ impl ValueParser<i64> for TimestampParser {
                 .ok_or_else(|| DecodeError::new("epoch milliseconds out of range", pos));
         }
         with_string(cur, "timestamp", |t| {
-            parse_timestamp(t, self.unit, self.zoned)
+            parse_timestamp_after(t, self.unit, self.zoned, &self.last_date)
         })
     }
 }

@@ -5,6 +5,8 @@
 //! form with a space instead of `T`. A fraction may have up to 9 digits, but not
 //! more non-zero digits than the target unit holds (no silent truncation).
 
+use std::cell::Cell;
+
 /// Time unit of a target column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -171,11 +173,45 @@ fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
     Ok(value)
 }
 
+/// The last date a column parsed (its 10 bytes `yyyy-MM-dd`) and its day number: the
+/// timestamps of a stream mostly share their date, which then is compared, not parsed.
+#[derive(Default)]
+pub struct LastDate(Cell<Option<([u8; 10], i64)>>);
+
+impl LastDate {
+    fn date_part(&self, sc: &mut Scanner) -> Result<i64, String> {
+        let Some(text) = sc.s.get(sc.i..sc.i + 10) else {
+            return date_part(sc);
+        };
+        if let Some((last, days)) = self.0.get() {
+            if last == text {
+                sc.i += 10;
+                return Ok(days);
+            }
+        }
+        let days = date_part(sc)?; // consumes exactly the 10 bytes when it succeeds
+        self.0.set(Some((text.try_into().expect("10 bytes"), days)));
+        Ok(days)
+    }
+}
+
 /// A timestamp in `unit`s since the epoch. `zoned` columns (timestamptz) need `Z`
-/// or an offset and store UTC; local columns must not carry one.
+/// or an offset and store UTC; local columns must not carry one. (Columns use
+/// [`parse_timestamp_after`]; this is its reference in tests.)
+#[cfg(test)]
 pub fn parse_timestamp(text: &[u8], unit: Unit, zoned: bool) -> Result<i64, String> {
+    parse_timestamp_after(text, unit, zoned, &LastDate::default())
+}
+
+/// [`parse_timestamp`], skipping the date's parse when it is `last`'s (and remembering it).
+pub fn parse_timestamp_after(
+    text: &[u8],
+    unit: Unit,
+    zoned: bool,
+    last: &LastDate,
+) -> Result<i64, String> {
     let mut sc = Scanner { s: text, i: 0 };
-    let days = date_part(&mut sc)?;
+    let days = last.date_part(&mut sc)?;
     if !(sc.byte(b'T') || sc.byte(b't') || sc.byte(b' ')) {
         return Err("expected 'T' or ' ' between the date and the time".into());
     }
@@ -297,5 +333,30 @@ mod tests {
         assert!(parse_timestamp(b"2026-11-30T12:00:00", Unit::Micros, true).is_err());
         assert!(parse_timestamp(b"2026-11-30T12:00:00Z", Unit::Micros, false).is_err());
         assert!(parse_timestamp(b"2026-11-30X12:00:00", Unit::Micros, false).is_err());
+    }
+
+    #[test]
+    fn a_remembered_date_parses_like_a_new_one() {
+        let last = LastDate::default();
+        let texts: [&[u8]; 8] = [
+            b"2026-11-30 12:00:00",
+            b"2026-11-30 13:00:00.5",
+            b"2026-11-30T12:00:00Z",
+            b"2026-11-30",
+            b"2026-02-29 00:00:00",
+            b"2026-02-29 00:00:00",
+            b"1969-12-31 23:59:59.999",
+            b"1969-12-31 23:59:59.999",
+        ];
+        for zoned in [false, true] {
+            for text in texts {
+                assert_eq!(
+                    parse_timestamp_after(text, Unit::Millis, zoned, &last),
+                    parse_timestamp(text, Unit::Millis, zoned),
+                    "{}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
     }
 }
