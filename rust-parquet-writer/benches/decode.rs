@@ -107,6 +107,37 @@ fn load(name: &str) -> Option<Vec<Vec<u8>>> {
     )
 }
 
+/// A batch of messages back to back in one buffer, as a `MessageBatch` hands them over.
+struct Packed {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    fn new(messages: &[Vec<u8>]) -> Self {
+        let mut ends = Vec::with_capacity(messages.len());
+        let data = messages.concat();
+        let mut end = 0;
+        for m in messages {
+            end += m.len();
+            ends.push(end);
+        }
+        Self { data, ends }
+    }
+
+    fn messages(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let m = &self.data[start..end];
+                start = end;
+                m
+            })
+            .collect()
+    }
+}
+
 fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
     let Some(messages) = load(file) else {
         eprintln!("skipping {name}: set FLOE_CORPUS_DIR to a folder with {file}");
@@ -116,13 +147,14 @@ fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
     group.throughput(Throughput::Bytes(bytes as u64));
+    let batches: Vec<Packed> = messages.chunks(BATCH).map(Packed::new).collect();
     let mut decoder = JsonDecoder::new(schema.clone(), DecoderConfig::default()).unwrap();
     group.bench_function("decode", |b| {
         b.iter(|| {
             let mut rows = 0;
-            for chunk in messages.chunks(BATCH) {
+            for packed in &batches {
                 let out = decoder
-                    .decode(chunk.iter().map(Vec::as_slice), false)
+                    .decode_packed(&packed.data, &packed.messages(), false)
                     .unwrap();
                 assert!(out.rejects.is_empty(), "{:?}", out.rejects.first());
                 rows += out.batch.num_rows();
@@ -138,9 +170,9 @@ fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
                 &WriterConfig::default(),
             )
             .unwrap();
-            for chunk in messages.chunks(BATCH) {
+            for packed in &batches {
                 let out = decoder
-                    .decode(chunk.iter().map(Vec::as_slice), false)
+                    .decode_packed(&packed.data, &packed.messages(), false)
                     .unwrap();
                 writer.write(&out.batch).unwrap();
             }

@@ -284,8 +284,8 @@ pub unsafe extern "C" fn floe_decoder_decode(
                 "out_array, out_schema and out_result must not be null",
             ));
         }
-        let messages = message_slices(data, data_len, offsets, count)?;
-        let decoded = d.decode(messages, stop_at_first_reject != 0)?;
+        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         let columns = StructArray::from(decoded.batch.clone());
         let ffi_schema = FFI_ArrowSchema::try_from(d.schema().as_ref())
             .map_err(|e| FloeError::encoding(format!("cannot export arrow schema: {e}")))?;
@@ -323,8 +323,8 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
         }
         let w = live_writer(writer)?;
         check_same_schema(w.inner.schema(), d.schema())?;
-        let messages = message_slices(data, data_len, offsets, count)?;
-        let decoded = d.decode(messages, stop_at_first_reject != 0)?;
+        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         if !decoded.stopped {
             w.inner.write(&decoded.batch)?;
         }
@@ -462,8 +462,8 @@ pub unsafe extern "C" fn floe_decoder_decode_partitioned(
             .as_ref()
             .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
         check_same_schema(&p.schema, d.schema())?;
-        let messages = message_slices(data, data_len, offsets, count)?;
-        let decoded = d.decode(messages, stop_at_first_reject != 0)?;
+        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         let rows = if decoded.stopped {
             decoded.batch.slice(0, 0)
         } else {
@@ -645,15 +645,16 @@ unsafe fn export_split(
     Ok(())
 }
 
-/// The messages of a packed batch, checked against the buffer's bounds.
+/// The messages of a packed batch, checked against the buffer's bounds, and the part of the
+/// buffer they cover (back to back: message `i` ends where `i + 1` starts).
 unsafe fn message_slices<'a>(
     data: *const u8,
     data_len: usize,
     offsets: *const i64,
     count: usize,
-) -> Result<Vec<&'a [u8]>> {
+) -> Result<(&'a [u8], Vec<&'a [u8]>)> {
     if count == 0 {
-        return Ok(Vec::new());
+        return Ok((&[], Vec::new()));
     }
     if offsets.is_null() {
         return Err(FloeError::invalid_argument("offsets must not be null"));
@@ -672,7 +673,8 @@ unsafe fn message_slices<'a>(
         }
         messages.push(&data[start as usize..end as usize]);
     }
-    Ok(messages)
+    let span = &data[offsets[0] as usize..offsets[count] as usize];
+    Ok((span, messages))
 }
 
 /// `guard` for calls on a decoder handle: null checks and concurrent-use detection.

@@ -27,7 +27,28 @@ fn decode_with(
     let out = decoder
         .decode(messages.iter().map(|m| m.as_bytes()), false)
         .unwrap();
+    let packed = decode_packed(
+        &mut decoder,
+        &messages.iter().map(|m| m.as_bytes()).collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        packed.batch, out.batch,
+        "packed and one-by-one decoding differ"
+    );
+    assert_eq!(packed.rejects, out.rejects);
     (out.batch, out.rejects)
+}
+
+/// Decodes messages packed back to back in one buffer, as a `MessageBatch` holds them.
+fn decode_packed(decoder: &mut JsonDecoder, messages: &[&[u8]]) -> floe::json::DecodedBatch {
+    let span = messages.concat();
+    let mut slices = Vec::with_capacity(messages.len());
+    let mut at = 0;
+    for m in messages {
+        slices.push(&span[at..at + m.len()]);
+        at += m.len();
+    }
+    decoder.decode_packed(&span, &slices, false).unwrap()
 }
 
 fn only_reject(schema: &SchemaRef, message: &str) -> String {
@@ -409,6 +430,54 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
             reject.reason
         );
     }
+}
+
+/// A packed batch is checked for UTF-8 in one pass; each message must still be valid on its own.
+#[test]
+fn packed_messages_are_each_checked_for_utf8() {
+    let s = schema(vec![Field::new("s", DataType::Utf8, true)]);
+    let mut decoder = JsonDecoder::new(s, DecoderConfig::default()).unwrap();
+    // "é" is 0xC3 0xA9: the first message ends inside it, so the buffer as a whole is valid
+    // UTF-8 while neither message is.
+    let span: &[u8] = b"{\"s\":\"a\"}{\"s\":\"\xC3\xA9\"}\n{\"s\":\"b\"}";
+    assert!(std::str::from_utf8(span).is_ok());
+    let first = b"{\"s\":\"a\"}".len();
+    let split = first + b"{\"s\":\"\xC3".len();
+    let second_end = first + b"{\"s\":\"\xC3\xA9\"}".len();
+    let messages = [
+        &span[..first],
+        &span[first..split],
+        &span[split..second_end],
+        &span[second_end..],
+    ];
+    let out = decoder.decode_packed(span, &messages, false).unwrap();
+    let rejected: Vec<usize> = out.rejects.iter().map(|r| r.index).collect();
+    assert_eq!(rejected, vec![1, 2], "{:?}", out.rejects);
+    assert!(
+        out.rejects
+            .iter()
+            .all(|r| r.reason.contains("invalid UTF-8")),
+        "{:?}",
+        out.rejects
+    );
+    let values = out.batch.column(0).as_string::<i32>();
+    assert_eq!((values.value(0), values.value(1)), ("a", "b"));
+
+    // Whole characters in packed messages decode as usual, escapes included.
+    let span = "{\"s\":\"é\\u00e9\"}{\"s\":\"\\ud83d\\ude00 😀\"}".as_bytes();
+    let cut = "{\"s\":\"é\\u00e9\"}".len();
+    let out = decoder
+        .decode_packed(span, &[&span[..cut], &span[cut..]], false)
+        .unwrap();
+    assert!(out.rejects.is_empty(), "{:?}", out.rejects);
+    let values = out.batch.column(0).as_string::<i32>();
+    assert_eq!((values.value(0), values.value(1)), ("éé", "😀 😀"));
+
+    // Slices that do not tile the span are checked one by one (and still decode).
+    let out = decoder
+        .decode_packed(&span[..cut], &[&span[cut..]], false)
+        .unwrap();
+    assert_eq!(out.batch.num_rows(), 1);
 }
 
 #[test]

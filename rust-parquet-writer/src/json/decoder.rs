@@ -106,13 +106,38 @@ impl JsonDecoder {
         messages: impl IntoIterator<Item = &'m [u8]>,
         stop_at_first_reject: bool,
     ) -> Result<DecodedBatch> {
+        self.decode_all(messages, stop_at_first_reject, false)
+    }
+
+    /// [`Self::decode`] for messages that lie back to back in `span` and cover it exactly, as a
+    /// packed `MessageBatch` hands them over: their UTF-8 is checked in one pass over `span`
+    /// instead of message by message. Messages that do not tile `span`, or a span that is not
+    /// valid UTF-8, are checked one by one as usual (so a bad message is still named).
+    pub fn decode_packed(
+        &mut self,
+        span: &[u8],
+        messages: &[&[u8]],
+        stop_at_first_reject: bool,
+    ) -> Result<DecodedBatch> {
+        let utf8_checked =
+            tile_on_char_boundaries(span, messages) && simdutf8::basic::from_utf8(span).is_ok();
+        self.decode_all(messages.iter().copied(), stop_at_first_reject, utf8_checked)
+    }
+
+    /// `utf8_checked`: every message is already known to be valid UTF-8.
+    fn decode_all<'m>(
+        &mut self,
+        messages: impl IntoIterator<Item = &'m [u8]>,
+        stop_at_first_reject: bool,
+        utf8_checked: bool,
+    ) -> Result<DecodedBatch> {
         // Leftovers of a batch interrupted by a panic must not leak into this one.
         self.root.truncate(0);
         let mut rows = 0;
         let mut rejects = Vec::new();
         let mut stopped = false;
         for (index, message) in messages.into_iter().enumerate() {
-            match self.decode_one(message) {
+            match self.decode_one(message, utf8_checked) {
                 Ok(()) => rows += 1,
                 Err(e) => {
                     self.root.truncate(rows);
@@ -140,7 +165,13 @@ impl JsonDecoder {
         })
     }
 
-    fn decode_one(&mut self, message: &[u8]) -> std::result::Result<(), DecodeError> {
+    /// Every message that reaches the columns is valid UTF-8 (checked here or by the caller):
+    /// string columns rely on it and skip Arrow's own check.
+    fn decode_one(
+        &mut self,
+        message: &[u8],
+        utf8_checked: bool,
+    ) -> std::result::Result<(), DecodeError> {
         if message.len() > self.config.max_message_bytes {
             return Err(DecodeError::new(
                 format!(
@@ -151,7 +182,7 @@ impl JsonDecoder {
                 0,
             ));
         }
-        if simdutf8::basic::from_utf8(message).is_err() {
+        if !utf8_checked && simdutf8::basic::from_utf8(message).is_err() {
             let at = simdutf8::compat::from_utf8(message)
                 .err()
                 .map_or(0, |e| e.valid_up_to());
@@ -172,4 +203,20 @@ impl JsonDecoder {
         self.root.decode(&mut cur)?;
         cur.finish()
     }
+}
+
+/// True when `messages` follow each other without gaps from the first byte of `span` to its
+/// last, each starting on a UTF-8 character boundary (not on a continuation byte). Then, if
+/// `span` is valid UTF-8, so is every message: the pieces of a valid text cut at character
+/// boundaries are valid.
+fn tile_on_char_boundaries(span: &[u8], messages: &[&[u8]]) -> bool {
+    let mut next = span.as_ptr_range().start;
+    for message in messages {
+        let range = message.as_ptr_range();
+        if range.start != next || message.first().is_some_and(|&b| b & 0xC0 == 0x80) {
+            return false;
+        }
+        next = range.end;
+    }
+    next == span.as_ptr_range().end
 }
