@@ -10,16 +10,15 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,10 +36,12 @@ import org.slf4j.LoggerFactory;
  * Consumes Kafka topics and lands every record in Iceberg tables exactly once.
  *
  * <p>The consumer thread routes each record to its table and packs it into an off-heap message
- * batch; each table's worker thread decodes and encodes batches natively while the consumer keeps
+ * batch; each table's threads decode and encode batches natively while the consumer keeps
  * fetching. Every commit cycle ({@link SinkConfig#commitInterval()}, or N records, or N bytes)
  * each table gets one Iceberg commit adding the cycle's files, with the consumed offsets and a
- * commit id in the same snapshot's summary ({@link SnapshotOffsets}). On every partition
+ * commit id in the same snapshot's summary ({@link SnapshotOffsets}). A cycle is committed on a
+ * thread of its own while the next one fills ({@link SinkConfig#overlapCommits()}); the next
+ * cycle's commit waits for it, and a rebalance or the end of the run waits for both. On every partition
  * assignment the sink resumes from the offsets stored in the tables; Kafka's group offsets are
  * committed afterwards, only as a hint. A commit whose table offsets moved under it fails with
  * {@link FencedException} instead of writing twice.
@@ -67,7 +68,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final Map<String, TableChannel> byTopic = new HashMap<>();
   private final RouteField routeField;
   private final DeadLetters deadLetters;
-  private final TableCommitter committer;
+  private final CommitStage commits;
   // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
   private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -87,7 +88,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
         config.badRecords() == BadRecordMode.DEAD_LETTER
             ? new DeadLetters(config.deadLetterTopic(), config.bootstrapServers(), config.consumerProperties())
             : null;
-    this.committer = new TableCommitter(config.group());
+    this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters, config.group());
     // Deserializer instances win over any deserializer the consumer properties name.
     this.consumer =
         new KafkaConsumer<>(consumerConfig(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
@@ -179,17 +180,18 @@ public final class KafkaIcebergSink implements AutoCloseable {
       } catch (WakeupException e) {
         continue; // stop() woke the poll
       }
+      landed(commits.poll(), false);
       route(records);
       if (commitDue()) {
-        commitCycle();
+        endCycle(!config.overlapCommits());
       }
       if (config.stopAtEnd() && reachedEnd()) {
-        commitCycle();
+        endCycle(true);
         LOG.info("reached the end of {} partitions; stopping", assigned.size());
         return;
       }
     }
-    commitCycle();
+    endCycle(true);
   }
 
   /** Asks {@link #run()} to commit what it consumed and return. Thread-safe. */
@@ -306,53 +308,48 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   /**
-   * One commit cycle: every table's worker finishes its batches and files, bad records reach the
-   * dead-letter topic, and each table with new files commits them with the consumed offsets.
+   * Ends the commit cycle: every table's files are sealed at the consumed positions and handed to
+   * the commit stage, once the cycle before has landed. The next cycle starts filling at once;
+   * with {@code wait}, this returns only when the cycle has landed too.
    */
-  private void commitCycle() {
-    long started = System.nanoTime();
+  private void endCycle(boolean wait) {
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : assigned) {
       positions.put(tp, consumer.position(tp));
     }
-    Map<TableChannel, WriteResult> results = new LinkedHashMap<>();
+    List<CommitStage.TableCut> tables = new ArrayList<>();
     for (TableChannel channel : channels.values()) {
-      results.put(channel, channel.complete());
+      tables.add(new CommitStage.TableCut(channel, channel.seal(), offsetsFor(channel, positions)));
     }
-    if (deadLetters != null) {
-      deadLetters.flush(); // before any offset moves past a dead-lettered record
-    }
-    long files = 0;
-    long bytes = 0;
-    for (Map.Entry<TableChannel, WriteResult> e : results.entrySet()) {
-      TableChannel channel = e.getKey();
-      WriteResult result = e.getValue();
-      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0) {
-        continue;
-      }
-      Map<TopicPartition, Long> offsets = offsetsFor(channel, positions);
-      committer.commit(channel.table(), result, offsets, channel.stored());
-      channel.stored().putAll(offsets);
-      files += result.dataFiles().length;
-      for (DataFile f : result.dataFiles()) {
-        bytes += f.fileSizeInBytes();
-      }
-    }
-    if (!positions.isEmpty()) {
-      commitGroupOffsets(positions);
-    }
-    long millis = (System.nanoTime() - started) / 1_000_000;
-    if (files > 0) {
-      metrics.committed(files, bytes, millis);
-      updateLag(positions);
-      LOG.info(
-          "committed {} records in {} files ({} MiB) in {} ms; {} records/s, {} MiB/s overall; lag {}; bad records {}",
-          cycleRecords, files, bytes >> 20, millis, (long) metrics.getRecordsPerSecond(),
-          String.format("%.1f", metrics.getBytesPerSecond() / (1 << 20)), metrics.getLag(), metrics.getBadRecords());
-    }
+    CommitStage.Sealed cycle = new CommitStage.Sealed(tables, positions, cycleRecords, System.nanoTime());
     cycleRecords = 0;
     cycleBytes = 0;
     cycleStarted = System.nanoTime();
+    landed(commits.submit(cycle), false);
+    if (wait) {
+      landed(commits.await(), true);
+    }
+  }
+
+  /**
+   * On the consumer thread, after a cycle landed in its tables: the group offsets follow (a hint,
+   * asynchronously unless {@code sync}), then the metrics and the log line.
+   */
+  private void landed(CommitStage.Committed cycle, boolean sync) {
+    if (cycle == null) {
+      return;
+    }
+    if (!cycle.positions().isEmpty()) {
+      commitGroupOffsets(cycle.positions(), sync);
+    }
+    if (cycle.files() > 0) {
+      metrics.committed(cycle.files(), cycle.bytes(), cycle.millis());
+      updateLag(cycle.positions());
+      LOG.info(
+          "committed {} records in {} files ({} MiB) in {} ms; {} records/s, {} MiB/s overall; lag {}; bad records {}",
+          cycle.records(), cycle.files(), cycle.bytes() >> 20, cycle.millis(), (long) metrics.getRecordsPerSecond(),
+          String.format("%.1f", metrics.getBytesPerSecond() / (1 << 20)), metrics.getLag(), metrics.getBadRecords());
+    }
   }
 
   /** The positions of the partitions whose records can reach this table. */
@@ -366,28 +363,42 @@ public final class KafkaIcebergSink implements AutoCloseable {
     return out;
   }
 
-  private void commitGroupOffsets(Map<TopicPartition, Long> positions) {
+  private void commitGroupOffsets(Map<TopicPartition, Long> positions, boolean sync) {
     Map<TopicPartition, OffsetAndMetadata> hint = new HashMap<>();
-    positions.forEach((tp, o) -> hint.put(tp, new OffsetAndMetadata(o)));
+    positions.forEach((tp, o) -> {
+      if (assigned.contains(tp)) {
+        hint.put(tp, new OffsetAndMetadata(o));
+      }
+    });
+    if (hint.isEmpty()) {
+      return;
+    }
+    // Only a hint: the tables hold the offsets that count.
     try {
-      consumer.commitSync(hint);
+      if (sync) {
+        consumer.commitSync(hint);
+      } else {
+        consumer.commitAsync(hint, (offsets, e) -> {
+          if (e != null) {
+            LOG.warn("could not commit group offsets (the tables have them): {}", e.getMessage());
+          }
+        });
+      }
     } catch (RuntimeException e) {
-      // Only a hint: the tables hold the offsets that count.
       LOG.warn("could not commit group offsets (the tables have them): {}", e.getMessage());
     }
   }
 
+  /** Records behind the end of each partition, as of the last fetch (no request to the broker). */
   private void updateLag(Map<TopicPartition, Long> positions) {
-    try {
-      Map<TopicPartition, Long> ends = consumer.endOffsets(positions.keySet(), Duration.ofSeconds(5));
-      long lag = 0;
-      for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
-        lag += Math.max(0, e.getValue() - positions.getOrDefault(e.getKey(), e.getValue()));
+    long lag = 0;
+    for (TopicPartition tp : positions.keySet()) {
+      if (assigned.contains(tp)) {
+        OptionalLong behind = consumer.currentLag(tp);
+        lag += behind.isPresent() ? behind.getAsLong() : 0;
       }
-      metrics.lag(lag);
-    } catch (RuntimeException e) {
-      LOG.debug("lag unavailable: {}", e.getMessage());
     }
+    metrics.lag(lag);
   }
 
   /** Partitions come and go: resume new ones from the tables, commit before giving any away. */
@@ -395,7 +406,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       if (!partitions.isEmpty() && !failed) {
-        commitCycle();
+        endCycle(true);
       }
       forget(partitions);
     }
@@ -404,6 +415,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       // Another sink may own them already: drop the cycle's files and re-read what we still own.
       LOG.warn("lost partitions {}; discarding this cycle's uncommitted files", partitions);
+      landed(commits.await(), true); // a sealed cycle still commits, or is fenced
       for (TableChannel channel : channels.values()) {
         channel.abortCycle();
       }
@@ -415,6 +427,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      landed(commits.await(), true); // resuming reads the offsets the tables hold
       assigned.addAll(partitions);
       resume(partitions);
       if (config.stopAtEnd()) {
@@ -461,9 +474,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
     LOG.info("resuming {} partitions from table offsets {}", partitions.size(), lowest);
   }
 
-  /** Stops without committing: uncommitted files are deleted, nothing else is kept. */
+  /**
+   * Stops without committing the cycle being filled: its files are deleted. A cycle already
+   * sealed (complete, waiting for its commit) still lands.
+   */
   @Override
   public void close() {
+    commits.close();
     for (TableChannel channel : channels.values()) {
       channel.close();
     }

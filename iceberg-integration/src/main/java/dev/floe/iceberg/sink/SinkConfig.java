@@ -41,6 +41,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncodeThreads})
  * @param decodeAhead decode each table's batches on a thread of their own, ahead of its writer
  *     thread (true), or decode and encode both on the writer thread (false)
+ * @param overlapCommits commit each cycle on a thread of its own while the next one fills
+ *     (true), or stop consuming until it has landed (false)
  */
 public record SinkConfig(
     Catalog catalog,
@@ -65,7 +67,8 @@ public record SinkConfig(
     Map<String, Object> consumerProperties,
     boolean stopAtEnd,
     int encodeThreads,
-    boolean decodeAhead) {
+    boolean decodeAhead,
+    boolean overlapCommits) {
 
   public SinkConfig {
     Objects.requireNonNull(catalog, "catalog");
@@ -109,6 +112,7 @@ public record SinkConfig(
     private boolean upsert;
     private int encodeThreads = 1;
     private boolean decodeAhead = true;
+    private boolean overlapCommits = true;
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
@@ -211,6 +215,17 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * Commit each cycle on a thread of its own while the consumer goes on filling the next one
+     * (default true): the files of a cycle are finished and committed in the background, and the
+     * next cycle's commit waits for it. Off, consuming stops from the end of a cycle until its
+     * commit has landed. Exactly-once either way: a cycle's offsets land with its files.
+     */
+    public Builder overlapCommits(boolean enabled) {
+      this.overlapCommits = enabled;
+      return this;
+    }
+
     public SinkConfig build() {
       return new SinkConfig(
           catalog,
@@ -235,7 +250,8 @@ public record SinkConfig(
           Map.copyOf(consumerProperties),
           stopAtEnd,
           encodeThreads,
-          decodeAhead);
+          decodeAhead,
+          overlapCommits);
     }
   }
 }

@@ -12,8 +12,9 @@ import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * decodeAhead}, the writer thread alone does both) -- so the consumer keeps fetching meanwhile.
  * Batches in flight are bounded by bytes (a semaphore shared by all tables): a slow writer slows
  * the consumer instead of filling memory.
+ *
+ * <p>A commit cycle ends with {@link #seal()}: the writer thread completes the cycle's files after
+ * its last batch, in the background, while the next record already starts the next cycle.
  *
  * <p>Also remembers the Kafka offsets the table holds for this sink's partitions, which each
  * commit must find unchanged (fencing).
@@ -61,15 +65,33 @@ final class TableChannel implements AutoCloseable {
   private final DeadLetters deadLetters;
   private final SinkMetrics metrics;
   private final ArrayDeque<MessageBatch> spare = new ArrayDeque<>();
-  /** Offsets the table holds for this sink's partitions, as last seen (loaded or committed). */
-  private final Map<TopicPartition, Long> stored = new HashMap<>();
+  /**
+   * Offsets the table holds for this sink's partitions, as last seen (loaded or committed):
+   * updated by the commit thread, read by the consumer thread.
+   */
+  private final Map<TopicPartition, Long> stored = new ConcurrentHashMap<>();
   private MessageBatch open;
   /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
   private long fullestBatchBytes = -1;
-  /** The cycle's task writer: made and dropped by the consumer thread, used by the stages. */
-  private NativeTaskWriter writer;
+  /** The cycle being filled: made and sealed by the consumer thread, written by the stages. */
+  private Cycle cycle;
   private long cycleRecords;
+  /** The first failure of any cycle: the consumer thread stops on it. */
   private volatile Throwable failure;
+
+  /**
+   * One commit cycle's task writer and the first failure of its batches. A failed cycle writes
+   * no more batches and is never completed; other cycles are not affected by it (a batch of the
+   * next cycle may fail while this one's last batches still wait for the writer thread).
+   */
+  private static final class Cycle {
+    final NativeTaskWriter writer;
+    volatile Throwable failure;
+
+    Cycle(NativeTaskWriter writer) {
+      this.writer = writer;
+    }
+  }
 
   TableChannel(
       TableIdentifier id,
@@ -162,18 +184,18 @@ final class TableChannel implements AutoCloseable {
     // One permit per payload byte, at most the whole budget (a huge batch still goes through).
     int held = (int) Math.max(1, Math.min(batch.byteSize(), inFlightBudget()));
     inFlight.acquireUninterruptibly(held);
-    if (writer == null) {
-      writer = config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
+    if (cycle == null) {
+      cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter());
     }
-    NativeTaskWriter cycle = writer;
+    Cycle filling = cycle;
     if (decodeStage == null) {
       writeStage.execute(() -> {
         try {
-          if (failure == null) {
-            written(cycle.write(decoder, batch, policy()));
+          if (filling.failure == null) {
+            written(filling.writer.write(decoder, batch, policy()));
           }
         } catch (Throwable t) {
-          fail(t);
+          fail(filling, t);
         } finally {
           inFlight.release(held);
           recycle(batch);
@@ -184,11 +206,11 @@ final class TableChannel implements AutoCloseable {
     decodeStage.execute(() -> {
       DecodedMessages decoded = null;
       try {
-        if (failure == null) {
-          decoded = cycle.decode(decoder, batch, policy());
+        if (filling.failure == null) {
+          decoded = filling.writer.decode(decoder, batch, policy());
         }
       } catch (Throwable t) {
-        fail(t);
+        fail(filling, t);
       } finally {
         recycle(batch); // decoding copied what it kept
       }
@@ -199,11 +221,11 @@ final class TableChannel implements AutoCloseable {
       DecodedMessages rows = decoded;
       writeStage.execute(() -> {
         try (rows) {
-          if (failure == null) {
-            written(cycle.write(rows));
+          if (filling.failure == null) {
+            written(filling.writer.write(rows));
           }
         } catch (Throwable t) {
-          fail(t);
+          fail(filling, t);
         } finally {
           inFlight.release(held);
         }
@@ -226,10 +248,13 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
-  /** Keeps the first failure of either stage; later batches are dropped, not written. */
-  private synchronized void fail(Throwable t) {
+  /** Keeps the first failure of either stage; the cycle's later batches are dropped, not written. */
+  private synchronized void fail(Cycle failed, Throwable t) {
     if (t instanceof BadRecordException e) {
       t = new SinkException("bad record for table " + id + ": " + e.getMessage(), e);
+    }
+    if (failed.failure == null) {
+      failed.failure = t;
     }
     if (failure == null) {
       failure = t;
@@ -256,30 +281,39 @@ final class TableChannel implements AutoCloseable {
   }
 
   /**
-   * Finishes the cycle: waits for the stages to write every batch, then completes the task writer.
-   * Returns the files written (empty if nothing was).
+   * Ends the cycle: once the stages have written its last batch, the writer thread completes its
+   * task writer (an empty result if nothing was written). Returns at once; the next record starts
+   * a new cycle, written after this one. A cycle with a failed batch completes exceptionally and
+   * its files are deleted.
    */
-  WriteResult complete() {
+  CompletableFuture<WriteResult> seal() {
     flushBatch();
-    NativeTaskWriter finishing = writer;
-    try {
-      drainDecodeStage();
-      WriteResult result =
-          writeStage
-              .submit(() -> {
-                throwIfFailed();
-                return finishing == null ? WriteResult.builder().build() : finishing.complete();
-              })
-              .get();
-      writer = null;
-      cycleRecords = 0;
-      return result;
-    } catch (ExecutionException e) {
-      throw SinkException.wrap(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SinkException("interrupted while completing the files of " + id, e);
+    Cycle sealed = cycle;
+    cycle = null;
+    cycleRecords = 0;
+    if (sealed == null) {
+      return CompletableFuture.completedFuture(WriteResult.builder().build());
     }
+    CompletableFuture<WriteResult> result = new CompletableFuture<>();
+    Runnable complete = () -> {
+      try {
+        if (sealed.failure != null) {
+          throw sealed.failure;
+        }
+        result.complete(sealed.writer.complete());
+      } catch (Throwable t) {
+        abort(sealed.writer);
+        result.completeExceptionally(t);
+      }
+    };
+    // Each decoded batch queues its write before the decode stage takes its next task, so the
+    // completion queued from there runs after the cycle's last write.
+    if (decodeStage == null) {
+      writeStage.execute(complete);
+    } else {
+      decodeStage.execute(() -> writeStage.execute(complete));
+    }
+    return result;
   }
 
   /** Drops the cycle: the open batch is dropped, the cycle's files deleted. */
@@ -287,8 +321,8 @@ final class TableChannel implements AutoCloseable {
     if (open != null) {
       open.clear();
     }
-    NativeTaskWriter aborting = writer;
-    writer = null;
+    Cycle aborting = cycle;
+    cycle = null;
     try {
       drainDecodeStage();
       writeStage.submit(() -> abort(aborting)).get();
@@ -305,9 +339,17 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
+  private static void abort(Cycle cycle) {
+    if (cycle != null) {
+      abort(cycle.writer);
+    }
+  }
+
   private static void abort(NativeTaskWriter writer) {
-    if (writer != null) {
+    try {
       writer.abort();
+    } catch (RuntimeException e) {
+      LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
     }
   }
 
@@ -321,8 +363,8 @@ final class TableChannel implements AutoCloseable {
   /** Drops unwritten batches and deletes the cycle's files (they were never committed). */
   @Override
   public void close() {
-    NativeTaskWriter aborting = writer;
-    writer = null;
+    Cycle aborting = cycle;
+    cycle = null;
     if (decodeStage != null) {
       decodeStage.shutdown(); // queued batches still decode, and queue their writes
       awaitTermination(decodeStage);

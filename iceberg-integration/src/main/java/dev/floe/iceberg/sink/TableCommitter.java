@@ -88,7 +88,8 @@ final class TableCommitter {
     }
   }
 
-  private static void deleteFiles(Table table, WriteResult result) {
+  /** Deletes files that will never be committed. */
+  static void deleteFiles(Table table, WriteResult result) {
     for (ContentFile<?> f : result.dataFiles()) {
       table.io().deleteFile(f.location());
     }

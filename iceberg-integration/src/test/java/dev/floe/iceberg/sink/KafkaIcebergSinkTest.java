@@ -140,15 +140,53 @@ class KafkaIcebergSinkTest {
     assertEquals(null, table.currentSnapshot(), "nothing of the failed batch was committed");
   }
 
+  /**
+   * Commits overlap the next cycle: the cycle holding a bad record fails under FAIL while the
+   * cycles before it -- committed in the background, perhaps after the bad batch was decoded --
+   * have landed whole.
+   */
+  @Test
+  void failPolicyStopsAfterTheCyclesBeforeTheBadRecordHaveLanded() {
+    List<NexmarkEvent> events = SinkFixture.events(9, 6_000);
+    List<byte[]> messages = new ArrayList<>(SinkFixture.json(events));
+    int bad = 4_500;
+    messages.set(bad, "{\"event_type\": \"two\"}".getBytes(StandardCharsets.UTF_8));
+    kafka.createTopic("bad-later", 1);
+    SinkFixture.produce(kafka.bootstrapServers(), "bad-later", 1, messages);
+    try (KafkaIcebergSink sink =
+        new KafkaIcebergSink(
+            sink("bad-later", "bad_later", "fail-later")
+                .commitEvery(Duration.ofMinutes(1), 1_000, Long.MAX_VALUE)
+                .batches(250, 1 << 20, 64 << 20)
+                .build())) {
+      SinkException e = assertThrows(SinkException.class, sink::run);
+      assertTrue(e.getMessage().contains("topic bad-later, partition 0, offset " + bad), e.getMessage());
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bad_later"));
+    long landed = SinkFixture.storedOffsets(table, "fail-later").get(new TopicPartition("bad-later", 0));
+    // Cycles end after the poll that reaches 1,000 records (at most 1,000 per poll): the last cut
+    // before the bad record is within 2,000 records of it.
+    assertTrue(landed > bad - 2_000 && landed <= bad, "committed up to offset " + landed);
+    assertEquals(
+        SinkFixture.expected(events.subList(0, (int) landed)),
+        TableFingerprint.of(table),
+        "the table holds exactly the records before the committed offset");
+  }
+
   @Test
   void skipPolicyKeepsEveryGoodRecordAndCountsTheBadOnes() {
     List<NexmarkEvent> good = SinkFixture.events(3, 300);
     kafka.createTopic("bad-skip", 1);
     SinkFixture.produce(kafka.bootstrapServers(), "bad-skip", 1, withBadMessages(good));
-    // Decoding on the writer thread here (the other tests decode a batch ahead): that path end to end.
+    // Decoding on the writer thread and committing on the consumer thread here (the other tests
+    // decode a batch ahead and commit in the background): those paths end to end.
     try (KafkaIcebergSink sink =
         new KafkaIcebergSink(
-            sink("bad-skip", "bad_skip", "skip").badRecords(BadRecordMode.SKIP, null).decodeAhead(false).build())) {
+            sink("bad-skip", "bad_skip", "skip")
+                .badRecords(BadRecordMode.SKIP, null)
+                .decodeAhead(false)
+                .overlapCommits(false)
+                .build())) {
       sink.run();
       assertEquals(6, sink.metrics().getBadRecords());
     }

@@ -84,9 +84,12 @@ public final class E2eBenchmark {
     List<Contender> out = new ArrayList<>();
     for (String id : options.contenders()) {
       switch (id) {
-        case "floe" -> out.add(new FloeContender("floe", options.floeEncodeThreads(), options.floeDecodeAhead()));
+        case "floe" -> out.add(new FloeContender("floe", options.floeEncodeThreads(), options.floeDecodeAhead(), true));
         case E2eOptions.FLOE_ONE_THREAD ->
-            out.add(new FloeContender(E2eOptions.FLOE_ONE_THREAD, options.floeEncodeThreads(), false));
+            out.add(new FloeContender(E2eOptions.FLOE_ONE_THREAD, options.floeEncodeThreads(), false, true));
+        case E2eOptions.FLOE_SYNC_COMMIT ->
+            out.add(new FloeContender(
+                E2eOptions.FLOE_SYNC_COMMIT, options.floeEncodeThreads(), options.floeDecodeAhead(), false));
         case "stock-java" -> out.add(new StockJavaContender());
         case "bare-consume" -> out.add(new BareConsumeContender());
         case "kafka-connect" -> {

@@ -77,6 +77,8 @@ public record E2eOptions(
   public static final List<String> ALL_CONTENDERS = List.of("floe", "stock-java", "kafka-connect", "bare-consume");
   /** Run only when named: floe without its decode thread, to measure what that thread is worth. */
   public static final String FLOE_ONE_THREAD = "floe-one-thread";
+  /** Run only when named: floe pausing its consumer while each cycle commits (no overlap). */
+  public static final String FLOE_SYNC_COMMIT = "floe-sync-commit";
   static final long DEFAULT_NEXMARK = 2_000_000;
   static final long DEFAULT_SYNTHETIC = 10_000_000;
 
@@ -205,9 +207,10 @@ public record E2eOptions(
     List<String> out = new ArrayList<>();
     for (String id : value.split(",")) {
       String c = id.trim().toLowerCase(Locale.ROOT);
-      if (!ALL_CONTENDERS.contains(c) && !c.equals(FLOE_ONE_THREAD)) {
+      if (!ALL_CONTENDERS.contains(c) && !c.equals(FLOE_ONE_THREAD) && !c.equals(FLOE_SYNC_COMMIT)) {
         throw new UsageException(
-            "unknown contender " + c + "; known: " + ALL_CONTENDERS + " and " + FLOE_ONE_THREAD);
+            "unknown contender " + c + "; known: " + ALL_CONTENDERS + ", " + FLOE_ONE_THREAD + " and "
+                + FLOE_SYNC_COMMIT);
       }
       out.add(c);
     }
@@ -225,7 +228,8 @@ public record E2eOptions(
           --scale F               scale both defaults (e.g. 0.1)
           --corpora LIST          nexmark,synthetic (default both)
           --contenders LIST       floe,stock-java,kafka-connect,bare-consume (default all), and
-                                  floe-one-thread: floe decoding on its writer thread
+                                  floe-one-thread: floe decoding on its writer thread,
+                                  floe-sync-commit: floe not consuming while a cycle commits
           --warmup N              warmup rounds per corpus (default 1)
           --pairs N               measured rounds per corpus, alternating order (default 3)
           --commit-interval-ms N  commit interval of every contender (default 10000)

@@ -11,11 +11,13 @@ final class FloeContender implements Contender {
   private final String id;
   private final int encodeThreads;
   private final boolean decodeAhead;
+  private final boolean overlapCommits;
 
-  FloeContender(String id, int encodeThreads, boolean decodeAhead) {
+  FloeContender(String id, int encodeThreads, boolean decodeAhead, boolean overlapCommits) {
     this.id = id;
     this.encodeThreads = encodeThreads;
     this.decodeAhead = decodeAhead;
+    this.overlapCommits = overlapCommits;
   }
 
   @Override
@@ -27,7 +29,9 @@ final class FloeContender implements Contender {
   public String description() {
     return "floe's KafkaIcebergSink (native JSON decode and Parquet encode on "
         + (decodeAhead ? "a decode thread and a writer thread" : "one writer thread")
-        + " per table), stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
+        + " per table), "
+        + (overlapCommits ? "commits in the background" : "consuming paused while a cycle commits")
+        + ", stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
   }
 
   @Override
@@ -39,6 +43,7 @@ final class FloeContender implements Contender {
             .stopAtEnd(true)
             .encodeThreads(encodeThreads)
             .decodeAhead(decodeAhead)
+            .overlapCommits(overlapCommits)
             .build();
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {
