@@ -5,7 +5,10 @@ import dev.floe.arrow.ParquetFileSummary;
 import dev.floe.arrow.ParquetWriterConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
@@ -14,13 +17,17 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 
 /**
- * One Parquet file being written natively through an Iceberg {@link OutputFile}: the stream, the
- * native writer over it, and the rows written so far. What data and delete writers share; they
+ * One Parquet file being written natively through an Iceberg {@link OutputFile}: the native writer,
+ * the stream it writes to, and the rows written so far. What data and delete writers share; they
  * add the Iceberg metadata.
+ *
+ * <p>A local file ({@link LocalFiles}) is written by libfloe itself; any other goes through the
+ * file's output stream, fed from the writing thread.
  */
 final class NativeFileOutput {
   private final OutputFile file;
   private final FileIO io;
+  /** The file's stream, or null when libfloe writes the local file itself. */
   private final PositionOutputStream stream;
   private final NativeParquetWriter writer;
   private long rows;
@@ -34,6 +41,12 @@ final class NativeFileOutput {
       BufferAllocator allocator) {
     this.file = file;
     this.io = io;
+    Optional<Path> local = LocalFiles.localPath(file);
+    if (local.isPresent()) {
+      this.stream = null;
+      this.writer = NativeParquetWriter.open(createParents(local.get()), arrowSchema, config, allocator);
+      return;
+    }
     this.stream = file.createOrOverwrite();
     NativeParquetWriter opened;
     try {
@@ -43,6 +56,15 @@ final class NativeFileOutput {
       throw e;
     }
     this.writer = opened;
+  }
+
+  private static Path createParents(Path path) {
+    try {
+      Files.createDirectories(path.toAbsolutePath().getParent());
+      return path;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the directory of " + path, e);
+    }
   }
 
   NativeParquetWriter writer() {
@@ -90,7 +112,9 @@ final class NativeFileOutput {
     try {
       ParquetFileSummary summary = writer.finish();
       writer.close();
-      stream.close();
+      if (stream != null) {
+        stream.close();
+      }
       return summary;
     } catch (IOException e) {
       throw new UncheckedIOException("closing " + file.location(), e);
@@ -110,6 +134,9 @@ final class NativeFileOutput {
   }
 
   private void closeStreamQuietly() {
+    if (stream == null) {
+      return; // the native writer removed its partial local file
+    }
     try {
       stream.close();
     } catch (IOException ignored) {

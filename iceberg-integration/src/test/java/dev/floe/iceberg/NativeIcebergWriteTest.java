@@ -118,7 +118,7 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
   }
 
   /** Rows as comparable values (byte arrays and buffers by content), counted. */
-  private static Map<Object, Integer> multiset(List<Record> rows) {
+  static Map<Object, Integer> multiset(List<Record> rows) {
     Map<Object, Integer> counts = new HashMap<>();
     rows.forEach(r -> counts.merge(comparable(r), 1, Integer::sum));
     return counts;
