@@ -210,7 +210,7 @@ fn group_rows(values: &[ArrayRef], rows: usize) -> Result<(Vec<u32>, Vec<u32>)> 
         .iter()
         .map(|v| KeyColumn::new(v.to_data()))
         .collect::<Result<Vec<_>>>()?;
-    let mut groups: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut groups = GroupKeys::default();
     let mut group_of_row = Vec::with_capacity(rows);
     let mut first_rows = Vec::new();
     let mut key = Vec::with_capacity(32);
@@ -219,18 +219,42 @@ fn group_rows(values: &[ArrayRef], rows: usize) -> Result<(Vec<u32>, Vec<u32>)> 
         for column in &keys {
             column.append_key(row, &mut key);
         }
-        let group = match groups.get(key.as_slice()) {
-            Some(&g) => g,
-            None => {
-                let g = first_rows.len() as u32;
-                groups.insert(key.clone(), g);
-                first_rows.push(row as u32);
-                g
-            }
-        };
+        let group = groups.get_or_insert(&key, first_rows.len() as u32);
+        if group as usize == first_rows.len() {
+            first_rows.push(row as u32);
+        }
         group_of_row.push(group);
     }
     Ok((group_of_row, first_rows))
+}
+
+/// Groups seen so far by key. A batch usually falls into a few partitions (buckets, days), and
+/// comparing a row's few key bytes with each of them is cheaper than hashing the key, so the
+/// first [`GroupKeys::SCANNED`] groups are kept in a list; past that, in a hash map.
+#[derive(Default)]
+struct GroupKeys {
+    listed: Vec<(Vec<u8>, u32)>,
+    hashed: HashMap<Vec<u8>, u32>,
+}
+
+impl GroupKeys {
+    const SCANNED: usize = 8;
+
+    /// The group of `key`, or `next` (now the group of `key`) if it is new.
+    fn get_or_insert(&mut self, key: &[u8], next: u32) -> u32 {
+        if let Some((_, group)) = self.listed.iter().find(|(k, _)| k.as_slice() == key) {
+            return *group;
+        }
+        if self.listed.len() < Self::SCANNED {
+            self.listed.push((key.to_vec(), next));
+            return next;
+        }
+        if let Some(&group) = self.hashed.get(key) {
+            return group;
+        }
+        self.hashed.insert(key.to_vec(), next);
+        next
+    }
 }
 
 /// Reads one row's value of a partition column as bytes for the grouping key:
@@ -368,6 +392,52 @@ mod tests {
         assert_eq!(ids(1), [2, 5]);
         assert_eq!(ids(2), [4]);
         assert_eq!(split.order.as_deref(), Some(&[0, 2, 5, 1, 4, 3][..]));
+    }
+
+    /// More partitions than the grouping scans in a list, so later ones are found by hash.
+    #[test]
+    fn many_partitions_keep_first_appearance_order() {
+        let schema = Arc::new(Schema::new(vec![id_field("k", DataType::Int32, 1)]));
+        // 20 keys and nulls, each coming back several times in a scrambled order.
+        let keys: Vec<Option<i32>> = (0..400)
+            .map(|i| ((i * 7919) % 21 != 20).then_some((i * 7919) % 21))
+            .collect();
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int32Array::from(keys.clone()))],
+        )
+        .unwrap();
+        let partitioner = Partitioner::new(
+            &schema,
+            &spec(r#"{"version":1,"fields":[{"name":"k","source_id":1,"transform":"identity"}]}"#),
+        )
+        .unwrap();
+        let split = partitioner.split(&batch).unwrap();
+        let mut first_seen: Vec<Option<i32>> = Vec::new();
+        for k in &keys {
+            if !first_seen.contains(k) {
+                first_seen.push(*k);
+            }
+        }
+        let values: Vec<_> = split
+            .partitions
+            .column(0)
+            .as_primitive::<arrow_array::types::Int32Type>()
+            .iter()
+            .collect();
+        assert_eq!(values, first_seen);
+        for (g, key) in first_seen.iter().enumerate() {
+            let rows = split.group(g).unwrap();
+            let want = keys.iter().filter(|k| *k == key).count();
+            assert_eq!(rows.num_rows(), want, "group {g}");
+            let column = rows
+                .column(0)
+                .as_primitive::<arrow_array::types::Int32Type>();
+            assert!(
+                column.iter().all(|v| v == *key),
+                "group {g} holds only {key:?}"
+            );
+        }
     }
 
     #[test]
