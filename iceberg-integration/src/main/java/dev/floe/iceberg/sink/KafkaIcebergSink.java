@@ -415,7 +415,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       // Another sink may own them already: drop the cycle's files and re-read what we still own.
       LOG.warn("lost partitions {}; discarding this cycle's uncommitted files", partitions);
-      landed(commits.await(), true); // a sealed cycle still commits, or is fenced
+      // A sealed cycle still commits (or is fenced); no group offsets for what we lost.
+      CommitStage.Committed sealed = commits.await();
+      assigned.removeAll(partitions);
+      landed(sealed, false);
       for (TableChannel channel : channels.values()) {
         channel.abortCycle();
       }
