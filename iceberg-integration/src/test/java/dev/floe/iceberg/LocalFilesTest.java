@@ -4,12 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.arrow.BadRecordPolicy;
-import dev.floe.arrow.JsonDecoderConfig;
-import dev.floe.arrow.MessageBatch;
-import dev.floe.arrow.NativeJsonDecoder;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,17 +52,7 @@ class LocalFilesTest extends EmbeddedCatalogTest {
             PartitionSpec.builderFor(NativeIcebergWriteTest.SCHEMA).bucket("id", 3).build(),
             Map.of(TableProperties.FORMAT_VERSION, "2"));
     List<Record> rows = new RandomRows(7).records(NativeIcebergWriteTest.SCHEMA, 1500);
-    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-    WriteResult result;
-    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-        MessageBatch batch = new MessageBatch();
-        NativeTaskWriter writer = factory.newTaskWriter()) {
-      for (Record r : rows) {
-        batch.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8));
-      }
-      writer.write(decoder, batch, BadRecordPolicy.FAIL);
-      result = writer.complete();
-    }
+    WriteResult result = RandomRows.writeWithFloe(table, rows, allocator);
     Commits.append(table, result, Map.of());
 
     assertEquals(3, result.dataFiles().length);

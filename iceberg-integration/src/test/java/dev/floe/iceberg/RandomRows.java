@@ -1,8 +1,13 @@
 package dev.floe.iceberg;
 
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.JsonDecoderConfig;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -15,9 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -118,6 +126,23 @@ final class RandomRows {
   }
 
   /** The record as one JSON object, in the formats floe's decoder reads. */
+  /**
+   * floe writes {@code rows} into {@code table}: as JSON messages in one batch, decoded and written
+   * natively by the table's task writer. The files are not committed.
+   */
+  static WriteResult writeWithFloe(Table table, List<Record> rows, BufferAllocator allocator) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newTaskWriter()) {
+      for (Record row : rows) {
+        batch.add(toJson(row).getBytes(StandardCharsets.UTF_8));
+      }
+      writer.write(decoder, batch, BadRecordPolicy.FAIL);
+      return writer.complete();
+    }
+  }
+
   static String toJson(Record record) {
     StringBuilder out = new StringBuilder();
     appendStruct(record, record.struct(), out);

@@ -8,14 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.arrow.BadRecordPolicy;
-import dev.floe.arrow.JsonDecoderConfig;
-import dev.floe.arrow.MessageBatch;
-import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.iceberg.rest.LoopbackRestCatalogServer;
 import dev.floe.iceberg.s3.LoopbackS3Server;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -141,16 +136,7 @@ class RestCatalogS3RoundTripTest {
 
   /** floe: the rows as JSON messages, decoded and written natively; files not yet committed. */
   private WriteResult writeWithFloe(Table table, List<Record> rows) {
-    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-        MessageBatch batch = new MessageBatch();
-        NativeTaskWriter writer = factory.newTaskWriter()) {
-      for (Record row : rows) {
-        batch.add(RandomRows.toJson(row).getBytes(StandardCharsets.UTF_8));
-      }
-      writer.write(decoder, batch, BadRecordPolicy.FAIL);
-      return writer.complete();
-    }
+    return RandomRows.writeWithFloe(table, rows, allocator);
   }
 
   private static Map<Long, Record> readById(Table table) throws IOException {

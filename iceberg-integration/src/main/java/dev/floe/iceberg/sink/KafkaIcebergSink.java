@@ -41,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * each table gets one Iceberg commit adding the cycle's files, with the consumed offsets and a
  * commit id in the same snapshot's summary ({@link SnapshotOffsets}). A cycle is committed on a
  * thread of its own while the next one fills ({@link SinkConfig#overlapCommits()}); the next
- * cycle's commit waits for it, and a rebalance or the end of the run waits for both. On every partition
- * assignment the sink resumes from the offsets stored in the tables; Kafka's group offsets are
- * committed afterwards, only as a hint. A commit whose table offsets moved under it fails with
+ * cycle's commit waits for it, and a rebalance or the end of the run waits for both. On every
+ * partition assignment the sink resumes from the offsets stored in the tables; Kafka's group
+ * offsets are committed afterwards, only as a hint. A commit whose table offsets moved under it fails with
  * {@link FencedException} instead of writing twice.
  *
  * <pre>{@code
