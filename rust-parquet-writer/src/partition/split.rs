@@ -1,4 +1,6 @@
+use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{make_array, Array, ArrayRef, RecordBatch, StructArray, UInt32Array};
@@ -210,49 +212,108 @@ fn group_rows(values: &[ArrayRef], rows: usize) -> Result<(Vec<u32>, Vec<u32>)> 
         .iter()
         .map(|v| KeyColumn::new(v.to_data()))
         .collect::<Result<Vec<_>>>()?;
-    let mut groups = GroupKeys::default();
-    let mut group_of_row = Vec::with_capacity(rows);
-    let mut first_rows = Vec::new();
+    let grouping = if KeyColumn::packs_into_u128(&keys) {
+        group_by_packed_keys(&keys, rows)
+    } else {
+        group_by_key_bytes(&keys, rows)
+    };
+    Ok((grouping.group_of_row, grouping.first_rows))
+}
+
+/// Buckets, dates, hours, ints: the whole tuple is one integer, compared as such.
+fn group_by_packed_keys(keys: &[KeyColumn], rows: usize) -> Grouping {
+    let mut grouping = Grouping::new(rows);
+    let mut groups = GroupKeys::<u128>::default();
+    for row in 0..rows {
+        let key = keys
+            .iter()
+            .fold(0u128, |key, column| column.pack_key(row, key));
+        grouping.add(row, &mut groups, &key);
+    }
+    grouping
+}
+
+/// Any tuple (strings, binary, wide fixed values) as bytes.
+fn group_by_key_bytes(keys: &[KeyColumn], rows: usize) -> Grouping {
+    let mut grouping = Grouping::new(rows);
+    let mut groups = GroupKeys::<Vec<u8>>::default();
     let mut key = Vec::with_capacity(32);
     for row in 0..rows {
         key.clear();
-        for column in &keys {
+        for column in keys {
             column.append_key(row, &mut key);
         }
-        let group = groups.get_or_insert(&key, first_rows.len() as u32);
-        if group as usize == first_rows.len() {
-            first_rows.push(row as u32);
-        }
-        group_of_row.push(group);
+        grouping.add(row, &mut groups, key.as_slice());
     }
-    Ok((group_of_row, first_rows))
+    grouping
+}
+
+/// The group of every row so far, and the first row of every group.
+struct Grouping {
+    group_of_row: Vec<u32>,
+    first_rows: Vec<u32>,
+}
+
+impl Grouping {
+    fn new(rows: usize) -> Self {
+        Grouping {
+            group_of_row: Vec::with_capacity(rows),
+            first_rows: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn add<K, Q>(&mut self, row: usize, groups: &mut GroupKeys<K>, key: &Q)
+    where
+        K: Borrow<Q> + Eq + Hash,
+        Q: ToOwned<Owned = K> + Eq + Hash + ?Sized,
+    {
+        let group = groups.get_or_insert(key, self.first_rows.len() as u32);
+        if group as usize == self.first_rows.len() {
+            self.first_rows.push(row as u32);
+        }
+        self.group_of_row.push(group);
+    }
 }
 
 /// Groups seen so far by key. A batch usually falls into a few partitions (buckets, days), and
-/// comparing a row's few key bytes with each of them is cheaper than hashing the key, so the
-/// first [`GroupKeys::SCANNED`] groups are kept in a list; past that, in a hash map.
-#[derive(Default)]
-struct GroupKeys {
-    listed: Vec<(Vec<u8>, u32)>,
-    hashed: HashMap<Vec<u8>, u32>,
+/// comparing a row's key with each of them is cheaper than hashing it, so the first
+/// [`GroupKeys::SCANNED`] groups are kept in a list; past that, in a hash map.
+struct GroupKeys<K> {
+    listed: Vec<(K, u32)>,
+    hashed: HashMap<K, u32>,
 }
 
-impl GroupKeys {
+impl<K> Default for GroupKeys<K> {
+    fn default() -> Self {
+        GroupKeys {
+            listed: Vec::new(),
+            hashed: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Eq + Hash> GroupKeys<K> {
     const SCANNED: usize = 8;
 
     /// The group of `key`, or `next` (now the group of `key`) if it is new.
-    fn get_or_insert(&mut self, key: &[u8], next: u32) -> u32 {
-        if let Some((_, group)) = self.listed.iter().find(|(k, _)| k.as_slice() == key) {
+    #[inline]
+    fn get_or_insert<Q>(&mut self, key: &Q, next: u32) -> u32
+    where
+        K: Borrow<Q>,
+        Q: ToOwned<Owned = K> + Eq + Hash + ?Sized,
+    {
+        if let Some((_, group)) = self.listed.iter().find(|(k, _)| k.borrow() == key) {
             return *group;
         }
         if self.listed.len() < Self::SCANNED {
-            self.listed.push((key.to_vec(), next));
+            self.listed.push((key.to_owned(), next));
             return next;
         }
         if let Some(&group) = self.hashed.get(key) {
             return group;
         }
-        self.hashed.insert(key.to_vec(), next);
+        self.hashed.insert(key.to_owned(), next);
         next
     }
 }
@@ -289,6 +350,51 @@ impl KeyColumn {
             },
         };
         Ok(KeyColumn { data, layout })
+    }
+
+    /// Bytes this column takes in a packed key: a null flag and the value's fixed width.
+    fn packed_width(&self) -> Option<usize> {
+        match self.layout {
+            KeyLayout::Null => Some(1),
+            KeyLayout::Fixed(0) => Some(2),
+            KeyLayout::Fixed(width) => Some(1 + width),
+            KeyLayout::Offsets32 | KeyLayout::Offsets64 => None,
+        }
+    }
+
+    /// Whether every column's null flag and value fit together in 16 bytes.
+    fn packs_into_u128(columns: &[KeyColumn]) -> bool {
+        columns
+            .iter()
+            .try_fold(0usize, |total, c| Some(total + c.packed_width()?))
+            .is_some_and(|total| total <= 16)
+    }
+
+    /// `key` shifted past this column's slot, with the slot holding the row's null flag and
+    /// value bytes (all zero for a null): one integer per distinct tuple, as [`Self::append_key`]
+    /// gives one byte string. Only for columns [`Self::packed_width`] accepts.
+    #[inline]
+    fn pack_key(&self, row: usize, key: u128) -> u128 {
+        let width = self.packed_width().expect("a fixed-width key column");
+        let shifted = if width >= 16 { 0 } else { key << (8 * width) };
+        if self.data.is_null(row) || matches!(self.layout, KeyLayout::Null) {
+            return shifted;
+        }
+        let i = self.data.offset() + row;
+        let values = self.data.buffers();
+        let value = match self.layout {
+            KeyLayout::Fixed(0) => {
+                let bits = values[0].as_slice();
+                ((bits[i / 8] >> (i % 8)) & 1) as u128
+            }
+            KeyLayout::Fixed(width) => {
+                let mut bytes = [0u8; 16];
+                bytes[..width].copy_from_slice(&values[0].as_slice()[i * width..(i + 1) * width]);
+                u128::from_le_bytes(bytes)
+            }
+            KeyLayout::Null | KeyLayout::Offsets32 | KeyLayout::Offsets64 => unreachable!(),
+        };
+        shifted | value << 8 | 1
     }
 
     fn append_key(&self, row: usize, key: &mut Vec<u8>) {
@@ -340,6 +446,84 @@ mod tests {
 
     fn spec(json: &str) -> PartitionSpec {
         PartitionSpec::from_json(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn packed_and_byte_keys_group_rows_alike() {
+        use arrow_array::{BooleanArray, Date32Array, Int16Array, NullArray};
+        // Few distinct values per column (so groups repeat), nulls, and sliced arrays (an
+        // offset into the buffers), over tuples from 2 to 16 packed bytes.
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let rows = 3000;
+        let mut column = |kind: u64| -> ArrayRef {
+            let pick: Vec<u64> = (0..rows + 5).map(|_| next()).collect();
+            let valid = |r: u64| r % 7 != 0;
+            let array: ArrayRef = match kind {
+                0 => Arc::new(Int32Array::from_iter(
+                    pick.iter()
+                        .map(|&r| valid(r).then_some((r >> 8) as i32 % 5 - 2)),
+                )),
+                1 => {
+                    Arc::new(Int64Array::from_iter(pick.iter().map(|&r| {
+                        valid(r).then_some((r >> 8) as i64 % 3 * (i64::MIN / 2))
+                    })))
+                }
+                2 => Arc::new(BooleanArray::from_iter(
+                    pick.iter().map(|&r| valid(r).then_some(r & 256 != 0)),
+                )),
+                3 => Arc::new(Date32Array::from_iter(
+                    pick.iter()
+                        .map(|&r| valid(r).then_some((r >> 8) as i32 % 4 - 19_000)),
+                )),
+                4 => Arc::new(Int16Array::from_iter(
+                    pick.iter()
+                        .map(|&r| valid(r).then_some((r >> 8) as i16 % 3)),
+                )),
+                _ => Arc::new(NullArray::new(pick.len())),
+            };
+            array.slice(5, rows)
+        };
+        for kinds in [
+            vec![0],
+            vec![1],
+            vec![2],
+            vec![5],
+            vec![0, 3],
+            vec![1, 2, 4],
+            vec![3, 0, 5, 2],
+            vec![1, 0, 2],
+            vec![4, 0, 0, 2],
+        ] {
+            let keys: Vec<KeyColumn> = kinds
+                .iter()
+                .map(|&k| KeyColumn::new(column(k).to_data()).unwrap())
+                .collect();
+            assert!(KeyColumn::packs_into_u128(&keys), "{kinds:?}");
+            let packed = group_by_packed_keys(&keys, rows);
+            let bytes = group_by_key_bytes(&keys, rows);
+            assert_eq!(packed.group_of_row, bytes.group_of_row, "{kinds:?}");
+            assert_eq!(packed.first_rows, bytes.first_rows, "{kinds:?}");
+            if kinds != [5] {
+                assert!(
+                    packed.first_rows.len() > 1,
+                    "{kinds:?}: the data has several groups"
+                );
+            }
+        }
+        // A tuple wider than 16 bytes, or a string, takes the byte path.
+        let wide: Vec<KeyColumn> = [1, 1, 0]
+            .iter()
+            .map(|&k| KeyColumn::new(column(k).to_data()).unwrap())
+            .collect();
+        assert!(!KeyColumn::packs_into_u128(&wide));
+        let text = KeyColumn::new(StringArray::from(vec!["a"]).to_data()).unwrap();
+        assert!(!KeyColumn::packs_into_u128(&[text]));
     }
 
     #[test]
