@@ -154,6 +154,38 @@ fn keys_in_any_order_and_unknown_fields_ignored() {
 }
 
 #[test]
+fn compact_keys_match_whole_names_only() {
+    let s = schema(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("ab", DataType::Int64, true),
+        Field::new("q\"x", DataType::Utf8, true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"ab":1,"a":2}"#,
+            r#"{"a":3,"ab":4,"q\"x":"v"}"#,
+            r#"{"a":5, "ab":6}"#,
+            r#"{"a":7,"a":8}"#,
+            r#"{"a":9,"abc":10,"ab":11}"#,
+        ],
+    );
+    assert_eq!(rejects.len(), 1, "{rejects:?}");
+    assert_eq!(rejects[0].index, 3);
+    assert!(
+        rejects[0].reason.contains("duplicate field 'a'"),
+        "{rejects:?}"
+    );
+    let a = batch.column(0).as_primitive::<Int64Type>();
+    let ab = batch.column(1).as_primitive::<Int64Type>();
+    let q = batch.column(2).as_string::<i32>();
+    assert_eq!(a.values().to_vec(), vec![2, 3, 5, 9]);
+    assert_eq!(ab.values().to_vec(), vec![1, 4, 6, 11]);
+    assert_eq!(q.value(1), "v");
+    assert!(q.is_null(0) && q.is_null(2) && q.is_null(3));
+}
+
+#[test]
 fn decimals_are_parsed_from_the_text() {
     let s = schema(vec![
         Field::new("small", DataType::Decimal128(9, 2), true),

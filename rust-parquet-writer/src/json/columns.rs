@@ -605,6 +605,9 @@ impl Column for FixedColumn {
 pub struct StructColumn {
     fields: Fields,
     names: Vec<Box<[u8]>>,
+    /// Each key as compact JSON writes it after a value, `,"name":` (`None` if the name would
+    /// need escapes); without the comma for an object's first key.
+    compact_keys: Vec<Option<Box<[u8]>>>,
     nullable: Vec<bool>,
     children: Vec<Box<dyn Column>>,
     by_name: Option<HashMap<Box<[u8]>, usize>>,
@@ -626,6 +629,13 @@ impl StructColumn {
             .iter()
             .map(|f| f.name().as_bytes().to_vec().into_boxed_slice())
             .collect();
+        let compact_keys = names
+            .iter()
+            .map(|name| {
+                let plain = name.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+                plain.then(|| [b",\"", &name[..], b"\":"].concat().into_boxed_slice())
+            })
+            .collect();
         let by_name = (fields.len() >= HASH_LOOKUP_MIN_FIELDS)
             .then(|| names.iter().cloned().zip(0..).collect());
         Ok(Self {
@@ -633,6 +643,7 @@ impl StructColumn {
             seen: vec![0; fields.len()],
             fields,
             names,
+            compact_keys,
             children,
             by_name,
             stamp: 0,
@@ -681,7 +692,12 @@ impl Column for StructColumn {
         let mut first = true;
         loop {
             let key_pos = cur.pos();
-            let in_order = expected < self.names.len() && cur.try_key(&self.names[expected], first);
+            let in_order = expected < self.names.len() && {
+                let compact = self.compact_keys[expected]
+                    .as_deref()
+                    .is_some_and(|key| cur.try_compact_key(if first { &key[1..] } else { key }));
+                compact || cur.try_key(&self.names[expected], first)
+            };
             let index = if in_order {
                 Ok(expected)
             } else {
