@@ -432,6 +432,9 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         r#"{"id":10,"name":"ten"}"#,     // good
         r#"{"id":11,"name":"\ud800"}"#,  // 12 lone surrogate
         r#"{"id":1.5}"#,                 // 13 fraction for an integer
+        r#"{"id":12,"name":"a\u00"#,     // 14 cut inside an escape
+        r#"{"id":13,"name":"a\"#,        // 15 cut after a backslash
+        r#"{"id":14,"name":"a\q"}"#,     // 16 unknown escape
     ];
     let (batch, rejects) = decode(&s, &messages);
     let ids = batch.column(0).as_primitive::<Int64Type>();
@@ -452,6 +455,9 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         (10, "empty message"),
         (12, "high surrogate without its low surrogate"),
         (13, "non-integer number 1.5"),
+        (14, "truncated message inside a string"),
+        (15, "truncated message inside a string"),
+        (16, "unknown escape '\\q'"),
     ];
     assert_eq!(rejects.len(), expected.len(), "{rejects:?}");
     for (reject, (index, text)) in rejects.iter().zip(expected) {

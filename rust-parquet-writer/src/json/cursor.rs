@@ -338,19 +338,52 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Appends the string value's decoded bytes to `out`.
+    /// Appends the string value's decoded bytes to `out`, in one pass: the runs between
+    /// escapes are copied as the scan finds them.
     #[inline]
     pub fn parse_string_into(&mut self, out: &mut Vec<u8>) -> Result<(), DecodeError> {
         if self.peek() != Token::String {
             return Err(self.unexpected("string"));
         }
-        let (start, end, escaped) = self.scan_string()?;
-        let raw = &self.buf[start..end];
-        if escaped {
-            unescape_into(raw, out).map_err(|m| DecodeError::new(m, start))
-        } else {
-            out.extend_from_slice(raw);
-            Ok(())
+        let buf = self.buf;
+        let start = self.pos + 1;
+        let mut copied = start; // everything before this is in `out` already
+        let mut i = start;
+        loop {
+            let Some(at) = find_special(buf, i) else {
+                self.pos = buf.len();
+                return Err(self.error("truncated message inside a string"));
+            };
+            match buf[at] {
+                b'"' => {
+                    out.extend_from_slice(&buf[copied..at]);
+                    self.pos = at + 1;
+                    return Ok(());
+                }
+                b'\\' => {
+                    out.extend_from_slice(&buf[copied..at]);
+                    if at + 1 >= buf.len() {
+                        self.pos = buf.len();
+                        return Err(self.error("truncated message inside a string"));
+                    }
+                    i = match unescape_one(buf, at, out) {
+                        Ok(next) => next,
+                        // A bad escape in a string that never closes: the message is cut short.
+                        Err(_) if !buf[at + 2..].contains(&b'"') => {
+                            self.pos = buf.len();
+                            return Err(self.error("truncated message inside a string"));
+                        }
+                        Err(m) => return Err(DecodeError::new(m, start)),
+                    };
+                    copied = i;
+                }
+                _ => {
+                    return Err(DecodeError::new(
+                        "invalid JSON: unescaped control character in a string",
+                        at,
+                    ))
+                }
+            }
         }
     }
 
@@ -736,55 +769,61 @@ pub fn unescape_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
             break;
         };
         out.extend_from_slice(&raw[i..i + off]);
-        i += off;
-        let esc = *raw
-            .get(i + 1)
-            .ok_or("invalid JSON: a string ends with a backslash")?;
-        i += 2;
-        match esc {
-            b'"' => out.push(b'"'),
-            b'\\' => out.push(b'\\'),
-            b'/' => out.push(b'/'),
-            b'b' => out.push(0x08),
-            b'f' => out.push(0x0c),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'u' => {
-                let high = hex4(raw, i)?;
-                i += 4;
-                let code = if (0xD800..0xDC00).contains(&high) {
-                    if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
-                        return Err(
-                            "invalid \\u escape: a high surrogate without its low surrogate".into(),
-                        );
-                    }
-                    let low = hex4(raw, i + 2)?;
-                    if !(0xDC00..0xE000).contains(&low) {
-                        return Err(
-                            "invalid \\u escape: a high surrogate without its low surrogate".into(),
-                        );
-                    }
-                    i += 6;
-                    0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00..0xE000).contains(&high) {
-                    return Err("invalid \\u escape: a lone low surrogate".into());
-                } else {
-                    high
-                };
-                let c = char::from_u32(code).ok_or("invalid \\u escape")?;
-                let mut utf8 = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-            }
-            other => {
-                return Err(format!(
-                    "invalid JSON: unknown escape '\\{}'",
-                    other as char
-                ))
-            }
-        }
+        i = unescape_one(raw, i + off, out)?;
     }
     Ok(())
+}
+
+/// Decodes the escape starting with the backslash at `raw[at]`, appending its UTF-8 to `out`;
+/// returns the index just after it.
+fn unescape_one(raw: &[u8], at: usize, out: &mut Vec<u8>) -> Result<usize, String> {
+    let esc = *raw
+        .get(at + 1)
+        .ok_or("invalid JSON: a string ends with a backslash")?;
+    let mut i = at + 2;
+    match esc {
+        b'"' => out.push(b'"'),
+        b'\\' => out.push(b'\\'),
+        b'/' => out.push(b'/'),
+        b'b' => out.push(0x08),
+        b'f' => out.push(0x0c),
+        b'n' => out.push(b'\n'),
+        b'r' => out.push(b'\r'),
+        b't' => out.push(b'\t'),
+        b'u' => {
+            let high = hex4(raw, i)?;
+            i += 4;
+            let code = if (0xD800..0xDC00).contains(&high) {
+                if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
+                    return Err(
+                        "invalid \\u escape: a high surrogate without its low surrogate".into(),
+                    );
+                }
+                let low = hex4(raw, i + 2)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return Err(
+                        "invalid \\u escape: a high surrogate without its low surrogate".into(),
+                    );
+                }
+                i += 6;
+                0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..0xE000).contains(&high) {
+                return Err("invalid \\u escape: a lone low surrogate".into());
+            } else {
+                high
+            };
+            let c = char::from_u32(code).ok_or("invalid \\u escape")?;
+            let mut utf8 = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        }
+        other => {
+            return Err(format!(
+                "invalid JSON: unknown escape '\\{}'",
+                other as char
+            ))
+        }
+    }
+    Ok(i)
 }
 
 fn hex4(raw: &[u8], at: usize) -> Result<u32, String> {
