@@ -131,23 +131,51 @@ pub fn parse_time(text: &[u8], unit: Unit) -> Result<i64, String> {
 }
 
 fn time_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
-    let hour = sc.digits(2, "hour")?;
-    sc.expect(b':', "after the hour")?;
-    let minute = sc.digits(2, "minute")?;
-    let mut second = 0;
-    let mut fraction = 0i64;
-    if sc.byte(b':') {
-        second = sc.digits(2, "second")?;
-        if sc.byte(b'.') {
-            fraction = fraction_part(sc, unit)?;
+    // The usual full `HH:mm:ss` is taken in one step.
+    let (hour, minute, second) = match hh_mm_ss(sc.s.get(sc.i..sc.i + 8)) {
+        Some(hms) => {
+            sc.i += 8;
+            (hms.0, hms.1, Some(hms.2))
         }
-    }
+        None => {
+            let hour = sc.digits(2, "hour")?;
+            sc.expect(b':', "after the hour")?;
+            let minute = sc.digits(2, "minute")?;
+            let second = if sc.byte(b':') {
+                Some(sc.digits(2, "second")?)
+            } else {
+                None
+            };
+            (hour, minute, second)
+        }
+    };
+    // A fraction only follows seconds.
+    let fraction = if second.is_some() && sc.byte(b'.') {
+        fraction_part(sc, unit)?
+    } else {
+        0
+    };
+    let second = second.unwrap_or(0);
     if hour > 23 || minute > 59 || second > 59 {
         return Err(format!(
             "time {hour:02}:{minute:02}:{second:02} is not a valid time of day"
         ));
     }
     Ok(((hour as i64 * 60 + minute as i64) * 60 + second as i64) * unit.per_second() + fraction)
+}
+
+/// Hours, minutes and seconds of eight bytes that are exactly `dd:dd:dd`.
+#[inline]
+fn hh_mm_ss(text: Option<&[u8]>) -> Option<(u32, u32, u32)> {
+    let &[h1, h2, b':', m1, m2, b':', s1, s2] = text? else {
+        return None;
+    };
+    let digits = [h1, h2, m1, m2, s1, s2];
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let two = |a: u8, b: u8| (a - b'0') as u32 * 10 + (b - b'0') as u32;
+    Some((two(h1, h2), two(m1, m2), two(s1, s2)))
 }
 
 fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
@@ -296,6 +324,12 @@ mod tests {
             Ok(43_200_500_000_000)
         );
         assert!(parse_time(b"24:00:00", Unit::Micros).is_err());
+        assert_eq!(parse_time(b"07:08:09", Unit::Millis), Ok(25_689_000));
+        assert_eq!(parse_time(b"07:08", Unit::Millis), Ok(25_680_000));
+        assert!(parse_time(b"07:08.5", Unit::Millis).is_err()); // a fraction needs seconds
+        assert!(parse_time(b"07:0a:09", Unit::Millis).is_err());
+        assert!(parse_time(b"07:60:09", Unit::Millis).is_err());
+        assert!(parse_time(b"7:08:09", Unit::Millis).is_err());
         assert!(parse_time(b"12:00:00.1234567", Unit::Micros).is_err());
         assert_eq!(
             parse_time(b"12:00:00.1234560", Unit::Micros),
