@@ -586,3 +586,69 @@ fn unsupported_types_are_named_at_creation() {
     let err = JsonDecoder::new(s, DecoderConfig::default()).err().unwrap();
     assert!(err.message.contains("outer.d"), "{}", err.message);
 }
+
+/// Runs of null structs reach their children in bulk; the rows must line up all the same,
+/// also around a bad message taken out again and at the end of the batch.
+#[test]
+fn runs_of_null_structs_line_up_with_their_neighbours() {
+    let inner = Fields::from(vec![
+        Field::new("b", DataType::Utf8, true),
+        Field::new("c", DataType::Boolean, true),
+    ]);
+    let outer = Fields::from(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("t", DataType::Struct(inner), true),
+        Field::new(
+            "l",
+            DataType::List(Arc::new(Field::new("item", DataType::Int32, true))),
+            true,
+        ),
+    ]);
+    let s = schema(vec![Field::new("s", DataType::Struct(outer), true)]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"s":null}"#,
+            r#"{"s":null}"#,
+            r#"{"s":{"a":1,"t":null,"l":[1,2]}}"#,
+            r#"{"s":{"a":"bad"}}"#,
+            r#"{"s":null}"#,
+            r#"{"s":{"t":{"b":"x","c":true}}}"#,
+            r#"{"s":{"a":5,"t":{"b":"cut"#,
+            r#"{"s":null}"#,
+            r#"{"s":{"a":2,"t":{"b":"y"},"l":null}}"#,
+            r#"{}"#,
+            r#"{"s":null}"#,
+        ],
+    );
+    let rejected: Vec<usize> = rejects.iter().map(|r| r.index).collect();
+    assert_eq!(rejected, vec![3, 6]);
+    let outer = batch.column(0).as_struct();
+    assert_eq!(outer.len(), 9);
+    let nulls: Vec<bool> = (0..9).map(|i| outer.is_null(i)).collect();
+    assert_eq!(
+        nulls,
+        [true, true, false, true, false, true, false, true, true]
+    );
+    let a = outer.column(0).as_primitive::<Int64Type>();
+    let t = outer.column(1).as_struct();
+    let l = outer.column(2).as_list::<i32>();
+    assert!(a.len() == 9 && t.len() == 9 && l.len() == 9);
+    assert_eq!(
+        a.iter().collect::<Vec<_>>()[2..7],
+        [Some(1), None, None, None, Some(2)]
+    );
+    let present: Vec<usize> = (0..9).filter(|&i| t.is_valid(i)).collect();
+    assert_eq!(present, vec![4, 6]);
+    let b = t.column(0).as_string::<i32>();
+    let c = t.column(1).as_boolean();
+    assert_eq!((b.value(4), c.value(4)), ("x", true));
+    assert_eq!(b.value(6), "y");
+    assert!(c.is_null(6) && b.len() == 9 && c.len() == 9);
+    let list = l.value(2);
+    assert_eq!(
+        list.as_primitive::<Int32Type>().values().to_vec(),
+        vec![1, 2]
+    );
+    assert!(l.is_null(6) && l.is_null(4));
+}

@@ -34,6 +34,12 @@ pub trait Column: Send {
     /// Decodes the (non-null) JSON value at the cursor into one more row.
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError>;
     fn append_null(&mut self);
+    /// `n` nulls at once (a run of null parent structs hands its children theirs in bulk).
+    fn append_nulls(&mut self, n: usize) {
+        for _ in 0..n {
+            self.append_null();
+        }
+    }
     fn len(&self) -> usize;
     /// Drops rows from `len` on (used to take a bad message out again).
     fn truncate(&mut self, len: usize);
@@ -203,6 +209,12 @@ where
     fn append_null(&mut self) {
         self.values.push(T::Native::default());
         self.nulls.append_null();
+    }
+
+    fn append_nulls(&mut self, n: usize) {
+        self.values
+            .resize(self.values.len() + n, T::Native::default());
+        self.nulls.append_n_nulls(n);
     }
 
     fn len(&self) -> usize {
@@ -399,6 +411,11 @@ impl Column for BoolColumn {
         self.nulls.append_null();
     }
 
+    fn append_nulls(&mut self, n: usize) {
+        self.values.resize(self.values.len() + n, false);
+        self.nulls.append_n_nulls(n);
+    }
+
     fn len(&self) -> usize {
         self.values.len()
     }
@@ -488,6 +505,12 @@ impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
         let last = *self.offsets.last().expect("offsets start with 0");
         self.offsets.push(last);
         self.nulls.append_null();
+    }
+
+    fn append_nulls(&mut self, n: usize) {
+        let last = *self.offsets.last().expect("offsets start with 0");
+        self.offsets.resize(self.offsets.len() + n, last);
+        self.nulls.append_n_nulls(n);
     }
 
     fn len(&self) -> usize {
@@ -616,6 +639,9 @@ pub struct StructColumn {
     stamp: u32,
     nulls: NullBufferBuilder,
     len: usize,
+    /// Trailing rows (all null structs) the children have not been given yet: a run of null
+    /// structs reaches each child as one `append_nulls`, not one call per row and child.
+    children_behind: usize,
     strict: bool,
 }
 
@@ -649,6 +675,7 @@ impl StructColumn {
             stamp: 0,
             nulls: NullBufferBuilder::new(0),
             len: 0,
+            children_behind: 0,
             strict,
         })
     }
@@ -667,8 +694,19 @@ impl StructColumn {
         }
     }
 
+    /// Gives the children the null rows they are behind by.
+    fn catch_up_children(&mut self) {
+        if self.children_behind > 0 {
+            for child in &mut self.children {
+                child.append_nulls(self.children_behind);
+            }
+            self.children_behind = 0;
+        }
+    }
+
     /// The columns of the rows so far, without the struct wrapper (for a batch).
     pub fn finish_columns(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
+        self.catch_up_children();
         self.len = 0;
         let _ = self.nulls.finish();
         self.children.iter_mut().map(|c| c.finish()).collect()
@@ -682,6 +720,7 @@ impl StructColumn {
 impl Column for StructColumn {
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_object()?;
+        self.catch_up_children();
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.seen.fill(0);
@@ -749,11 +788,13 @@ impl Column for StructColumn {
     }
 
     fn append_null(&mut self) {
-        for child in &mut self.children {
-            child.append_null();
-        }
-        self.nulls.append_null();
-        self.len += 1;
+        self.append_nulls(1);
+    }
+
+    fn append_nulls(&mut self, n: usize) {
+        self.children_behind += n;
+        self.nulls.append_n_nulls(n);
+        self.len += n;
     }
 
     fn len(&self) -> usize {
@@ -761,6 +802,7 @@ impl Column for StructColumn {
     }
 
     fn truncate(&mut self, len: usize) {
+        self.catch_up_children();
         for child in &mut self.children {
             child.truncate(len);
         }
@@ -769,6 +811,7 @@ impl Column for StructColumn {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        self.catch_up_children();
         let nulls = self.nulls.finish();
         self.len = 0;
         let columns: Vec<ArrayRef> = self
