@@ -1,5 +1,7 @@
 //! A byte cursor over one JSON message: just the tokens the column decoders
-//! need, scanning strings eight bytes at a time and never allocating on the clean path.
+//! need, never allocating on the clean path. Strings are scanned 16 bytes a step (SSE2 on
+//! x86_64, 8-byte words elsewhere), integers read eight digits at a time, and the keys of
+//! compact JSON matched as whole `,"name":` words.
 
 use std::borrow::Cow;
 
