@@ -79,34 +79,52 @@ public final class E2eBenchmark {
     }
   }
 
-  /** The contenders the options name, in the order given; a missing Connect classpath leaves Connect out. */
+  /**
+   * The contenders the options name, in the order given, each in a JVM of its own unless the
+   * options say the driver's; a missing Connect classpath leaves Connect out.
+   */
   static List<Contender> contenders(E2eOptions options, Path work, List<String> notes) {
     List<Contender> out = new ArrayList<>();
     for (String id : options.contenders()) {
-      switch (id) {
-        case "floe" -> out.add(new FloeContender("floe", options.floeEncodeThreads(), options.floeDecodeAhead(), true));
-        case E2eOptions.FLOE_ONE_THREAD ->
-            out.add(new FloeContender(E2eOptions.FLOE_ONE_THREAD, options.floeEncodeThreads(), false, true));
-        case E2eOptions.FLOE_SYNC_COMMIT ->
-            out.add(new FloeContender(
-                E2eOptions.FLOE_SYNC_COMMIT, options.floeEncodeThreads(), options.floeDecodeAhead(), false));
-        case "stock-java" -> out.add(new StockJavaContender());
-        case "bare-consume" -> out.add(new BareConsumeContender());
-        case "kafka-connect" -> {
-          if (Files.isRegularFile(options.connectClasspath())) {
-            out.add(new KafkaConnectContender(work.resolve("connect"), options.connectClasspath(),
-                options.connectTasks(), List.of("-Xms256m", "-Xmx" + options.connectHeap())));
-          } else {
-            String note = "kafka-connect left out: no worker classpath file " + options.connectClasspath()
-                + " (write it with 'mvn -f microbench/kafka-connect/pom.xml generate-resources')";
-            System.err.println(note);
-            notes.add(note);
-          }
+      if (id.equals("kafka-connect")) {
+        if (Files.isRegularFile(options.connectClasspath())) {
+          out.add(new KafkaConnectContender(work.resolve("connect"), options.connectClasspath(),
+              options.connectTasks(), List.of("-Xms256m", "-Xmx" + options.connectHeap())));
+        } else {
+          String note = "kafka-connect left out: no worker classpath file " + options.connectClasspath()
+              + " (write it with 'mvn -f microbench/kafka-connect/pom.xml generate-resources')";
+          System.err.println(note);
+          notes.add(note);
         }
-        default -> throw new IllegalArgumentException("unknown contender " + id);
+        continue;
       }
+      Contender local = inThisJvm(id, options.floeEncodeThreads(), options.floeDecodeAhead());
+      out.add(options.ownJvms()
+          ? new OwnJvmContender(local,
+              List.of(id, warehouse(work).toString(), Integer.toString(options.floeEncodeThreads()),
+                  Boolean.toString(options.floeDecodeAhead())),
+              options.contenderHeap(), work.resolve(id + ".log"))
+          : local);
     }
     return out;
+  }
+
+  /** A contender that runs in this JVM: a floe variant, the stock sink or bare consume. */
+  static Contender inThisJvm(String id, int floeEncodeThreads, boolean floeDecodeAhead) {
+    return switch (id) {
+      case "floe" -> new FloeContender("floe", floeEncodeThreads, floeDecodeAhead, true);
+      case E2eOptions.FLOE_ONE_THREAD -> new FloeContender(E2eOptions.FLOE_ONE_THREAD, floeEncodeThreads, false, true);
+      case E2eOptions.FLOE_SYNC_COMMIT ->
+          new FloeContender(E2eOptions.FLOE_SYNC_COMMIT, floeEncodeThreads, floeDecodeAhead, false);
+      case "stock-java" -> new StockJavaContender();
+      case "bare-consume" -> new BareConsumeContender();
+      default -> throw new IllegalArgumentException("unknown contender " + id);
+    };
+  }
+
+  /** The embedded catalog's warehouse of a run in {@code work}: the driver's and every child's. */
+  static Path warehouse(Path work) {
+    return work.resolve("warehouse");
   }
 
   /**
@@ -121,7 +139,7 @@ public final class E2eBenchmark {
     List<E2eReport.Topic> topics = new ArrayList<>();
     List<RunResult> runs = new ArrayList<>();
     MemoryProfile memory = null;
-    Path warehouse = work.resolve("warehouse");
+    Path warehouse = warehouse(work);
     try (LocalKafkaBroker kafka = LocalKafkaBroker.start(work.resolve("kafka"))) {
       Catalog catalog = Catalogs.embedded(warehouse);
       try {
@@ -265,6 +283,8 @@ public final class E2eBenchmark {
     s.put("floeEncodeThreads", o.floeEncodeThreads());
     s.put("floeDecodeAhead", o.floeDecodeAhead());
     s.put("connectHeap", o.connectHeap());
+    s.put("contenderJvms", o.ownJvms() ? "own" : "driver");
+    s.put("contenderHeap", o.contenderHeap());
     s.put("memoryRun", o.memoryRun());
     s.put("memoryHeap", o.memoryHeap());
     s.put("memoryPasses", o.memoryPasses());

@@ -28,6 +28,9 @@ import java.util.Locale;
  * @param floeDecodeAhead floe decodes on a thread of its own per table ({@code
  *     SinkConfig.Builder#decodeAhead})
  * @param connectHeap the Connect worker's -Xmx
+ * @param ownJvms whether floe, the stock sink and bare consume each run in a JVM of their own, kept
+ *     across rounds (as Kafka Connect always does), rather than in the driver's
+ * @param contenderHeap those JVMs' -Xmx
  * @param memoryRun whether to measure floe's heap and RSS in a child JVM on the synthetic topic
  * @param memoryHeap the child's -Xmx
  * @param memoryPasses how many times the child reads the whole topic (a fresh group each time)
@@ -59,6 +62,8 @@ public record E2eOptions(
     int floeEncodeThreads,
     boolean floeDecodeAhead,
     String connectHeap,
+    boolean ownJvms,
+    String contenderHeap,
     boolean memoryRun,
     String memoryHeap,
     int memoryPasses,
@@ -108,6 +113,8 @@ public record E2eOptions(
     int floeEncodeThreads = 1;
     boolean floeDecodeAhead = true;
     String connectHeap = "2g";
+    boolean ownJvms = true;
+    String contenderHeap = "2g";
     boolean memoryRun = true;
     String memoryHeap = "512m";
     int memoryPasses = 1;
@@ -158,6 +165,12 @@ public record E2eOptions(
             case "--floe-encode-threads" -> floeEncodeThreads = Integer.parseInt(value);
             case "--floe-decode-ahead" -> floeDecodeAhead = bool(arg, value);
             case "--connect-heap" -> connectHeap = value;
+            case "--contender-jvm" -> ownJvms = switch (value) {
+              case "own" -> true;
+              case "driver" -> false;
+              default -> throw new UsageException(arg + " takes own or driver, got " + value);
+            };
+            case "--contender-heap" -> contenderHeap = value;
             case "--memory-heap" -> memoryHeap = value;
             case "--memory-passes" -> memoryPasses = Integer.parseInt(value);
             case "--memory-sample-ms" -> memorySample = Duration.ofMillis(Long.parseLong(value));
@@ -183,7 +196,7 @@ public record E2eOptions(
       throw new UsageException("--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1, --floe-encode-threads >= 1");
     }
     return new E2eOptions(nexmarkEvents, syntheticEvents, corpora, contenders, warmup, pairs, interval, records,
-        compression, seed, connectClasspath, connectTasks, floeEncodeThreads, floeDecodeAhead, connectHeap, memoryRun, memoryHeap, memoryPasses,
+        compression, seed, connectClasspath, connectTasks, floeEncodeThreads, floeDecodeAhead, connectHeap, ownJvms, contenderHeap, memoryRun, memoryHeap, memoryPasses,
         memorySample, memoryMallocArenas, jfr, runTimeout, outDir, reportName, label, workDir, keepWork, render, List.of(args));
   }
 
@@ -243,6 +256,10 @@ public record E2eOptions(
           --floe-decode-ahead B   floe decodes on a thread of its own per table: true|false
                                   (default true)
           --connect-heap SIZE     the Connect worker's -Xmx (default 2g)
+          --contender-jvm WHERE   own: floe, stock-java and bare-consume each in a JVM of its own,
+                                  kept across rounds, as Connect's worker is (default);
+                                  driver: all three in the driver's JVM
+          --contender-heap SIZE   those JVMs' -Xmx (default 2g)
           --no-memory-run         skip floe's heap/RSS run in a child JVM on the synthetic topic
           --memory-heap SIZE      that child's -Xmx (default 512m)
           --memory-passes N       times the child reads the whole topic (default 1)

@@ -6,7 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** floe's {@link KafkaIcebergSink}, in this JVM, with a fresh consumer group, until the topic's end. */
+/** floe's {@link KafkaIcebergSink}, in the JVM that runs it, with a fresh consumer group, until the topic's end. */
 final class FloeContender implements Contender {
   private final String id;
   private final int encodeThreads;
@@ -31,7 +31,7 @@ final class FloeContender implements Contender {
         + (decodeAhead ? "a decode thread and a writer thread" : "one writer thread")
         + " per table), "
         + (overlapCommits ? "commits in the background" : "consuming paused while a cycle commits")
-        + ", stopAtEnd, in the driver JVM, encode threads " + encodeThreads;
+        + ", stopAtEnd, encode threads " + encodeThreads;
   }
 
   @Override

@@ -115,6 +115,13 @@ final class ReportWriter {
         set.get("partitions"), set.get("partitions"), set.get("compression"), set.get("buckets"),
         ((Number) set.get("commitIntervalMs")).longValue(), ((Number) set.get("commitRecords")).longValue(),
         ((Number) set.get("warmupRounds")).intValue(), ((Number) set.get("measuredRounds")).intValue()));
+    // Reports from before the option ran everything but Connect in the driver's JVM.
+    md.append("own".equals(set.get("contenderJvms"))
+        ? "**JVMs.** Every contender runs in a JVM of its own (-Xmx" + set.get("contenderHeap") + "; Kafka Connect: its\n"
+            + "worker), started before its first run and kept across rounds; the driver only loads, orchestrates\n"
+            + "and validates.\n\n"
+        : "**JVMs.** floe, the stock sink and bare consume run in the driver's JVM (which also loads and\n"
+            + "validates); Kafka Connect in its worker's.\n\n");
 
     md.append("## Corpora\n\n| corpus | events | JSON payload | average message | load time |\n|---|---|---|---|---|\n");
     for (E2eReport.Topic t : report.topics()) {

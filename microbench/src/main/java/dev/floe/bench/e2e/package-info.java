@@ -13,6 +13,9 @@
  *
  * <p>Each contender ({@link dev.floe.bench.e2e.Contender}) only moves records and reports its
  * time; the driver creates the tables, validates them (row count and {@code TableFingerprint})
- * and computes medians and ranges. Not an API: a benchmark.
+ * and computes medians and ranges. Each contender runs in a JVM of its own, kept across rounds
+ * ({@link dev.floe.bench.e2e.OwnJvmContender}, {@link dev.floe.bench.e2e.ContenderChild}), so
+ * that the driver's loading and validating and the other contenders stay out of its JIT profiles
+ * and heap. Not an API: a benchmark.
  */
 package dev.floe.bench.e2e;

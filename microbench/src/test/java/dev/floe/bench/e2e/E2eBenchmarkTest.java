@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The end-to-end driver at a tiny scale on a real broker: floe, the stock Java sink and bare
- * consume all produce exactly the corpus, a contender that duplicates rows is caught and reported
- * as failed, floe's memory child runs, and the report comes out as JSON, markdown and PNG.
+ * consume, each in a JVM of its own, all produce exactly the corpus, a contender that duplicates
+ * rows is caught and reported as failed, floe's memory child runs, and the report comes out as
+ * JSON, markdown and PNG.
  */
 class E2eBenchmarkTest {
   @TempDir Path work;
@@ -58,6 +59,8 @@ class E2eBenchmarkTest {
       }
     }
     assertEquals(2000, report.topics().getFirst().events());
+    assertTrue(report.contenders().get("floe").contains("in a JVM of its own"), report.contenders().toString());
+    assertTrue(Files.isRegularFile(work.resolve("floe.log")), "the floe JVM's log goes to the work folder");
     MemoryProfile memory = report.memory();
     assertNotNull(memory);
     assertTrue(memory.valid(), memory.failure());
