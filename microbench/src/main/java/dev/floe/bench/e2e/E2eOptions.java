@@ -33,7 +33,8 @@ import java.util.Locale;
  * @param contenderHeap those JVMs' -Xmx
  * @param memoryRun whether to measure floe's heap and RSS in a child JVM on the synthetic topic
  * @param memoryHeap the child's -Xmx
- * @param memoryPasses how many times the child reads the whole topic (a fresh group each time)
+ * @param memoryPasses how many times the child reads the whole topic (a fresh group each time);
+ *     with more than one, the first pass is the warmup that RSS flatness leaves out
  * @param memorySample how often the child's RSS is sampled
  * @param memoryMallocArenas the child's MALLOC_ARENA_MAX (0: glibc's default, unset)
  * @param jfr record a JFR profile of the memory child (floe's sink alone)
@@ -117,7 +118,7 @@ public record E2eOptions(
     String contenderHeap = "2g";
     boolean memoryRun = true;
     String memoryHeap = "512m";
-    int memoryPasses = 1;
+    int memoryPasses = 2;
     Duration memorySample = Duration.ofSeconds(1);
     int memoryMallocArenas = 2;
     boolean jfr = false;
@@ -262,7 +263,9 @@ public record E2eOptions(
           --contender-heap SIZE   those JVMs' -Xmx (default 2g)
           --no-memory-run         skip floe's heap/RSS run in a child JVM on the synthetic topic
           --memory-heap SIZE      that child's -Xmx (default 512m)
-          --memory-passes N       times the child reads the whole topic (default 1)
+          --memory-passes N       times the child reads the whole topic, a new sink each time
+                                  (default 2: the first is the warmup; RSS must be flat from
+                                  a second into the second pass to the end)
           --memory-sample-ms N    RSS sampling period (default 1000)
           --memory-malloc-arenas N the child's MALLOC_ARENA_MAX (default 2, as scripts/floe;
                                   0 leaves glibc's default)

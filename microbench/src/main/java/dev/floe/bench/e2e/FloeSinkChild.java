@@ -54,6 +54,7 @@ public final class FloeSinkChild {
       ((SupportsNamespaces) catalog).createNamespace(table.namespace());
     }
     List<Double> passSeconds = new ArrayList<>();
+    List<Long> passStartMillis = new ArrayList<>(); // wall clock, so the driver can place its RSS samples
     long rows = 0;
     for (int p = 0; p < passes; p++) {
       SinkConfig config =
@@ -66,6 +67,7 @@ public final class FloeSinkChild {
               .encodeThreads(Integer.parseInt(a.getOrDefault("encode-threads", "1")))
               .decodeAhead(Boolean.parseBoolean(a.getOrDefault("decode-ahead", "true")))
               .build();
+      passStartMillis.add(System.currentTimeMillis());
       long start = System.nanoTime();
       try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
         sink.run();
@@ -87,6 +89,7 @@ public final class FloeSinkChild {
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("rows", rows);
     result.put("passSeconds", passSeconds);
+    result.put("passStartMillis", passStartMillis);
     result.put("peakHeapUsedSampledBytes", peakUsed.get());
     result.put("heapPoolPeakSumBytes", poolPeaks);
     result.put("maxHeapBytes", Runtime.getRuntime().maxMemory());

@@ -18,7 +18,9 @@ import java.util.List;
  *     committed: heap, metaspace, code, threads, GC, Unsafe allocations, ...)
  * @param peakRssMiB VmHWM at the last sample
  * @param rssSamples (seconds since launch, VmRSS MiB), every sampling period
- * @param rssAfterWarmupFirstMiB VmRSS at the first sample after warmup (the first 30% of the run)
+ * @param warmupEndSeconds when warmup ended (seconds since launch): a second after the second
+ *     pass started when there are several passes, else at 30% of the run
+ * @param rssAfterWarmupFirstMiB VmRSS at the first sample after warmup
  * @param rssAfterWarmupMaxMiB the largest VmRSS after warmup
  * @param rssAfterWarmupLastMiB the last VmRSS sample
  * @param valid whether the table equals the corpus read {@code passes} times
@@ -37,6 +39,7 @@ public record MemoryProfile(
     double jvmTrackedMiB,
     double peakRssMiB,
     List<double[]> rssSamples,
+    double warmupEndSeconds,
     double rssAfterWarmupFirstMiB,
     double rssAfterWarmupMaxMiB,
     double rssAfterWarmupLastMiB,

@@ -21,6 +21,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * the driver's.
  */
 final class MemoryRun {
+  /** How long after its pass starts a new sink counts as starting (see the warmup below). */
+  static final double SINK_START_SECONDS = 1.0;
+
   private MemoryRun() {}
 
   /** The flags every floe JVM needs (FFM downcalls, Arrow's C Data export). */
@@ -68,6 +71,7 @@ final class MemoryRun {
 
     Path log = dir.resolve("child.log");
     long launched = System.nanoTime();
+    long launchedMillis = System.currentTimeMillis();
     ProcessBuilder launch = new ProcessBuilder(command);
     if (options.memoryMallocArenas() > 0) {
       launch.environment().put("MALLOC_ARENA_MAX", Integer.toString(options.memoryMallocArenas()));
@@ -127,8 +131,15 @@ final class MemoryRun {
       }
     }
 
+    // Warmup, with several passes: the first pass (the JVM's code, heap and allocator reach their
+    // working size) and the second sink's first second (it starts its threads and takes its fetch
+    // and writer buffers). With one pass: its first 30%.
     double end = samples.isEmpty() ? 0 : samples.getLast()[0];
-    List<double[]> afterWarmup = samples.stream().filter(s -> s[0] >= 0.3 * end).toList();
+    JsonNode starts = r.path("passStartMillis");
+    double warmupEnd = options.memoryPasses() > 1 && starts.size() > 1
+        ? (starts.get(1).asLong() - launchedMillis) / 1e3 + SINK_START_SECONDS
+        : 0.3 * end;
+    List<double[]> afterWarmup = samples.stream().filter(s -> s[0] >= warmupEnd).toList();
     double first = afterWarmup.isEmpty() ? Double.NaN : afterWarmup.getFirst()[1];
     double max = afterWarmup.stream().mapToDouble(s -> s[1]).max().orElse(Double.NaN);
     double last = afterWarmup.isEmpty() ? Double.NaN : afterWarmup.getLast()[1];
@@ -136,7 +147,7 @@ final class MemoryRun {
     return new MemoryProfile(topic.corpus().id(), events, options.memoryPasses(), options.memoryHeap(), seconds,
         events * options.memoryPasses() / seconds, peakHeap / (1024.0 * 1024), gc.collections(),
         gc.maxCommittedBytes() / (1024.0 * 1024), mib(r.path("nmtCommittedBytes").asLong(-1)), peakRss,
-        samples, first, max, last, failure == null, failure);
+        samples, warmupEnd, first, max, last, failure == null, failure);
   }
 
   private static double mib(long bytes) {
@@ -145,7 +156,8 @@ final class MemoryRun {
 
   private static MemoryProfile failed(E2eOptions options, LoadedTopic topic, String why) {
     return new MemoryProfile(topic.corpus().id(), topic.events(), options.memoryPasses(), options.memoryHeap(),
-        Double.NaN, Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN, Double.NaN, List.of(), Double.NaN, Double.NaN, Double.NaN, false, why);
+        Double.NaN, Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN, Double.NaN, List.of(), Double.NaN, Double.NaN, Double.NaN,
+        Double.NaN, false, why);
   }
 
   static String tail(Path file, int lines) {

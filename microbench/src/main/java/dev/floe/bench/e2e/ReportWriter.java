@@ -180,14 +180,15 @@ final class ReportWriter {
             | memory the JVM accounts for at the end (Native Memory Tracking, committed) | %.0f MiB |
             | last RSS sample minus that: memory the JVM does not track (native library, malloc arenas) | %.0f MiB |
             | peak RSS (VmHWM) | %.0f MiB |
-            | RSS after warmup (after the first 30%% of the run): first, max, last | %.0f, %.0f, %.0f MiB (%+.1f%%) |
+            | RSS after warmup (%s): first, max, last | %.0f, %.0f, %.0f MiB (%+.1f%%) |
             | RSS samples (every %s ms) | %d |
 
             RSS over time (s: MiB): %s
 
             """, m.heapLimit(), mallocArenas(set.get("memoryMallocArenas")), m.passes(), m.events(), m.corpus(), m.seconds(), m.messagesPerSecond(), m.passes(),
             m.peakHeapMiB(), m.gcCount(), m.heapCommittedMiB(), m.jvmTrackedMiB(),
-            m.rssAfterWarmupLastMiB() - m.jvmTrackedMiB(), m.peakRssMiB(), m.rssAfterWarmupFirstMiB(), m.rssAfterWarmupMaxMiB(),
+            m.rssAfterWarmupLastMiB() - m.jvmTrackedMiB(), m.peakRssMiB(), warmup(m), m.rssAfterWarmupFirstMiB(),
+            m.rssAfterWarmupMaxMiB(),
             m.rssAfterWarmupLastMiB(), 100 * m.rssGrowthAfterWarmup(), set.get("memorySampleMs"),
             m.rssSamples().size(), samples(m.rssSamples())));
       }
@@ -238,6 +239,14 @@ final class ReportWriter {
   }
 
   /** How the memory child's glibc malloc was set up (reports before the setting: the default). */
+  /** What the memory run called warmup (reports before 2026-12-02 have no warmup end: 30%). */
+  private static String warmup(MemoryProfile m) {
+    return m.passes() > 1 && m.warmupEndSeconds() > 0
+        ? String.format(Locale.ROOT, "the first pass and the second sink's first second, until %.1f s",
+            m.warmupEndSeconds())
+        : "the first 30% of the run";
+  }
+
   private static String mallocArenas(Object setting) {
     int arenas = setting == null ? 0 : ((Number) setting).intValue();
     return arenas > 0 ? "`MALLOC_ARENA_MAX=" + arenas + "`" : "glibc's default malloc arenas";
