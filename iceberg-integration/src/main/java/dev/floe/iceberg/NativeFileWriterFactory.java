@@ -8,6 +8,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.DVFileWriter;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.io.FileIO;
@@ -25,6 +27,8 @@ public final class NativeFileWriterFactory {
   private final org.apache.arrow.vector.types.pojo.Schema arrowSchema;
   private final FileIO io;
   private final OutputFileFactory files;
+  /** Names the Puffin files that hold deletion vectors (format v3 upserts). */
+  private final OutputFileFactory deletionVectorFiles;
   private final WriterSettings settings;
   private final MetricsConfig metricsConfig;
   private final MetricsConfig positionDeleteMetricsConfig;
@@ -36,6 +40,7 @@ public final class NativeFileWriterFactory {
       PartitionSpec spec,
       FileIO io,
       OutputFileFactory files,
+      OutputFileFactory deletionVectorFiles,
       WriterSettings settings,
       MetricsConfig metricsConfig,
       MetricsConfig positionDeleteMetricsConfig,
@@ -46,6 +51,7 @@ public final class NativeFileWriterFactory {
     this.arrowSchema = ArrowSchemas.toArrow(schema);
     this.io = io;
     this.files = files;
+    this.deletionVectorFiles = deletionVectorFiles;
     this.settings = settings;
     this.metricsConfig = metricsConfig;
     this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
@@ -67,11 +73,14 @@ public final class NativeFileWriterFactory {
       Table table, BufferAllocator allocator, int partitionId, long taskId) {
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PARQUET).build();
+    OutputFileFactory deletionVectors =
+        OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PUFFIN).build();
     return new NativeFileWriterFactory(
         table.schema(),
         table.spec(),
         table.io(),
         files,
+        deletionVectors,
         WriterSettings.of(table.properties()),
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),
@@ -93,6 +102,7 @@ public final class NativeFileWriterFactory {
         spec,
         io,
         files,
+        deletionVectorFiles,
         parallel,
         metricsConfig,
         positionDeleteMetricsConfig,
@@ -190,6 +200,22 @@ public final class NativeFileWriterFactory {
         partition,
         ids,
         allocator);
+  }
+
+  /**
+   * Whether rows deleted by position are written as deletion vectors (format v3 and later, where
+   * position-delete files may no longer be added) rather than as position-delete files.
+   */
+  boolean usesDeletionVectors() {
+    return formatVersion >= 3;
+  }
+
+  /**
+   * Deletion vectors for data files this writer wrote (none had deletes before): one Puffin file
+   * for all partitions, written by Iceberg's own {@link BaseDVFileWriter} on close.
+   */
+  DVFileWriter newDeletionVectorWriter() {
+    return new BaseDVFileWriter(deletionVectorFiles, path -> null);
   }
 
   /** Position deletes for data files of {@code partition}; the file is created on completion. */

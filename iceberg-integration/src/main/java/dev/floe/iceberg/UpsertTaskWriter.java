@@ -7,6 +7,8 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativePartitioner;
 import dev.floe.arrow.PartitionedBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,6 +20,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.deletes.DVFileWriter;
+import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.StructLikeWrapper;
 
@@ -26,8 +30,10 @@ import org.apache.iceberg.util.StructLikeWrapper;
  * the same key. Like Iceberg's equality-delta writers in upsert mode, the first time this writer
  * sees a key it writes an equality delete (removing the key's row from earlier commits); when a
  * key comes again it writes a position delete for the row it wrote before (equality deletes do not
- * apply within their own commit). Commit the result with {@link Commits#rowDelta}; readers then
- * see the latest row per key.
+ * apply within their own commit). Position deletes go to a position-delete file per partition on
+ * format v2 and, on format v3 (which no longer accepts those), to deletion vectors: one per data
+ * file, all in one Puffin file, written by Iceberg's {@code BaseDVFileWriter}. Commit the result
+ * with {@link Commits#rowDelta}; readers then see the latest row per key.
  *
  * <p>Keys are matched per row in Java from the batch's key columns (compact byte keys, one map
  * entry per distinct key until {@link #complete()}); the rows themselves are regrouped and encoded
@@ -43,6 +49,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final Map<StructLikeWrapper, PartitionState> partitions = new LinkedHashMap<>();
   private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
+  /** Format v3: every partition's deleted positions, as deletion vectors; null on v2. */
+  private final DVFileWriter deletionVectors;
   private boolean done;
 
   private record FilePosition(String path, long position) {}
@@ -51,13 +59,22 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final class PartitionState {
     final PartitionData partition;
     final RollingDataWriter data;
+    /** Format v2 only (v3 deletes positions through {@link #deletionVectors}). */
     final NativePositionDeleteWriter positionDeletes;
     NativeEqualityDeleteWriter equalityDeletes;
 
     PartitionState(PartitionData partition) {
       this.partition = partition;
       this.data = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
-      this.positionDeletes = factory.newPositionDeleteWriter(partition);
+      this.positionDeletes = deletionVectors == null ? factory.newPositionDeleteWriter(partition) : null;
+    }
+
+    void deletePosition(FilePosition row) {
+      if (positionDeletes != null) {
+        positionDeletes.delete(row.path(), row.position());
+      } else {
+        deletionVectors.delete(row.path(), row.position(), spec, partition);
+      }
     }
 
     NativeEqualityDeleteWriter equalityDeletes() {
@@ -87,6 +104,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec), allocator);
+    this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
   }
 
   private static int[] columnIndexes(
@@ -123,7 +141,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           if (previous == null) {
             newKeys[newKeyCount++] = row;
           } else {
-            state.positionDeletes.delete(previous.path(), previous.position());
+            state.deletePosition(previous);
           }
         }
         state.data.write(split, group);
@@ -190,12 +208,22 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           state.equalityDeletes.close();
           result.addDeleteFiles(state.equalityDeletes.deleteFile());
         }
-        result.addReferencedDataFiles(state.positionDeletes.referencedDataFiles());
-        DeleteFile positions = state.positionDeletes.complete();
-        if (positions != null) {
-          result.addDeleteFiles(positions);
+        if (state.positionDeletes != null) {
+          result.addReferencedDataFiles(state.positionDeletes.referencedDataFiles());
+          DeleteFile positions = state.positionDeletes.complete();
+          if (positions != null) {
+            result.addDeleteFiles(positions);
+          }
         }
       }
+      if (deletionVectors != null) {
+        deletionVectors.close(); // writes the Puffin file, if anything was deleted
+        DeleteWriteResult vectors = deletionVectors.result();
+        result.addDeleteFiles(vectors.deleteFiles());
+        result.addReferencedDataFiles(vectors.referencedDataFiles());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the deletion vectors", e);
     } finally {
       written.clear();
       partitioner.close();

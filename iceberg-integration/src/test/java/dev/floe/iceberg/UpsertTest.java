@@ -1,6 +1,7 @@
 package dev.floe.iceberg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import java.util.Random;
 import java.util.Set;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -32,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Upserts by identifier fields: after several commits with keys repeated across and within
  * commits, readers see exactly the latest row per key -- the same table Iceberg Java's equality
- * delta writer produces from the same input.
+ * delta writer produces from the same input; on format v3, with deletion vectors.
  */
 class UpsertTest extends EmbeddedCatalogTest {
   static final Schema SCHEMA =
@@ -46,8 +48,13 @@ class UpsertTest extends EmbeddedCatalogTest {
           Set.of(1, 2));
 
   private Table table(String name, PartitionSpec spec) {
+    return table(name, spec, 2);
+  }
+
+  private Table table(String name, PartitionSpec spec, int formatVersion) {
     return catalog.createTable(
-        TableIdentifier.of("db", name), SCHEMA, spec, Map.of(TableProperties.FORMAT_VERSION, "2"));
+        TableIdentifier.of("db", name), SCHEMA, spec,
+        Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
   }
 
   /** Rows whose (id, region) keys repeat: drawn from a small key space. */
@@ -160,6 +167,41 @@ class UpsertTest extends EmbeddedCatalogTest {
     assertEquals(distinctKeys, equality, "one equality delete per key seen");
     assertEquals(rows.size() - distinctKeys, positions, "one position delete per repeat");
     assertTrue(result.referencedDataFiles().length > 0);
+  }
+
+  @Test
+  void formatV3TablesGetDeletionVectorsAndTheLatestRowPerKey() throws IOException {
+    for (PartitionSpec spec :
+        List.of(PartitionSpec.unpartitioned(), PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build())) {
+      String name = "v3_" + (spec.isUnpartitioned() ? "flat" : "bucketed");
+      Table table = table(name, spec, 3);
+      List<List<Record>> commits = List.of(rounds(5, 800, 500), rounds(6, 1500, 900), rounds(7, 700, 300));
+      for (List<Record> rows : commits) {
+        WriteResult result = upsertWithFloe(table, rows, 256);
+        long repeats = rows.size() - latestPerKey(List.of(rows)).size();
+        long deletedPositions = 0;
+        Set<String> puffinFiles = new java.util.HashSet<>();
+        for (DeleteFile f : result.deleteFiles()) {
+          if (f.content() == FileContent.POSITION_DELETES) {
+            // A deletion vector: a blob of one Puffin file, for exactly one data file.
+            assertEquals(FileFormat.PUFFIN, f.format(), f.location());
+            assertNotNull(f.referencedDataFile(), f.location());
+            assertNotNull(f.contentOffset(), f.location());
+            assertNotNull(f.contentSizeInBytes(), f.location());
+            assertEquals(spec.specId(), f.specId());
+            deletedPositions += f.recordCount();
+            puffinFiles.add(f.location());
+          } else {
+            assertEquals(FileFormat.PARQUET, f.format(), "equality deletes stay Parquet");
+          }
+        }
+        assertEquals(repeats, deletedPositions, "one deleted position per repeat within the commit");
+        assertEquals(repeats > 0 ? 1 : 0, puffinFiles.size(), "all of a commit's vectors in one Puffin file");
+        assertTrue(puffinFiles.stream().allMatch(l -> l.endsWith(".puffin")), puffinFiles.toString());
+      }
+      Map<List<Object>, List<Object>> expected = byKey(new ArrayList<>(latestPerKey(commits).values()));
+      assertSameRows(expected, byKey(readAll(name)), spec.toString());
+    }
   }
 
   @Test

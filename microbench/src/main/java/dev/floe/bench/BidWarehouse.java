@@ -66,7 +66,14 @@ final class BidWarehouse implements AutoCloseable {
 
   /** An empty format v2 bids table, bucket[4] on auction, identifier fields (auction, bidder). */
   Table newBidTable(String name) {
-    return catalog.createTable(TableIdentifier.of(NAMESPACE, name), NexmarkBidStream.SCHEMA, SPEC, PROPERTIES);
+    return newBidTable(name, 2);
+  }
+
+  /** As {@link #newBidTable(String)}, in format {@code formatVersion} (3: upserts write deletion vectors). */
+  Table newBidTable(String name, int formatVersion) {
+    Map<String, String> properties = new java.util.HashMap<>(PROPERTIES);
+    properties.put(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
+    return catalog.createTable(TableIdentifier.of(NAMESPACE, name), NexmarkBidStream.SCHEMA, SPEC, properties);
   }
 
   Table load(String name) {
