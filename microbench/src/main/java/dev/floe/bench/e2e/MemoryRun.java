@@ -26,16 +26,6 @@ final class MemoryRun {
 
   private MemoryRun() {}
 
-  /** The flags every floe JVM needs (FFM downcalls, Arrow's C Data export). */
-  static List<String> floeJvmFlags() {
-    List<String> flags = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED"));
-    if (Runtime.version().feature() >= 24) {
-      flags.add("--sun-misc-unsafe-memory-access=allow");
-    }
-    return flags;
-  }
-
   static MemoryProfile run(E2eOptions options, LoadedTopic topic, String bootstrap, Path dir)
       throws IOException, InterruptedException {
     Files.createDirectories(dir);
@@ -44,18 +34,13 @@ final class MemoryRun {
     Path result = dir.resolve("result.json");
     TableIdentifier table = TableIdentifier.of("bench", "memory_" + topic.corpus().id());
 
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(floeJvmFlags());
-    command.add("-Xmx" + options.memoryHeap());
-    command.add("-Xlog:gc:file=" + gcLog);
-    command.add("-XX:NativeMemoryTracking=summary"); // the child reports what the JVM accounts for
+    List<String> flags = new ArrayList<>();
+    flags.add("-Xlog:gc:file=" + gcLog);
+    flags.add("-XX:NativeMemoryTracking=summary"); // the child reports what the JVM accounts for
     if (options.jfr()) {
-      command.add("-XX:StartFlightRecording=filename=" + dir.resolve("floe-sink.jfr") + ",settings=profile");
+      flags.add("-XX:StartFlightRecording=filename=" + dir.resolve("floe-sink.jfr") + ",settings=profile");
     }
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(FloeSinkChild.class.getName());
+    List<String> command = ChildJvm.command(options.memoryHeap(), flags, FloeSinkChild.class);
     command.add("bootstrap=" + bootstrap);
     command.add("topic=" + topic.topic());
     command.add("corpus=" + topic.corpus().id());

@@ -11,7 +11,6 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -48,15 +47,9 @@ final class OwnJvmContender implements Contender {
     this.description = local.description() + "; in a JVM of its own (-Xmx" + heap + "), kept across rounds";
     this.writesTable = local.writesTable();
     this.log = log;
-    List<String> c = new ArrayList<>();
-    c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    c.addAll(MemoryRun.floeJvmFlags());
-    c.add("-Xmx" + heap);
-    c.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-    c.add("-Dorg.slf4j.simpleLogger.log.org.apache.kafka=error");
-    c.add("-cp");
-    c.add(System.getProperty("java.class.path"));
-    c.add(ContenderChild.class.getName());
+    List<String> c = ChildJvm.command(heap, List.of(
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=error"),
+        ContenderChild.class);
     c.addAll(childArguments);
     this.command = List.copyOf(c);
   }
