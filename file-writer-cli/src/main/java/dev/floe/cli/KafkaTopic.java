@@ -33,9 +33,9 @@ record KafkaTopic(String name, int partitions, boolean created) {
       if (existing == null) {
         int wanted = partitions != null ? partitions : 1;
         created = create(admin, new NewTopic(name, Optional.of(wanted), Optional.empty()), bootstrap, timeout);
-        existing = describe(admin, name, bootstrap, timeout);
+        existing = awaitDescribed(admin, name, bootstrap, deadline, timeout);
       }
-      int actual = existing == null ? 0 : existing.partitions().size();
+      int actual = existing.partitions().size();
       if (partitions != null && actual != partitions) {
         throw new IllegalArgumentException(
             "topic " + name + " has " + actual + " partitions, not " + partitions
@@ -78,6 +78,24 @@ record KafkaTopic(String name, int partitions, boolean created) {
       }
       throw failure("cannot create topic " + topic.name(), bootstrap, timeout, e);
     }
+  }
+
+  /**
+   * A topic just created may be unknown to the broker's metadata for a moment (describe answers
+   * UnknownTopicOrPartition): wait that out.
+   */
+  private static TopicDescription awaitDescribed(
+      Admin admin, String name, String bootstrap, long deadline, Duration timeout) {
+    TopicDescription description = describe(admin, name, bootstrap, timeout);
+    while (description == null) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "topic " + name + " on " + bootstrap + " was created but is still unknown after " + seconds(timeout));
+      }
+      sleep(50);
+      description = describe(admin, name, bootstrap, timeout);
+    }
+    return description;
   }
 
   /** A new topic's partitions get their leaders a moment after creation; producers need them. */

@@ -12,16 +12,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FeatureUpdate.UpgradeType;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) on loopback,
@@ -39,7 +47,7 @@ import org.apache.kafka.common.Uuid;
  *
  * <p>Lifecycle: {@link #start} formats the data directory if it is new (an existing one is
  * reused with its topics and committed offsets, also after a {@link #kill}), launches the broker
- * and returns once an admin client sees it. The instance owns that process: {@link #close} stops
+ * and returns once it has joined the cluster and leads every partition again. The instance owns that process: {@link #close} stops
  * it (idempotent), and a JVM shutdown hook stops it if the caller forgets. The data directory
  * holds {@code server.properties}, {@code broker.log} (the broker's log, appended across
  * restarts), {@code broker.pid}, {@code bootstrap.servers} and Kafka's {@code kafka-logs/}; it is
@@ -54,6 +62,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
   private static final Duration SHUTDOWN_HOOK_STOP_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
   private static final int LOG_TAIL_LINES = 40;
+  static final String ELR_FEATURE = "eligible.leader.replicas.version";
 
   private final BrokerFiles files;
   private final BrokerPorts ports;
@@ -152,7 +161,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
   /**
    * Stops the broker if it runs and starts it again on the same data directory and the same
-   * ports, so that clients reconnect to the same bootstrap address.
+   * ports, so that clients reconnect to the same bootstrap address. Returns once every partition
+   * has its leader again.
    */
   public synchronized void restart() {
     checkOpen();
@@ -225,11 +235,21 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
   }
 
-  /** {@code kafka-storage format} with a fresh cluster id, in a short-lived JVM. */
+  /**
+   * {@code kafka-storage format} with a fresh cluster id, in a short-lived JVM.
+   *
+   * <p>Eligible leader replicas (KIP-966, on by default for clusters formatted by Kafka 4.1) are
+   * turned off. They protect multi-replica partitions; on one node they only add a way to lose
+   * every leader: a clean stop moves the node from each partition's ISR into its ELR, and the node
+   * must leave the ELR again when it comes back without proof of that clean stop (a stop that
+   * timed out and was killed), which leaves the partition without ISR, ELR or leader until an
+   * unclean election. Without ELR the node stays in the ISR and is elected again when it returns.
+   */
   private void formatStorage() {
     String clusterId = Uuid.randomUuid().toString();
     List<String> command = javaCommand(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
     command.addAll(List.of("kafka.tools.StorageTool", "format", "-t", clusterId));
+    command.addAll(List.of("--feature", ELR_FEATURE + "=0"));
     command.addAll(List.of("-c", files.serverProperties().toString()));
     Process format = launch(command);
     try {
@@ -260,13 +280,17 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
   }
 
-  /** Waits until an admin client sees the broker in the cluster (it has left the fenced state). */
+  /**
+   * Waits until an admin client sees the broker in the cluster (it has left the fenced state) and
+   * every partition of every topic has a leader again, so that clients can produce and fetch at
+   * once after {@link #start} and {@link #restart}.
+   */
   private void awaitReady() {
-    long start = System.nanoTime();
-    long deadline = start + options.startTimeout.toNanos();
+    long deadline = System.nanoTime() + options.startTimeout.toNanos();
     Map<String, Object> config = adminConfig();
     config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
     try (Admin admin = Admin.create(config)) {
+      List<TopicPartition> leaderless = List.of();
       while (true) {
         if (!process.isAlive()) {
           throw failure("the broker exited with code " + process.exitValue() + " while starting");
@@ -274,15 +298,21 @@ public final class LocalKafkaBroker implements AutoCloseable {
         try {
           DescribeClusterOptions quick = new DescribeClusterOptions().timeoutMs(2_000);
           if (!admin.describeCluster(quick).nodes().get().isEmpty()) {
-            return;
+            turnOffEligibleLeaderReplicas(admin);
+            leaderless = leaderlessPartitions(admin);
+            if (leaderless.isEmpty()) {
+              return;
+            }
           }
-        } catch (ExecutionException e) {
+        } catch (ExecutionException | TimeoutException e) {
           // Not listening yet, or not unfenced yet: try again until the deadline.
         }
         if (System.nanoTime() > deadline) {
           process.destroyForcibly();
           awaitExit(process);
-          throw failure("the broker was not ready within " + options.startTimeout);
+          throw failure(
+              "the broker was not ready within " + options.startTimeout
+                  + (leaderless.isEmpty() ? "" : " (partitions without a leader: " + leaderless + ")"));
         }
         Thread.sleep(100);
       }
@@ -292,14 +322,75 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
   }
 
+  /**
+   * Data directories formatted before floe turned eligible leader replicas off at format time
+   * (see {@link #formatStorage}) still have them on: downgrade the feature, which Kafka documents
+   * as safe.
+   */
+  private static void turnOffEligibleLeaderReplicas(Admin admin)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    FinalizedVersionRange elr =
+        admin
+            .describeFeatures()
+            .featureMetadata()
+            .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .finalizedFeatures()
+            .get(ELR_FEATURE);
+    if (elr != null && elr.maxVersionLevel() > 0) {
+      admin
+          .updateFeatures(
+              Map.of(ELR_FEATURE, new FeatureUpdate((short) 0, UpgradeType.SAFE_DOWNGRADE)),
+              new UpdateFeaturesOptions())
+          .all()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The partitions, of all topics including internal ones, that have no leader right now. */
+  private static List<TopicPartition> leaderlessPartitions(Admin admin)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long timeout = 2_000;
+    Set<String> topics =
+        admin
+            .listTopics(new ListTopicsOptions().listInternal(true).timeoutMs((int) timeout))
+            .names()
+            .get(timeout, TimeUnit.MILLISECONDS);
+    if (topics.isEmpty()) {
+      return List.of();
+    }
+    List<TopicPartition> leaderless = new ArrayList<>();
+    Map<String, TopicDescription> descriptions =
+        admin.describeTopics(topics).allTopicNames().get(timeout, TimeUnit.MILLISECONDS);
+    descriptions.forEach((topic, description) -> {
+      for (TopicPartitionInfo info : description.partitions()) {
+        if (info.leader() == null) {
+          leaderless.add(new TopicPartition(topic, info.partition()));
+        }
+      }
+    });
+    return leaderless;
+  }
+
+  /**
+   * Whether the new topic's partitions all have a leader. A broker may not know a topic for a
+   * moment after the controller created it: that is "not yet", not a failure.
+   */
   private boolean allPartitionsLed(Admin admin, String topic, int partitions)
       throws InterruptedException, ExecutionException, TimeoutException {
-    TopicDescription description =
-        admin
-            .describeTopics(List.of(topic))
-            .allTopicNames()
-            .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-            .get(topic);
+    TopicDescription description;
+    try {
+      description =
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .get(topic);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false;
+      }
+      throw e;
+    }
     List<TopicPartitionInfo> infos = description.partitions();
     return infos.size() == partitions && infos.stream().allMatch(info -> info.leader() != null);
   }

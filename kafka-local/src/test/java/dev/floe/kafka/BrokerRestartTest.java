@@ -9,13 +9,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +47,7 @@ class BrokerRestartTest {
       kafka.restart();
       assertEquals(bootstrap, kafka.bootstrapServers(), "same address after a restart");
       assertTrue(kafka.pid().orElseThrow() != pidBefore, "a new broker process");
+      assertEquals(List.of(), leaderless(bootstrap, "events"), "restart returns once all are led");
 
       // The same producer and consumer instances carry on against the restarted broker.
       TestClients.produce(producer, "events", 1_000, 2_000);
@@ -51,6 +57,33 @@ class BrokerRestartTest {
       assertEquals(
           TestClients.range(0, 2_000),
           TestClients.sortedSequence(TestClients.readAll(bootstrap, "events", 3, 2_000)));
+    }
+  }
+
+  /**
+   * Eligible leader replicas are off (they once left a partition without a leader after a
+   * restart), also in a directory whose broker had them on: the start turns them off again.
+   */
+  @Test
+  void eligibleLeaderReplicasStayOffAcrossRestarts() throws Exception {
+    try (LocalKafkaBroker kafka = LocalKafkaBroker.start(dir);
+        Admin admin = admin(kafka.bootstrapServers())) {
+      kafka.createTopic("events", 2);
+      assertEquals(0, awaitElrLevel(admin, 0), "off in a newly formatted directory");
+
+      admin
+          .updateFeatures(
+              Map.of(
+                  LocalKafkaBroker.ELR_FEATURE,
+                  new FeatureUpdate((short) 1, FeatureUpdate.UpgradeType.UPGRADE)),
+              new UpdateFeaturesOptions())
+          .all()
+          .get();
+      assertEquals(1, awaitElrLevel(admin, 1), "turned on, as Kafka 4.1 formats directories");
+
+      kafka.restart();
+      assertEquals(0, awaitElrLevel(admin, 0), "turned off by the start");
+      assertEquals(List.of(), leaderless(kafka.bootstrapServers(), "events"));
     }
   }
 
@@ -94,6 +127,46 @@ class BrokerRestartTest {
             TestClients.range(1_000, 1_500),
             TestClients.sortedSequence(TestClients.poll(consumer, 500, Duration.ofSeconds(30))));
       }
+    }
+  }
+
+  private static Admin admin(String bootstrap) {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+  }
+
+  /**
+   * The finalized level of the eligible leader replicas feature (0 when not finalized), once it is
+   * {@code expected} or after 10 s: a feature update reaches the broker's metadata a moment after
+   * the controller accepted it.
+   */
+  private static short awaitElrLevel(Admin admin, int expected) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      FinalizedVersionRange range =
+          admin
+              .describeFeatures()
+              .featureMetadata()
+              .get()
+              .finalizedFeatures()
+              .get(LocalKafkaBroker.ELR_FEATURE);
+      short level = range == null ? 0 : range.maxVersionLevel();
+      if (level == expected || System.nanoTime() > deadline) {
+        return level;
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** The partitions of {@code topic} that have no leader right now. */
+  private static List<Integer> leaderless(String bootstrap, String topic) {
+    try (Admin admin = admin(bootstrap)) {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
+          .stream()
+          .filter(p -> p.leader() == null)
+          .map(TopicPartitionInfo::partition)
+          .toList();
+    } catch (InterruptedException | ExecutionException e) {
+      throw new AssertionError("cannot describe " + topic, e);
     }
   }
 }
