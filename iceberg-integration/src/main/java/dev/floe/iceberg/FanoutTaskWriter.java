@@ -6,16 +6,12 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativePartitioner;
 import dev.floe.arrow.PartitionedBatch;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.util.StructLikeWrapper;
 
 /**
  * The task writer of a partitioned table: libfloe applies the spec's transforms to each batch and
@@ -35,8 +31,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   private final BufferAllocator allocator;
   private final int maxOpenFiles;
   /** Access-ordered, so the first entry with an open file is the least recently written. */
-  private final Map<StructLikeWrapper, RollingDataWriter> writers =
-      new LinkedHashMap<>(16, 0.75f, true);
+  private final PartitionMap<RollingDataWriter> writers;
   private int openFiles;
   private boolean done;
 
@@ -46,6 +41,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     this.spec = spec;
     this.allocator = allocator;
     this.maxOpenFiles = maxOpenFiles;
+    this.writers = new PartitionMap<>(spec, true);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec), allocator);
   }
@@ -83,8 +79,8 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   private void writeGroups(PartitionedBatch split) {
     VectorSchemaRoot partitions = split.partitions();
     for (int group = 0; group < split.groupCount(); group++) {
-      PartitionData partition = PartitionValues.read(spec, partitions, group);
-      RollingDataWriter files = writerFor(partition);
+      RollingDataWriter files =
+          writers.get(partitions, group, p -> new RollingDataWriter(factory, p, factory.targetFileSizeBytes()));
       boolean wasOpen = files.hasOpenFile();
       files.write(split, group);
       openFiles += (files.hasOpenFile() ? 1 : 0) - (wasOpen ? 1 : 0);
@@ -92,12 +88,6 @@ final class FanoutTaskWriter implements NativeTaskWriter {
         finishLeastRecentlyWritten();
       }
     }
-  }
-
-  private RollingDataWriter writerFor(PartitionData partition) {
-    StructLikeWrapper key = StructLikeWrapper.forType(spec.partitionType()).set(partition);
-    return writers.computeIfAbsent(
-        key, k -> new RollingDataWriter(factory, partition, factory.targetFileSizeBytes()));
   }
 
   private void finishLeastRecentlyWritten() {

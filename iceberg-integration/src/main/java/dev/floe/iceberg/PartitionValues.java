@@ -36,14 +36,18 @@ final class PartitionValues {
 
   /** Row {@code row} of {@code values} (columns in spec order) as the spec's partition tuple. */
   static PartitionData read(PartitionSpec spec, VectorSchemaRoot values, int row) {
-    Types.StructType type = spec.partitionType();
-    PartitionData partition = new PartitionData(type);
-    List<Types.NestedField> fields = type.fields();
+    PartitionData partition = new PartitionData(spec.partitionType());
+    readInto(partition, spec, values, row);
+    return partition;
+  }
+
+  /** Sets every field of {@code partition} (a tuple of {@code spec}'s type) from row {@code row}. */
+  static void readInto(PartitionData partition, PartitionSpec spec, VectorSchemaRoot values, int row) {
+    List<Types.NestedField> fields = spec.partitionType().fields();
     for (int i = 0; i < fields.size(); i++) {
       FieldVector vector = values.getVector(i);
       partition.set(i, vector.isNull(row) ? null : value(fields.get(i).type(), vector, row));
     }
-    return partition;
   }
 
   private static Object value(Type type, FieldVector vector, int row) {

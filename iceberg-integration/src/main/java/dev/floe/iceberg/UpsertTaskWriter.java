@@ -10,7 +10,6 @@ import dev.floe.arrow.PartitionedBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
@@ -23,7 +22,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.deletes.DVFileWriter;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.util.StructLikeWrapper;
 
 /**
  * Upserts by the table's identifier fields on a format v2+ table: every row replaces the row with
@@ -47,7 +45,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final BufferAllocator allocator;
   private final int[] keyColumns;
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
-  private final Map<StructLikeWrapper, PartitionState> partitions = new LinkedHashMap<>();
+  private final PartitionMap<PartitionState> partitions;
   private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
   /** Format v3: every partition's deleted positions, as deletion vectors; null on v2. */
   private final DVFileWriter deletionVectors;
@@ -88,6 +86,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   UpsertTaskWriter(NativeFileWriterFactory factory, PartitionSpec spec, BufferAllocator allocator) {
     this.factory = factory;
     this.spec = spec;
+    this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
     Set<Integer> identifiers = factory.schema().identifierFieldIds();
     for (org.apache.iceberg.PartitionField field : spec.fields()) {
@@ -128,7 +127,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
       int[] order = split.rowOrder();
       int offset = 0;
       for (int group = 0; group < split.groupCount(); group++) {
-        PartitionState state = stateFor(PartitionValues.read(spec, split.partitions(), group));
+        PartitionState state = partitions.get(split.partitions(), group, PartitionState::new);
         int rows = Math.toIntExact(split.rows(group));
         NativeDataWriter file = state.data.writer();
         String path = file.location();
@@ -189,11 +188,6 @@ final class UpsertTaskWriter implements NativeTaskWriter {
       keys.setRowCount(count);
       state.equalityDeletes().write(keys);
     }
-  }
-
-  private PartitionState stateFor(PartitionData partition) {
-    StructLikeWrapper key = StructLikeWrapper.forType(spec.partitionType()).set(partition);
-    return partitions.computeIfAbsent(key, k -> new PartitionState(partition));
   }
 
   @Override
