@@ -116,6 +116,8 @@ public final class E2eBenchmark {
       case E2eOptions.FLOE_ONE_THREAD -> new FloeContender(E2eOptions.FLOE_ONE_THREAD, floeEncodeThreads, false, true);
       case E2eOptions.FLOE_SYNC_COMMIT ->
           new FloeContender(E2eOptions.FLOE_SYNC_COMMIT, floeEncodeThreads, floeDecodeAhead, false);
+      case E2eOptions.FLOE_TWO_ENCODE_THREADS ->
+          new FloeContender(E2eOptions.FLOE_TWO_ENCODE_THREADS, 2, floeDecodeAhead, true);
       case "stock-java" -> new StockJavaContender();
       case "bare-consume" -> new BareConsumeContender();
       default -> throw new IllegalArgumentException("unknown contender " + id);

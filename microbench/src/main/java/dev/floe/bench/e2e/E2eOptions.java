@@ -85,6 +85,10 @@ public record E2eOptions(
   public static final String FLOE_ONE_THREAD = "floe-one-thread";
   /** Run only when named: floe pausing its consumer while each cycle commits (no overlap). */
   public static final String FLOE_SYNC_COMMIT = "floe-sync-commit";
+  /** Run only when named: floe encoding each file's columns on two threads (an A/B of encodeThreads). */
+  public static final String FLOE_TWO_ENCODE_THREADS = "floe-two-encode-threads";
+  private static final List<String> FLOE_VARIANTS =
+      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS);
   static final long DEFAULT_NEXMARK = 2_000_000;
   static final long DEFAULT_SYNTHETIC = 10_000_000;
 
@@ -221,10 +225,9 @@ public record E2eOptions(
     List<String> out = new ArrayList<>();
     for (String id : value.split(",")) {
       String c = id.trim().toLowerCase(Locale.ROOT);
-      if (!ALL_CONTENDERS.contains(c) && !c.equals(FLOE_ONE_THREAD) && !c.equals(FLOE_SYNC_COMMIT)) {
+      if (!ALL_CONTENDERS.contains(c) && !FLOE_VARIANTS.contains(c)) {
         throw new UsageException(
-            "unknown contender " + c + "; known: " + ALL_CONTENDERS + ", " + FLOE_ONE_THREAD + " and "
-                + FLOE_SYNC_COMMIT);
+            "unknown contender " + c + "; known: " + ALL_CONTENDERS + " and " + FLOE_VARIANTS);
       }
       out.add(c);
     }
@@ -243,7 +246,8 @@ public record E2eOptions(
           --corpora LIST          nexmark,synthetic (default both)
           --contenders LIST       floe,stock-java,kafka-connect,bare-consume (default all), and
                                   floe-one-thread: floe decoding on its writer thread,
-                                  floe-sync-commit: floe not consuming while a cycle commits
+                                  floe-sync-commit: floe not consuming while a cycle commits,
+                                  floe-two-encode-threads: floe with --floe-encode-threads 2
           --warmup N              warmup rounds per corpus (default 1)
           --pairs N               measured rounds per corpus, alternating order (default 3)
           --commit-interval-ms N  commit interval of every contender (default 10000)
