@@ -47,11 +47,12 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  *
  * <p>Lifecycle: {@link #start} formats the data directory if it is new (an existing one is
  * reused with its topics and committed offsets, also after a {@link #kill}), launches the broker
- * and returns once it has joined the cluster and leads every partition again. The instance owns that process: {@link #close} stops
- * it (idempotent), and a JVM shutdown hook stops it if the caller forgets. The data directory
- * holds {@code server.properties}, {@code broker.log} (the broker's log, appended across
- * restarts), {@code broker.pid}, {@code bootstrap.servers} and Kafka's {@code kafka-logs/}; it is
- * the caller's to delete. One broker per directory at a time.
+ * and returns once it has joined the cluster and every partition has a leader again. The
+ * instance owns that process: {@link #close} stops it (idempotent), and a JVM shutdown hook stops
+ * it if the caller forgets. The data directory holds {@code server.properties}, {@code
+ * broker.log} (the broker's log, appended across restarts), {@code broker.pid}, {@code
+ * bootstrap.servers} and Kafka's {@code kafka-logs/}; it is the caller's to delete. One broker
+ * per directory at a time.
  *
  * <p>Topics are not created automatically (see {@link #createTopic}); {@link
  * Builder#brokerProperty} overrides any broker setting, e.g. {@code auto.create.topics.enable}.
