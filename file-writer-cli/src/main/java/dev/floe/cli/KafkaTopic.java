@@ -33,15 +33,13 @@ record KafkaTopic(String name, int partitions, boolean created) {
       if (existing == null) {
         int wanted = partitions != null ? partitions : 1;
         created = create(admin, new NewTopic(name, Optional.of(wanted), Optional.empty()), bootstrap, timeout);
-        existing = awaitDescribed(admin, name, bootstrap, deadline, timeout);
       }
-      int actual = existing.partitions().size();
+      int actual = awaitLeaders(admin, name, bootstrap, deadline, timeout).partitions().size();
       if (partitions != null && actual != partitions) {
         throw new IllegalArgumentException(
             "topic " + name + " has " + actual + " partitions, not " + partitions
                 + " (--partitions): leave --partitions out or use another topic");
       }
-      awaitLeaders(admin, existing, bootstrap, deadline, timeout);
       return new KafkaTopic(name, actual, created);
     }
   }
@@ -81,37 +79,25 @@ record KafkaTopic(String name, int partitions, boolean created) {
   }
 
   /**
-   * A topic just created may be unknown to the broker's metadata for a moment (describe answers
-   * UnknownTopicOrPartition): wait that out.
+   * The topic once every partition has a leader, which producers need. A topic just created gets
+   * its leaders a moment later, and may even be unknown to the broker's metadata for a moment
+   * (describe answers UnknownTopicOrPartition): both are waited out until the deadline.
    */
-  private static TopicDescription awaitDescribed(
+  private static TopicDescription awaitLeaders(
       Admin admin, String name, String bootstrap, long deadline, Duration timeout) {
-    TopicDescription description = describe(admin, name, bootstrap, timeout);
-    while (description == null) {
+    while (true) {
+      TopicDescription current = describe(admin, name, bootstrap, timeout);
+      if (current != null
+          && current.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+        return current;
+      }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "topic " + name + " on " + bootstrap + " was created but is still unknown after " + seconds(timeout));
+            "topic " + name + " on " + bootstrap
+                + (current == null ? " is still unknown" : " has partitions without a leader")
+                + " after " + seconds(timeout));
       }
       sleep(50);
-      description = describe(admin, name, bootstrap, timeout);
-    }
-    return description;
-  }
-
-  /** A new topic's partitions get their leaders a moment after creation; producers need them. */
-  private static void awaitLeaders(
-      Admin admin, TopicDescription topic, String bootstrap, long deadline, Duration timeout) {
-    TopicDescription current = topic;
-    while (current.partitions().stream().anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "topic " + topic.name() + " on " + bootstrap + " has partitions without a leader after " + seconds(timeout));
-      }
-      sleep(50);
-      current = describe(admin, topic.name(), bootstrap, timeout);
-      if (current == null) {
-        throw new IllegalStateException("topic " + topic.name() + " on " + bootstrap + " disappeared");
-      }
     }
   }
 
