@@ -4,6 +4,7 @@
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{
     EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
+    DEFAULT_WRITE_BATCH_SIZE,
 };
 use serde::Deserialize;
 
@@ -25,6 +26,9 @@ pub struct WriterConfig {
     pub row_group_bytes: u64,
     /// Target data page size in bytes (1 MiB).
     pub data_page_bytes: u64,
+    /// Rows per data page (20,000, Iceberg's `write.parquet.page-row-limit` default). Best
+    /// effort: parquet-rs checks it between the mini-batches it writes a column in.
+    pub data_page_rows: u64,
     /// Dictionary page size limit in bytes (2 MiB); beyond it a column falls back to plain.
     pub dictionary_page_bytes: u64,
     /// Dictionary encoding (default on). Columns where it does not pay on the first
@@ -54,6 +58,7 @@ impl Default for WriterConfig {
             compression_level: None,
             row_group_bytes: 128 * 1024 * 1024,
             data_page_bytes: 1024 * 1024,
+            data_page_rows: 20_000,
             dictionary_page_bytes: 2 * 1024 * 1024,
             dictionary: true,
             statistics: "page".to_string(),
@@ -174,6 +179,7 @@ impl WriterConfig {
             .statistics_truncate_length
             .map(|n| Self::positive("statistics_truncate_length", n))
             .transpose()?;
+        let page_rows = Self::positive("data_page_rows", self.data_page_rows)?;
         Ok(WriterProperties::builder()
             .set_writer_version(WriterVersion::PARQUET_1_0)
             .set_compression(self.compression()?)
@@ -183,6 +189,10 @@ impl WriterConfig {
                 self.row_group_bytes,
             )?))
             .set_data_page_size_limit(Self::positive("data_page_bytes", self.data_page_bytes)?)
+            .set_data_page_row_count_limit(page_rows)
+            // Mini-batches no longer than a page, so a small row limit is not overshot by
+            // parquet-rs's default batch of 1,024 values.
+            .set_write_batch_size(page_rows.min(DEFAULT_WRITE_BATCH_SIZE))
             .set_dictionary_page_size_limit(Self::positive(
                 "dictionary_page_bytes",
                 self.dictionary_page_bytes,

@@ -141,6 +141,52 @@ fn row_groups_close_at_the_byte_limit() {
     );
 }
 
+/// Rows in each data page of column `column`, from the file's offset index.
+fn page_rows(bytes: Bytes, column: usize) -> Vec<i64> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::file::serialized_reader::ReadOptionsBuilder;
+    let options = ReadOptionsBuilder::new().with_page_index().build();
+    let reader = SerializedFileReader::new_with_options(bytes, options).unwrap();
+    let metadata = reader.metadata();
+    let rows = metadata.file_metadata().num_rows();
+    let index = metadata.offset_index().expect("offset index written");
+    let firsts: Vec<i64> = index[0][column]
+        .page_locations()
+        .iter()
+        .map(|page| page.first_row_index)
+        .chain([rows])
+        .collect();
+    firsts.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn data_pages_hold_at_most_the_row_limit() {
+    let schema = schema();
+    let batches: Vec<RecordBatch> = (0..10).map(|i| batch(&schema, i * 1000, 1000)).collect();
+    let limited = WriterConfig {
+        data_page_rows: 700,
+        ..WriterConfig::default()
+    };
+    let (bytes, _) = write(&limited, &batches);
+    let pages = page_rows(bytes, 0);
+    // Best effort: parquet-rs checks the limit after each mini-batch (here 700 values), and
+    // a write call starts a new mini-batch, so a page holds fewer than two limits' worth.
+    assert!(pages.len() >= 10_000 / 1_400, "{pages:?}");
+    assert!(pages.iter().all(|&rows| rows < 1_400), "{pages:?}");
+    assert!(pages.contains(&700), "{pages:?}");
+
+    // The default (Iceberg's 20,000) keeps these 10,000 small rows in one page.
+    let (bytes, _) = write(&WriterConfig::default(), &batches);
+    assert_eq!(page_rows(bytes, 0), vec![10_000]);
+
+    let zero = WriterConfig {
+        data_page_rows: 0,
+        ..WriterConfig::default()
+    };
+    let err = zero.writer_properties().unwrap_err();
+    assert!(err.to_string().contains("data_page_rows"), "{err}");
+}
+
 #[test]
 fn a_batch_with_other_columns_is_a_schema_mismatch() {
     let schema = schema();

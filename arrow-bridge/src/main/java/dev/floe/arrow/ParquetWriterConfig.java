@@ -8,10 +8,11 @@ import java.util.Objects;
 
 /**
  * Settings of one native Parquet writer, sent to libfloe as one versioned JSON blob. Defaults
- * follow Iceberg's table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages, 2 MiB
- * dictionary pages, dictionaries on, page-level statistics kept whole. Rows are encoded in column
- * runs (batches held until 65,536 rows or 32 MiB, then one column at a time) on one thread unless
- * {@link Builder#encodeThreads} asks for more; the file is the same either way.
+ * follow Iceberg's table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages of about
+ * 20,000 rows at most, 2 MiB dictionary pages, dictionaries on, page-level statistics kept whole.
+ * Rows are encoded in column runs (batches held until 65,536 rows or 32 MiB, then one column at a
+ * time) on one thread unless {@link Builder#encodeThreads} asks for more; the file is the same
+ * either way.
  *
  * <pre>{@code
  * ParquetWriterConfig config = ParquetWriterConfig.builder().codec("zstd").level(3).build();
@@ -22,6 +23,7 @@ public record ParquetWriterConfig(
     Integer level,
     long rowGroupBytes,
     long pageBytes,
+    long pageRowLimit,
     long dictionaryPageBytes,
     boolean dictionary,
     StatisticsLevel statistics,
@@ -46,8 +48,9 @@ public record ParquetWriterConfig(
   public ParquetWriterConfig {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(statistics, "statistics");
-    if (rowGroupBytes <= 0 || pageBytes <= 0 || dictionaryPageBytes <= 0) {
-      throw new IllegalArgumentException("row group, page and dictionary sizes must be > 0");
+    if (rowGroupBytes <= 0 || pageBytes <= 0 || pageRowLimit <= 0 || dictionaryPageBytes <= 0) {
+      throw new IllegalArgumentException(
+          "row group, page and dictionary sizes and the page row limit must be > 0");
     }
     if (columnRunRows < 0 || columnRunBytes < 0) {
       throw new IllegalArgumentException("column run limits must be >= 0");
@@ -73,6 +76,7 @@ public record ParquetWriterConfig(
         .level(level)
         .rowGroupBytes(rowGroupBytes)
         .pageBytes(pageBytes)
+        .pageRowLimit(pageRowLimit)
         .dictionaryPageBytes(dictionaryPageBytes)
         .dictionary(dictionary)
         .statistics(statistics)
@@ -93,6 +97,7 @@ public record ParquetWriterConfig(
     }
     node.put("row_group_bytes", rowGroupBytes);
     node.put("data_page_bytes", pageBytes);
+    node.put("data_page_rows", pageRowLimit);
     node.put("dictionary_page_bytes", dictionaryPageBytes);
     node.put("dictionary", dictionary);
     node.put("statistics", statistics.name().toLowerCase(Locale.ROOT));
@@ -113,6 +118,7 @@ public record ParquetWriterConfig(
     private Integer level;
     private long rowGroupBytes = 128L * 1024 * 1024;
     private long pageBytes = 1024 * 1024;
+    private long pageRowLimit = 20_000;
     private long dictionaryPageBytes = 2 * 1024 * 1024;
     private boolean dictionary = true;
     private StatisticsLevel statistics = StatisticsLevel.PAGE;
@@ -143,6 +149,17 @@ public record ParquetWriterConfig(
 
     public Builder pageBytes(long bytes) {
       this.pageBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Rows per data page (default 20,000, as Iceberg's {@code write.parquet.page-row-limit}). Best
+     * effort: the native writer checks it between the mini-batches it encodes a column in, so a
+     * page may run past it by less than one mini-batch (at most 1,024 values, or the limit itself
+     * when that is smaller).
+     */
+    public Builder pageRowLimit(long rows) {
+      this.pageRowLimit = rows;
       return this;
     }
 
@@ -205,6 +222,7 @@ public record ParquetWriterConfig(
           level,
           rowGroupBytes,
           pageBytes,
+          pageRowLimit,
           dictionaryPageBytes,
           dictionary,
           statistics,

@@ -30,6 +30,8 @@ public final class NativeFileWriterFactory {
   /** Names the Puffin files that hold deletion vectors (format v3 upserts). */
   private final OutputFileFactory deletionVectorFiles;
   private final WriterSettings settings;
+  /** Settings of delete files: the table's {@code write.delete.parquet.*} properties. */
+  private final WriterSettings deleteSettings;
   private final MetricsConfig metricsConfig;
   private final MetricsConfig positionDeleteMetricsConfig;
   private final int formatVersion;
@@ -42,6 +44,7 @@ public final class NativeFileWriterFactory {
       OutputFileFactory files,
       OutputFileFactory deletionVectorFiles,
       WriterSettings settings,
+      WriterSettings deleteSettings,
       MetricsConfig metricsConfig,
       MetricsConfig positionDeleteMetricsConfig,
       int formatVersion,
@@ -53,6 +56,7 @@ public final class NativeFileWriterFactory {
     this.files = files;
     this.deletionVectorFiles = deletionVectorFiles;
     this.settings = settings;
+    this.deleteSettings = deleteSettings;
     this.metricsConfig = metricsConfig;
     this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
     this.formatVersion = formatVersion;
@@ -82,6 +86,7 @@ public final class NativeFileWriterFactory {
         files,
         deletionVectors,
         WriterSettings.of(table.properties()),
+        WriterSettings.forDeletes(table.properties()),
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),
         TableUtil.formatVersion(table),
@@ -94,16 +99,14 @@ public final class NativeFileWriterFactory {
    * sooner when cores are idle, at no gain on a machine that is already busy.
    */
   public NativeFileWriterFactory withEncodeThreads(int threads) {
-    WriterSettings parallel =
-        new WriterSettings(
-            settings.parquet().toBuilder().encodeThreads(threads).build(), settings.targetFileSizeBytes());
     return new NativeFileWriterFactory(
         schema,
         spec,
         io,
         files,
         deletionVectorFiles,
-        parallel,
+        settings.withEncodeThreads(threads),
+        deleteSettings.withEncodeThreads(threads),
         metricsConfig,
         positionDeleteMetricsConfig,
         formatVersion,
@@ -194,7 +197,7 @@ public final class NativeFileWriterFactory {
         newOutputFile(partition),
         io,
         equalityDeleteArrowSchema(),
-        settings,
+        deleteSettings,
         metricsConfig,
         spec,
         partition,
@@ -224,7 +227,7 @@ public final class NativeFileWriterFactory {
         () -> newOutputFile(partition),
         io,
         ArrowSchemas.toArrow(DeleteSchemaUtil.pathPosSchema()),
-        settings,
+        deleteSettings,
         positionDeleteMetricsConfig,
         spec,
         partition,

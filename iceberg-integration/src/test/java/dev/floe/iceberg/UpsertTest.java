@@ -169,6 +169,94 @@ class UpsertTest extends EmbeddedCatalogTest {
     assertTrue(result.referencedDataFiles().length > 0);
   }
 
+  /**
+   * Delete files take the {@code write.delete.parquet.*} properties and data files the {@code
+   * write.parquet.*} ones, as Iceberg Java's writers do: here a different codec and page row limit
+   * for deletes, and no dictionaries anywhere.
+   */
+  @Test
+  void dataAndDeleteFilesFollowTheirOwnParquetPropertiesLikeIcebergJava() throws IOException {
+    Map<String, String> properties =
+        Map.of(
+            TableProperties.FORMAT_VERSION, "2",
+            TableProperties.PARQUET_COMPRESSION, "zstd",
+            TableProperties.PARQUET_PAGE_ROW_LIMIT, "300",
+            TableProperties.DELETE_PARQUET_COMPRESSION, "snappy",
+            TableProperties.DELETE_PARQUET_PAGE_ROW_LIMIT, "200",
+            WriterSettings.ENABLE_DICTIONARY, "false");
+    PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("id", 2).build();
+    Table floe = catalog.createTable(TableIdentifier.of("db", "props_floe"), SCHEMA, spec, properties);
+    Table java = catalog.createTable(TableIdentifier.of("db", "props_java"), SCHEMA, spec, properties);
+    List<Record> rows = rounds(5, 3000, 1200);
+    upsertWithFloe(floe, rows, 1000);
+    upsertWithIceberg(java, rows);
+
+    Map<FileContent, FileLayout> ours = layouts(floe);
+    Map<FileContent, FileLayout> theirs = layouts(java);
+    assertEquals(Set.of(FileContent.DATA, FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES), ours.keySet());
+    for (FileContent content : ours.keySet()) {
+      FileLayout layout = ours.get(content);
+      String codec = content == FileContent.DATA ? "ZSTD" : "SNAPPY";
+      assertEquals(Set.of(codec), layout.codecs(), content.toString());
+      assertEquals(theirs.get(content).codecs(), layout.codecs(), content + " codecs, as Iceberg Java's");
+      assertEquals(false, layout.dictionaries(), content + ": parquet.enable.dictionary=false");
+      assertEquals(false, theirs.get(content).dictionaries(), content + " (Iceberg Java)");
+      // The page row limit is best effort natively: a page ends at the first mini-batch boundary
+      // past it, so it stays below two limits.
+      int limit = content == FileContent.DATA ? 300 : 200;
+      assertTrue(layout.maxPageRows() < 2 * limit, content + ": " + layout);
+      assertTrue(theirs.get(content).maxPageRows() <= limit, content + " (Iceberg Java): " + theirs.get(content));
+      assertTrue(layout.mostPagesInAChunk() > 1, content + " columns are split into pages: " + layout);
+    }
+  }
+
+  /** What the Parquet files of one content type look like: codecs, dictionary pages, page rows. */
+  private record FileLayout(Set<String> codecs, boolean dictionaries, long maxPageRows, int mostPagesInAChunk) {}
+
+  private static Map<FileContent, FileLayout> layouts(Table table) throws IOException {
+    List<org.apache.iceberg.ContentFile<?>> files = new ArrayList<>();
+    table.currentSnapshot().addedDataFiles(table.io()).forEach(files::add);
+    table.currentSnapshot().addedDeleteFiles(table.io()).forEach(files::add);
+    Map<FileContent, FileLayout> out = new java.util.EnumMap<>(FileContent.class);
+    for (org.apache.iceberg.ContentFile<?> file : files) {
+      assertEquals(FileFormat.PARQUET, file.format());
+      Set<String> codecs = new java.util.TreeSet<>();
+      boolean dictionaries = false;
+      long maxPageRows = 0;
+      int mostPages = 0;
+      String location = file.location().replaceFirst("^file:", "");
+      try (var reader = org.apache.parquet.hadoop.ParquetFileReader.open(
+          new org.apache.parquet.io.LocalInputFile(java.nio.file.Path.of(location)))) {
+        for (var rowGroup : reader.getFooter().getBlocks()) {
+          for (var column : rowGroup.getColumns()) {
+            codecs.add(column.getCodec().name());
+            dictionaries |= column.hasDictionaryPage();
+            var offsets = reader.readOffsetIndex(column);
+            for (int page = 0; page < offsets.getPageCount(); page++) {
+              long rows = offsets.getLastRowIndex(page, rowGroup.getRowCount()) - offsets.getFirstRowIndex(page) + 1;
+              maxPageRows = Math.max(maxPageRows, rows);
+            }
+            mostPages = Math.max(mostPages, offsets.getPageCount());
+          }
+        }
+      }
+      FileLayout seen = new FileLayout(codecs, dictionaries, maxPageRows, mostPages);
+      out.merge(
+          file.content(),
+          seen,
+          (a, b) -> {
+            Set<String> both = new java.util.TreeSet<>(a.codecs());
+            both.addAll(b.codecs());
+            return new FileLayout(
+                both,
+                a.dictionaries() || b.dictionaries(),
+                Math.max(a.maxPageRows(), b.maxPageRows()),
+                Math.max(a.mostPagesInAChunk(), b.mostPagesInAChunk()));
+          });
+    }
+    return out;
+  }
+
   @Test
   void formatV3TablesGetDeletionVectorsAndTheLatestRowPerKey() throws IOException {
     for (PartitionSpec spec :
