@@ -33,7 +33,11 @@ public final class TablePairs {
   private TablePairs() {}
 
   public static void main(String[] args) throws RunnerException {
-    Map<String, String> options = options(args);
+    Map<String, String> options =
+        PairRatios.options(
+            args,
+            List.of("--pairs", "--mode", "--rows", "--warmup", "--iterations"),
+            "TablePairs [--pairs N] [--mode append|upsert] [--rows N] [--warmup N] [--iterations N]");
     int pairs = Integer.parseInt(options.getOrDefault("--pairs", "3"));
     String mode = options.getOrDefault("--mode", "append");
     List<Double> ratios = new ArrayList<>();
@@ -41,7 +45,7 @@ public final class TablePairs {
       List<String> order = pair % 2 == 1 ? List.of(FLOE, ICEBERG_JAVA) : List.of(ICEBERG_JAVA, FLOE);
       Map<String, Double> medians = new LinkedHashMap<>();
       for (String benchmark : order) {
-        medians.put(benchmark, median(run(benchmark, mode, options)));
+        medians.put(benchmark, PairRatios.median(run(benchmark, mode, options)));
       }
       double ratio = medians.get(ICEBERG_JAVA) / medians.get(FLOE);
       ratios.add(ratio);
@@ -52,10 +56,8 @@ public final class TablePairs {
     }
     System.out.printf(
         Locale.ROOT,
-        "%s, %d pairs: Iceberg Java / floe (one thread) median %.2fx [%.2f..%.2f]%n",
-        mode, pairs, median(ratios),
-        ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
-        ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+        "%s, %d pairs: Iceberg Java / floe (one thread) %s%n",
+        mode, pairs, PairRatios.summary(ratios));
   }
 
   /** One JMH run of one benchmark (the class's fork settings); its measured seconds per op. */
@@ -87,24 +89,4 @@ public final class TablePairs {
     return seconds;
   }
 
-  private static double median(List<Double> values) {
-    List<Double> sorted = values.stream().sorted().toList();
-    int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-  }
-
-  private static Map<String, String> options(String[] args) {
-    List<String> known = List.of("--pairs", "--mode", "--rows", "--warmup", "--iterations");
-    Map<String, String> options = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i += 2) {
-      if (!known.contains(args[i]) || i + 1 >= args.length) {
-        throw new IllegalArgumentException(
-            "usage: TablePairs [--pairs N] [--mode append|upsert] [--rows N] [--warmup N]"
-                + " [--iterations N]; got "
-                + String.join(" ", args));
-      }
-      options.put(args[i], args[i + 1]);
-    }
-    return options;
-  }
 }
