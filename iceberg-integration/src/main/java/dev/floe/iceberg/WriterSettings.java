@@ -19,38 +19,46 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
   /** Hadoop's key for dictionary encoding, which Iceberg passes through to parquet-java. */
   static final String ENABLE_DICTIONARY = "parquet.enable.dictionary";
 
+  /** The property names of one kind of file. */
+  private record Keys(
+      String codec, String level, String rowGroupBytes, String pageBytes, String pageRows, String dictionaryBytes) {}
+
+  private static final Keys DATA_FILES =
+      new Keys(
+          TableProperties.PARQUET_COMPRESSION,
+          TableProperties.PARQUET_COMPRESSION_LEVEL,
+          TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES,
+          TableProperties.PARQUET_PAGE_SIZE_BYTES,
+          TableProperties.PARQUET_PAGE_ROW_LIMIT,
+          TableProperties.PARQUET_DICT_SIZE_BYTES);
+
+  private static final Keys DELETE_FILES =
+      new Keys(
+          TableProperties.DELETE_PARQUET_COMPRESSION,
+          TableProperties.DELETE_PARQUET_COMPRESSION_LEVEL,
+          TableProperties.DELETE_PARQUET_ROW_GROUP_SIZE_BYTES,
+          TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES,
+          TableProperties.DELETE_PARQUET_PAGE_ROW_LIMIT,
+          TableProperties.DELETE_PARQUET_DICT_SIZE_BYTES);
+
   /** Settings for data files. */
   public static WriterSettings of(Map<String, String> properties) {
-    String codec =
-        properties.getOrDefault(TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT);
-    String level = properties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
-    ParquetWriterConfig config =
+    ParquetWriterConfig icebergDefaults =
         ParquetWriterConfig.builder()
-            .codec(codec.toLowerCase(Locale.ROOT))
-            .level(level == null ? null : Integer.parseInt(level))
-            .rowGroupBytes(
-                PropertyUtil.propertyAsLong(
-                    properties,
-                    TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES,
-                    TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT))
-            .pageBytes(
-                PropertyUtil.propertyAsLong(
-                    properties,
-                    TableProperties.PARQUET_PAGE_SIZE_BYTES,
-                    TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT))
-            .pageRowLimit(
-                PropertyUtil.propertyAsLong(
-                    properties,
-                    TableProperties.PARQUET_PAGE_ROW_LIMIT,
-                    TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT))
-            .dictionaryPageBytes(
-                PropertyUtil.propertyAsLong(
-                    properties,
-                    TableProperties.PARQUET_DICT_SIZE_BYTES,
-                    TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT))
+            .codec(TableProperties.PARQUET_COMPRESSION_DEFAULT)
+            .level(null)
+            .rowGroupBytes(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT)
+            .pageBytes(TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT)
+            .pageRowLimit(TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT)
+            .dictionaryPageBytes(TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT)
             .dictionary(PropertyUtil.propertyAsBoolean(properties, ENABLE_DICTIONARY, true))
             .build();
-    return new WriterSettings(config, targetFileSize(properties));
+    long target =
+        PropertyUtil.propertyAsLong(
+            properties,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    return new WriterSettings(read(properties, DATA_FILES, icebergDefaults), target);
   }
 
   /**
@@ -61,27 +69,7 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
    */
   public static WriterSettings forDeletes(Map<String, String> properties) {
     WriterSettings data = of(properties);
-    ParquetWriterConfig dataParquet = data.parquet();
-    String codec = properties.get(TableProperties.DELETE_PARQUET_COMPRESSION);
-    String level = properties.get(TableProperties.DELETE_PARQUET_COMPRESSION_LEVEL);
-    ParquetWriterConfig config =
-        dataParquet.toBuilder()
-            .codec(codec == null ? dataParquet.codec() : codec.toLowerCase(Locale.ROOT))
-            .level(level == null ? dataParquet.level() : Integer.valueOf(level))
-            .rowGroupBytes(
-                PropertyUtil.propertyAsLong(
-                    properties, TableProperties.DELETE_PARQUET_ROW_GROUP_SIZE_BYTES, dataParquet.rowGroupBytes()))
-            .pageBytes(
-                PropertyUtil.propertyAsLong(
-                    properties, TableProperties.DELETE_PARQUET_PAGE_SIZE_BYTES, dataParquet.pageBytes()))
-            .pageRowLimit(
-                PropertyUtil.propertyAsLong(
-                    properties, TableProperties.DELETE_PARQUET_PAGE_ROW_LIMIT, dataParquet.pageRowLimit()))
-            .dictionaryPageBytes(
-                PropertyUtil.propertyAsLong(
-                    properties, TableProperties.DELETE_PARQUET_DICT_SIZE_BYTES, dataParquet.dictionaryPageBytes()))
-            .build();
-    return new WriterSettings(config, data.targetFileSizeBytes());
+    return new WriterSettings(read(properties, DELETE_FILES, data.parquet()), data.targetFileSizeBytes());
   }
 
   /** These settings with {@code threads} threads encoding each file's columns. */
@@ -89,10 +77,19 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
     return new WriterSettings(parquet.toBuilder().encodeThreads(threads).build(), targetFileSizeBytes);
   }
 
-  private static long targetFileSize(Map<String, String> properties) {
-    return PropertyUtil.propertyAsLong(
-        properties,
-        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+  /** {@code fallback} with every property of {@code keys} that is set applied to it. */
+  private static ParquetWriterConfig read(
+      Map<String, String> properties, Keys keys, ParquetWriterConfig fallback) {
+    String codec = properties.get(keys.codec());
+    String level = properties.get(keys.level());
+    return fallback.toBuilder()
+        .codec((codec == null ? fallback.codec() : codec).toLowerCase(Locale.ROOT))
+        .level(level == null ? fallback.level() : Integer.valueOf(level))
+        .rowGroupBytes(PropertyUtil.propertyAsLong(properties, keys.rowGroupBytes(), fallback.rowGroupBytes()))
+        .pageBytes(PropertyUtil.propertyAsLong(properties, keys.pageBytes(), fallback.pageBytes()))
+        .pageRowLimit(PropertyUtil.propertyAsLong(properties, keys.pageRows(), fallback.pageRowLimit()))
+        .dictionaryPageBytes(
+            PropertyUtil.propertyAsLong(properties, keys.dictionaryBytes(), fallback.dictionaryPageBytes()))
+        .build();
   }
 }
