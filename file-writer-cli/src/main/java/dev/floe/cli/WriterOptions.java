@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Parquet writer settings as flags. Unset flags keep the defaults (Iceberg's: zstd level 3, 128 MiB
- * row groups, 1 MiB pages, 2 MiB dictionary pages). For a table they become its {@code
- * write.parquet.*} properties.
+ * row groups, 1 MiB pages of at most about 20,000 rows, 2 MiB dictionary pages). For a table they
+ * become its {@code write.parquet.*} properties.
  */
 final class WriterOptions {
   enum Codec {
@@ -38,6 +38,12 @@ final class WriterOptions {
   Long pageBytes;
 
   @Option(
+      names = "--page-rows",
+      paramLabel = "N",
+      description = "Rows per data page, best effort (default: 20000).")
+  Long pageRows;
+
+  @Option(
       names = "--dictionary-page-bytes",
       paramLabel = "SIZE",
       converter = ByteSize.class,
@@ -52,6 +58,7 @@ final class WriterOptions {
         .level(level)
         .rowGroupBytes(rowGroupBytes == null ? defaults.rowGroupBytes() : rowGroupBytes)
         .pageBytes(pageBytes == null ? defaults.pageBytes() : pageBytes)
+        .pageRowLimit(pageRows == null ? defaults.pageRowLimit() : pageRows)
         .dictionaryPageBytes(dictionaryPageBytes == null ? defaults.dictionaryPageBytes() : dictionaryPageBytes)
         .build();
   }
@@ -70,6 +77,9 @@ final class WriterOptions {
     }
     if (pageBytes != null) {
       properties.put(TableProperties.PARQUET_PAGE_SIZE_BYTES, pageBytes.toString());
+    }
+    if (pageRows != null) {
+      properties.put(TableProperties.PARQUET_PAGE_ROW_LIMIT, pageRows.toString());
     }
     if (dictionaryPageBytes != null) {
       properties.put(TableProperties.PARQUET_DICT_SIZE_BYTES, dictionaryPageBytes.toString());

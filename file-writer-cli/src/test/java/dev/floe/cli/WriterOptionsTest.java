@@ -1,0 +1,44 @@
+package dev.floe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.floe.arrow.ParquetWriterConfig;
+import java.util.Map;
+import org.apache.iceberg.TableProperties;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Writer flags become the same settings for a standalone file and for a table. */
+class WriterOptionsTest {
+
+  private static WriterOptions parse(String... args) {
+    WriterOptions options = new WriterOptions();
+    new CommandLine(options).parseArgs(args);
+    return options;
+  }
+
+  @Test
+  void unsetFlagsKeepTheDefaultsAndSetNoProperties() {
+    WriterOptions options = parse();
+    assertEquals(ParquetWriterConfig.defaults(), options.config());
+    assertEquals(Map.of(), options.tableProperties());
+  }
+
+  @Test
+  void givenFlagsReachTheConfigAndTheTableProperties() {
+    WriterOptions options =
+        parse("--codec", "snappy", "--page-bytes", "64KiB", "--page-rows", "5000", "--dictionary-page-bytes", "1MiB");
+    ParquetWriterConfig config = options.config();
+    assertEquals("snappy", config.codec());
+    assertEquals(64 * 1024, config.pageBytes());
+    assertEquals(5000, config.pageRowLimit());
+    assertEquals(1024 * 1024, config.dictionaryPageBytes());
+    assertEquals(
+        Map.of(
+            TableProperties.PARQUET_COMPRESSION, "snappy",
+            TableProperties.PARQUET_PAGE_SIZE_BYTES, "65536",
+            TableProperties.PARQUET_PAGE_ROW_LIMIT, "5000",
+            TableProperties.PARQUET_DICT_SIZE_BYTES, "1048576"),
+        options.tableProperties());
+  }
+}
