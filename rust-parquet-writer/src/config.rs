@@ -27,7 +27,9 @@ pub struct WriterConfig {
     /// Target data page size in bytes (1 MiB).
     pub data_page_bytes: u64,
     /// Rows per data page (20,000, Iceberg's `write.parquet.page-row-limit` default). Best
-    /// effort: parquet-rs checks it between the mini-batches it writes a column in.
+    /// effort: parquet-rs checks it between the mini-batches it writes a column in (up to
+    /// 1,024 values, or a whole write of a column without nulls), so a page stays under
+    /// twice the limit.
     pub data_page_rows: u64,
     /// Dictionary page size limit in bytes (2 MiB); beyond it a column falls back to plain.
     pub dictionary_page_bytes: u64,

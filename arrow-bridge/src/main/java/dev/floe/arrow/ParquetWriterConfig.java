@@ -154,9 +154,9 @@ public record ParquetWriterConfig(
 
     /**
      * Rows per data page (default 20,000, as Iceberg's {@code write.parquet.page-row-limit}). Best
-     * effort: the native writer checks it between the mini-batches it encodes a column in, so a
-     * page may run past it by less than one mini-batch (at most 1,024 values, or the limit itself
-     * when that is smaller).
+     * effort: the native writer checks it between the mini-batches it encodes a column in (up to
+     * 1,024 values, or a whole write of a column without nulls), so a page may run past it but
+     * stays under twice the limit.
      */
     public Builder pageRowLimit(long rows) {
       this.pageRowLimit = rows;
