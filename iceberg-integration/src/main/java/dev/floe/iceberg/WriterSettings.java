@@ -43,7 +43,8 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
 
   /** Settings for data files. */
   public static WriterSettings of(Map<String, String> properties) {
-    ParquetWriterConfig icebergDefaults =
+    // Iceberg's defaults, and the dictionary switch, which has no separate delete-file key.
+    ParquetWriterConfig unset =
         ParquetWriterConfig.builder()
             .codec(TableProperties.PARQUET_COMPRESSION_DEFAULT)
             .level(null)
@@ -58,7 +59,7 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
             properties,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-    return new WriterSettings(read(properties, DATA_FILES, icebergDefaults), target);
+    return new WriterSettings(read(properties, DATA_FILES, unset), target);
   }
 
   /**

@@ -48,7 +48,6 @@ public final class TableAlternating {
     }
     List<NexmarkEvent.Bid> bids = NexmarkBidStream.bids(SEED, rows);
     List<byte[]> messages = NexmarkBidStream.messages(bids);
-    long expectedRows = rows;
     List<Double> wallRatios = new ArrayList<>();
     List<Double> cpuRatios = new ArrayList<>();
     try (BufferAllocator allocator = new RootAllocator()) {
@@ -56,7 +55,7 @@ public final class TableAlternating {
         Operation floe = null;
         Operation icebergJava = null;
         for (boolean floeTurn : pair % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
-          Operation op = measure(floeTurn, mode, messages, allocator, expectedRows);
+          Operation op = measure(floeTurn, mode, messages, allocator, rows);
           System.out.printf(
               Locale.ROOT,
               "pair %d %-11s %6.2f s wall, %6.2f s thread CPU, %6.2f s process CPU%n",
@@ -110,5 +109,4 @@ public final class TableAlternating {
       return op;
     }
   }
-
 }

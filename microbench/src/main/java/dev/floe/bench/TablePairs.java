@@ -88,5 +88,4 @@ public final class TablePairs {
     }
     return seconds;
   }
-
 }
