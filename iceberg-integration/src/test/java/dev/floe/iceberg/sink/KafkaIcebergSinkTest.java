@@ -26,6 +26,9 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -251,14 +254,23 @@ class KafkaIcebergSinkTest {
   void twoSinksOnDisjointPartitionsOfOneTableLoseNothing() throws Exception {
     List<NexmarkEvent> events = SinkFixture.events(5, 40_000);
     kafka.createTopic("shared", 4);
-    SinkFixture.produce(kafka.bootstrapServers(), "shared", 4, SinkFixture.json(events));
+    // Both sinks run until stopped, and the events are produced only once each sink holds
+    // partitions: produced earlier, the first sink to join could drain the topic alone.
     SinkConfig config =
-        sink("shared", "shared", "pair").commitEvery(Duration.ofMillis(300), 2_000, Long.MAX_VALUE).build();
+        sink("shared", "shared", "pair")
+            .stopAtEnd(false)
+            .commitEvery(Duration.ofMillis(300), 2_000, Long.MAX_VALUE)
+            .build();
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try (KafkaIcebergSink first = new KafkaIcebergSink(config);
         KafkaIcebergSink second = new KafkaIcebergSink(config)) {
       Future<?> a = threads.submit(first::run);
       Future<?> b = threads.submit(second::run);
+      awaitTwoMembersWithPartitions("pair");
+      SinkFixture.produce(kafka.bootstrapServers(), "shared", 4, SinkFixture.json(events));
+      awaitCommittedRows(TableIdentifier.of("nexmark", "shared"), events.size());
+      first.stop();
+      second.stop();
       a.get();
       b.get();
       assertTrue(first.metrics().getCommits() > 0 && second.metrics().getCommits() > 0,
@@ -268,6 +280,39 @@ class KafkaIcebergSinkTest {
     }
     Table table = catalog.loadTable(TableIdentifier.of("nexmark", "shared"));
     assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
+  }
+
+  /** Waits until consumer group {@code group} has two members, each assigned partitions. */
+  private static void awaitTwoMembersWithPartitions(String group) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (true) {
+        ConsumerGroupDescription description =
+            admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        if (description.members().size() == 2
+            && description.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
+          return;
+        }
+        assertTrue(System.nanoTime() < deadline, "group " + group + " did not split its partitions: " + description);
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  /** Waits until the table's current snapshot counts {@code rows} rows. */
+  private void awaitCommittedRows(TableIdentifier name, long rows) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    long committed = -1;
+    while (committed != rows) {
+      assertTrue(System.nanoTime() < deadline, name + " holds " + committed + " rows, expected " + rows);
+      Thread.sleep(100);
+      if (catalog.tableExists(name)) {
+        var snapshot = catalog.loadTable(name).currentSnapshot();
+        committed = snapshot == null
+            ? 0
+            : Long.parseLong(snapshot.summary().get(org.apache.iceberg.SnapshotSummary.TOTAL_RECORDS_PROP));
+      }
+    }
   }
 
   @Test
