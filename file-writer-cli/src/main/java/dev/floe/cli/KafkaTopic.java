@@ -1,5 +1,6 @@
 package dev.floe.cli;
 
+import dev.floe.kafka.ServingPartitions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ record KafkaTopic(String name, int partitions, boolean created) {
   /**
    * The topic {@code name} on {@code bootstrap}, created with {@code partitions} partitions if
    * missing ({@code null}: 1). An existing topic must have {@code partitions} partitions, when given.
-   * Returns once every partition has a leader.
+   * Returns once Kafka serves every partition.
    */
   static KafkaTopic ensure(String bootstrap, String name, Integer partitions, Duration timeout) {
     try (Admin admin = Admin.create(adminConfig(bootstrap, timeout))) {
@@ -34,7 +35,7 @@ record KafkaTopic(String name, int partitions, boolean created) {
         int wanted = partitions != null ? partitions : 1;
         created = create(admin, new NewTopic(name, Optional.of(wanted), Optional.empty()), bootstrap, timeout);
       }
-      int actual = awaitLeaders(admin, name, bootstrap, deadline, timeout).partitions().size();
+      int actual = awaitServed(admin, name, bootstrap, deadline, timeout).partitions().size();
       if (partitions != null && actual != partitions) {
         throw new IllegalArgumentException(
             "topic " + name + " has " + actual + " partitions, not " + partitions
@@ -79,26 +80,29 @@ record KafkaTopic(String name, int partitions, boolean created) {
   }
 
   /**
-   * The topic once every partition has a leader, which producers need. A topic just created gets
-   * its leaders a moment later, and may even be unknown to the broker's metadata for a moment
-   * (describe answers UnknownTopicOrPartition): both are waited out until the deadline.
+   * The topic once Kafka serves every partition (see {@link ServingPartitions}: a leader in the
+   * metadata is not yet enough for an idempotent producer). A topic just created may even be
+   * unknown to the broker's metadata for a moment; both are waited out until the deadline.
    */
-  private static TopicDescription awaitLeaders(
+  private static TopicDescription awaitServed(
       Admin admin, String name, String bootstrap, long deadline, Duration timeout) {
-    while (true) {
-      TopicDescription current = describe(admin, name, bootstrap, timeout);
-      if (current != null
-          && current.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-        return current;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "topic " + name + " on " + bootstrap
-                + (current == null ? " is still unknown" : " has partitions without a leader")
-                + " after " + seconds(timeout));
-      }
-      sleep(50);
+    try {
+      ServingPartitions.await(
+          admin, List.of(name), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(
+          "topic " + name + " on " + bootstrap + " is not ready after " + seconds(timeout) + ": "
+              + e.getMessage(),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka", e);
     }
+    TopicDescription served = describe(admin, name, bootstrap, timeout);
+    if (served == null) {
+      throw new IllegalStateException("topic " + name + " on " + bootstrap + " disappeared");
+    }
+    return served;
   }
 
   private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String bootstrap, Duration timeout)
@@ -129,14 +133,5 @@ record KafkaTopic(String name, int partitions, boolean created) {
 
   private static String seconds(Duration timeout) {
     return timeout.toSeconds() + " s";
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for Kafka", e);
-    }
   }
 }

@@ -24,12 +24,9 @@ import org.apache.kafka.clients.admin.FeatureUpdate.UpgradeType;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) on loopback,
@@ -47,8 +44,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  *
  * <p>Lifecycle: {@link #start} formats the data directory if it is new (an existing one is
  * reused with its topics and committed offsets, also after a {@link #kill}), launches the broker
- * and returns once it has joined the cluster and every partition has a leader again. The
- * instance owns that process: {@link #close} stops it (idempotent), and a JVM shutdown hook stops
+ * and returns once it has joined the cluster and the leader of every partition serves it again.
+ * The instance owns that process: {@link #close} stops it (idempotent), and a JVM shutdown hook stops
  * it if the caller forgets. The data directory holds {@code server.properties}, {@code
  * broker.log} (the broker's log, appended across restarts), {@code broker.pid}, {@code
  * bootstrap.servers} and Kafka's {@code kafka-logs/}; it is the caller's to delete. One broker
@@ -116,8 +113,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
   }
 
   /**
-   * Creates a topic with replication factor 1 and returns once every partition has a leader, so
-   * that producers and consumers can use it at once.
+   * Creates a topic with replication factor 1 and returns once the leader of every partition
+   * serves it (see {@link ServingPartitions}), so that producers and consumers can use it at once.
    */
   public void createTopic(String name, int partitions) {
     checkOpen();
@@ -126,14 +123,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
           .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
           .all()
           .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
-      while (!allPartitionsLed(admin, name, partitions)) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(
-              "topic " + name + " has partitions without a leader after " + ADMIN_TIMEOUT);
-        }
-        Thread.sleep(50);
-      }
+      ServingPartitions.await(admin, List.of(name), ADMIN_TIMEOUT);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
           "cannot create topic " + name + " on " + bootstrapServers(), e);
@@ -162,8 +152,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
   /**
    * Stops the broker if it runs and starts it again on the same data directory and the same
-   * ports, so that clients reconnect to the same bootstrap address. Returns once every partition
-   * has its leader again.
+   * ports, so that clients reconnect to the same bootstrap address. Returns once the leader of
+   * every partition serves it again.
    */
   public synchronized void restart() {
     checkOpen();
@@ -283,15 +273,15 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
   /**
    * Waits until an admin client sees the broker in the cluster (it has left the fenced state) and
-   * every partition of every topic has a leader again, so that clients can produce and fetch at
-   * once after {@link #start} and {@link #restart}.
+   * the leader of every partition of every topic serves it again (see {@link ServingPartitions}),
+   * so that clients can produce and fetch at once after {@link #start} and {@link #restart}.
    */
   private void awaitReady() {
     long deadline = System.nanoTime() + options.startTimeout.toNanos();
     Map<String, Object> config = adminConfig();
     config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
     try (Admin admin = Admin.create(config)) {
-      List<TopicPartition> leaderless = List.of();
+      List<TopicPartition> unserved = List.of();
       while (true) {
         if (!process.isAlive()) {
           throw failure("the broker exited with code " + process.exitValue() + " while starting");
@@ -300,8 +290,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
           DescribeClusterOptions quick = new DescribeClusterOptions().timeoutMs(2_000);
           if (!admin.describeCluster(quick).nodes().get().isEmpty()) {
             turnOffEligibleLeaderReplicas(admin);
-            leaderless = leaderlessPartitions(admin);
-            if (leaderless.isEmpty()) {
+            unserved = ServingPartitions.notServed(admin, allTopics(admin), Duration.ofSeconds(2));
+            if (unserved.isEmpty()) {
               return;
             }
           }
@@ -313,7 +303,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
           awaitExit(process);
           throw failure(
               "the broker was not ready within " + options.startTimeout
-                  + (leaderless.isEmpty() ? "" : " (partitions without a leader: " + leaderless + ")"));
+                  + (unserved.isEmpty() ? "" : " (partitions no leader serves: " + unserved + ")"));
         }
         Thread.sleep(100);
       }
@@ -347,53 +337,13 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
   }
 
-  /** The partitions, of all topics including internal ones, that have no leader right now. */
-  private static List<TopicPartition> leaderlessPartitions(Admin admin)
+  /** Every topic, internal ones included. */
+  private static Set<String> allTopics(Admin admin)
       throws InterruptedException, ExecutionException, TimeoutException {
-    long timeout = 2_000;
-    Set<String> topics =
-        admin
-            .listTopics(new ListTopicsOptions().listInternal(true).timeoutMs((int) timeout))
-            .names()
-            .get(timeout, TimeUnit.MILLISECONDS);
-    if (topics.isEmpty()) {
-      return List.of();
-    }
-    List<TopicPartition> leaderless = new ArrayList<>();
-    Map<String, TopicDescription> descriptions =
-        admin.describeTopics(topics).allTopicNames().get(timeout, TimeUnit.MILLISECONDS);
-    descriptions.forEach((topic, description) -> {
-      for (TopicPartitionInfo info : description.partitions()) {
-        if (info.leader() == null) {
-          leaderless.add(new TopicPartition(topic, info.partition()));
-        }
-      }
-    });
-    return leaderless;
-  }
-
-  /**
-   * Whether the new topic's partitions all have a leader. A broker may not know a topic for a
-   * moment after the controller created it: that is "not yet", not a failure.
-   */
-  private boolean allPartitionsLed(Admin admin, String topic, int partitions)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    TopicDescription description;
-    try {
-      description =
-          admin
-              .describeTopics(List.of(topic))
-              .allTopicNames()
-              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-              .get(topic);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        return false;
-      }
-      throw e;
-    }
-    List<TopicPartitionInfo> infos = description.partitions();
-    return infos.size() == partitions && infos.stream().allMatch(info -> info.leader() != null);
+    return admin
+        .listTopics(new ListTopicsOptions().listInternal(true).timeoutMs(2_000))
+        .names()
+        .get(2_000, TimeUnit.MILLISECONDS);
   }
 
   private Map<String, Object> adminConfig() {

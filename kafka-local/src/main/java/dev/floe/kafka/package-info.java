@@ -11,6 +11,9 @@
  * }
  * }</pre>
  *
+ * <p>{@link dev.floe.kafka.ServingPartitions} waits until a topic's partitions take produce
+ * requests, for code that creates topics on any broker.
+ *
  * <p>Depending on this module brings only {@code kafka-clients}; the broker's own jars stay out
  * of the caller's classpath.
  */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -14,6 +15,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,9 +40,11 @@ class BrokerRestartTest {
             TestClients.consumer(kafka.bootstrapServers(), "restart-group")) {
       kafka.createTopic("events", 3);
       String bootstrap = kafka.bootstrapServers();
+      assertEquals(
+          List.of(), unserved(bootstrap, "events"), "createTopic returns once all are served");
       consumer.subscribe(List.of("events"));
 
-      TestClients.produce(producer, "events", 0, 1_000);
+      produceExplained(kafka, producer, 0, 1_000);
       List<ConsumerRecord<String, String>> consumed =
           new ArrayList<>(TestClients.poll(consumer, 1_000, Duration.ofSeconds(30)));
       consumer.commitSync();
@@ -47,10 +53,10 @@ class BrokerRestartTest {
       kafka.restart();
       assertEquals(bootstrap, kafka.bootstrapServers(), "same address after a restart");
       assertTrue(kafka.pid().orElseThrow() != pidBefore, "a new broker process");
-      assertEquals(List.of(), leaderless(bootstrap, "events"), "restart returns once all are led");
+      assertEquals(List.of(), unserved(bootstrap, "events"), "restart returns once all are served");
 
       // The same producer and consumer instances carry on against the restarted broker.
-      TestClients.produce(producer, "events", 1_000, 2_000);
+      produceExplained(kafka, producer, 1_000, 2_000);
       consumed.addAll(TestClients.poll(consumer, 1_000, Duration.ofSeconds(45)));
 
       assertEquals(TestClients.range(0, 2_000), TestClients.sortedSequence(consumed));
@@ -83,7 +89,7 @@ class BrokerRestartTest {
 
       kafka.restart();
       assertEquals(0, awaitElrLevel(admin, 0), "turned off by the start");
-      assertEquals(List.of(), leaderless(kafka.bootstrapServers(), "events"));
+      assertEquals(List.of(), unserved(kafka.bootstrapServers(), "events"));
     }
   }
 
@@ -157,16 +163,52 @@ class BrokerRestartTest {
     }
   }
 
-  /** The partitions of {@code topic} that have no leader right now. */
-  private static List<Integer> leaderless(String bootstrap, String topic) {
-    try (Admin admin = admin(bootstrap)) {
-      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
-          .stream()
-          .filter(p -> p.leader() == null)
-          .map(TopicPartitionInfo::partition)
-          .toList();
+  /**
+   * The partitions of {@code topic} whose leader does not answer a ListOffsets request at the
+   * first try (the admin client's retry backoff is longer than the request's timeout). Only a
+   * replica that leads answers it: a leader named in the metadata is not enough.
+   */
+  private static List<Integer> unserved(String bootstrap, String topic) {
+    Map<String, Object> config =
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+            AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 10_000,
+            AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 10_000);
+    try (Admin admin = Admin.create(config)) {
+      Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+      for (TopicPartitionInfo info :
+          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+        latest.put(new TopicPartition(topic, info.partition()), OffsetSpec.latest());
+      }
+      ListOffsetsResult offsets =
+          admin.listOffsets(latest, new ListOffsetsOptions().timeoutMs(5_000));
+      List<Integer> unserved = new ArrayList<>();
+      for (TopicPartition partition : latest.keySet()) {
+        try {
+          offsets.partitionResult(partition).get();
+        } catch (ExecutionException e) {
+          unserved.add(partition.partition());
+        }
+      }
+      return unserved;
     } catch (InterruptedException | ExecutionException e) {
       throw new AssertionError("cannot describe " + topic, e);
+    }
+  }
+
+  /**
+   * Produces values {@code from..to-1} to "events"; a failure carries the end of the broker's
+   * log, since the broker's directory is gone once the test ends.
+   */
+  private static void produceExplained(
+      LocalKafkaBroker kafka, KafkaProducer<String, String> producer, int from, int to) {
+    try {
+      TestClients.produce(producer, "events", from, to);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          e.getMessage() + "; end of " + kafka.brokerLog() + ":\n"
+              + LogTail.of(kafka.brokerLog(), 80),
+          e);
     }
   }
 }
