@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -43,6 +44,7 @@ class LocalKafkaCliTest {
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       admin.createTopics(List.of(new NewTopic("cli", 1, (short) 1))).all().get();
+      ServingPartitions.await(admin, List.of("cli"), Duration.ofSeconds(30));
     }
     try (KafkaProducer<String, String> producer = TestClients.producer(bootstrap)) {
       TestClients.produce(producer, "cli", 0, 10);
