@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.RetriableException;
@@ -73,11 +74,13 @@ public final class ServingPartitions {
     long timeoutMs = requestTimeout.toMillis();
     List<TopicPartition> notServed = new ArrayList<>();
     Map<TopicPartition, OffsetSpec> led = new LinkedHashMap<>();
-    admin.describeTopics(topics).topicNameValues().forEach((topic, future) -> {
-      TopicDescription description = resultOrNull(future::get, timeoutMs, topic);
+    var descriptions = admin.describeTopics(topics).topicNameValues();
+    for (var entry : descriptions.entrySet()) {
+      String topic = entry.getKey();
+      TopicDescription description = resultOrNull(entry.getValue(), timeoutMs, topic);
       if (description == null) {
         notServed.add(new TopicPartition(topic, -1));
-        return;
+        continue;
       }
       for (TopicPartitionInfo info : description.partitions()) {
         TopicPartition partition = new TopicPartition(topic, info.partition());
@@ -87,9 +90,6 @@ public final class ServingPartitions {
           led.put(partition, OffsetSpec.latest());
         }
       }
-    });
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted while describing " + topics);
     }
     if (led.isEmpty()) {
       return notServed;
@@ -97,32 +97,19 @@ public final class ServingPartitions {
     ListOffsetsResult offsets =
         admin.listOffsets(led, new ListOffsetsOptions().timeoutMs((int) timeoutMs));
     for (TopicPartition partition : led.keySet()) {
-      if (resultOrNull(offsets.partitionResult(partition)::get, timeoutMs, partition) == null) {
+      if (resultOrNull(offsets.partitionResult(partition), timeoutMs, partition) == null) {
         notServed.add(partition);
       }
-    }
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted while listing offsets of " + topics);
     }
     return notServed;
   }
 
-  private interface TimedGet<T> {
-    T get(long timeout, TimeUnit unit)
-        throws InterruptedException, ExecutionException, TimeoutException;
-  }
-
-  /**
-   * The future's value; null if it failed in a way that waiting may cure (retriable errors,
-   * timeouts) or the thread was interrupted (the flag stays set for the caller to see).
-   */
-  private static <T> T resultOrNull(TimedGet<T> future, long timeoutMs, Object what) {
+  /** The future's value; null if it failed in a way that waiting may cure (retriable, timeout). */
+  private static <T> T resultOrNull(KafkaFuture<T> future, long timeoutMs, Object what)
+      throws InterruptedException {
     try {
       return future.get(timeoutMs + 1_000, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       return null;
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RetriableException) {
