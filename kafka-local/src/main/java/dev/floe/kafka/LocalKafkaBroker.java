@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) on loopback,
@@ -117,12 +118,29 @@ public final class LocalKafkaBroker implements AutoCloseable {
    * serves it (see {@link ServingPartitions}), so that producers and consumers can use it at once.
    */
   public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  /** As {@link #createTopic(String, int)}, with topic settings such as {@code max.message.bytes}. */
+  public void createTopic(String name, int partitions, Map<String, String> topicConfig) {
     checkOpen();
     try (Admin admin = Admin.create(adminConfig())) {
-      admin
-          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-          .all()
-          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+      while (true) {
+        try {
+          admin
+              .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(topicConfig)))
+              .all()
+              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          break;
+        } catch (ExecutionException e) {
+          // A topic just deleted under this name is still being removed: wait it out.
+          if (!(e.getCause() instanceof TopicExistsException) || System.nanoTime() > deadline) {
+            throw e;
+          }
+          Thread.sleep(100);
+        }
+      }
       ServingPartitions.await(admin, List.of(name), ADMIN_TIMEOUT);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
@@ -130,6 +148,29 @@ public final class LocalKafkaBroker implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + name, e);
+    }
+  }
+
+  /**
+   * Deletes a topic and returns once the broker no longer lists it. A topic created again under
+   * the same name is a new topic: a new id, offsets from 0.
+   */
+  public void deleteTopic(String name) {
+    checkOpen();
+    try (Admin admin = Admin.create(adminConfig())) {
+      admin.deleteTopics(List.of(name)).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+      while (admin.listTopics().names().get().contains(name)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("topic " + name + " still listed " + ADMIN_TIMEOUT + " after its deletion");
+        }
+        Thread.sleep(100);
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot delete topic " + name + " on " + bootstrapServers(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while deleting topic " + name, e);
     }
   }
 
