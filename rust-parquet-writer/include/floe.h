@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 2
+#define FLOE_ABI_VERSION 3
 
 /*
  Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
@@ -172,6 +172,26 @@ int32_t floe_writer_write(struct FloeWriter *writer,
  `writer` is a live handle; `out_size` points to writable memory.
  */
 int32_t floe_writer_estimated_size(struct FloeWriter *writer, uint64_t *out_size, char **out_error);
+
+/*
+ Memory the writer holds for rows not yet written out: held batches and the row group in
+ progress. Zero before the first row and after close.
+
+ # Safety
+ `writer` is a live handle; `out_bytes` points to writable memory.
+ */
+int32_t floe_writer_buffered_bytes(struct FloeWriter *writer,
+                                   uint64_t *out_bytes,
+                                   char **out_error);
+
+/*
+ Writes the buffered rows out as a row group now (to free their memory); the file stays
+ open. A no-op before the first row.
+
+ # Safety
+ `writer` is a live handle.
+ */
+int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error);
 
 /*
  Finishes the file and returns its footer facts as a JSON document.

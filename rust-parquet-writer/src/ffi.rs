@@ -25,7 +25,7 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 2;
+pub const FLOE_ABI_VERSION: i32 = 3;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -141,6 +141,39 @@ pub unsafe extern "C" fn floe_writer_estimated_size(
         *out = w.estimated_size();
         Ok(())
     })
+}
+
+/// Memory the writer holds for rows not yet written out: held batches and the row group in
+/// progress. Zero before the first row and after close.
+///
+/// # Safety
+/// `writer` is a live handle; `out_bytes` points to writable memory.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_buffered_bytes(
+    writer: *mut FloeWriter,
+    out_bytes: *mut u64,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_writer(writer, out_error, |w| {
+        let out = out_bytes
+            .as_mut()
+            .ok_or_else(|| FloeError::invalid_argument("out_bytes must not be null"))?;
+        *out = w.buffered_bytes();
+        Ok(())
+    })
+}
+
+/// Writes the buffered rows out as a row group now (to free their memory); the file stays
+/// open. A no-op before the first row.
+///
+/// # Safety
+/// `writer` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_flush_row_group(
+    writer: *mut FloeWriter,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    guard_writer(writer, out_error, |w| w.flush_row_group())
 }
 
 /// Finishes the file and returns its footer facts as a JSON document.

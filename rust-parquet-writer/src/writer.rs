@@ -190,6 +190,24 @@ impl ParquetFileWriter {
         }
     }
 
+    /// Memory held for rows not yet written out (see [`RunEncoder::buffered_bytes`]).
+    pub fn buffered_bytes(&self) -> u64 {
+        match &self.state {
+            State::Open(w) => w.buffered_bytes() as u64,
+            _ => 0,
+        }
+    }
+
+    /// Writes everything buffered out as a row group now, freeing its memory; the file stays
+    /// open for more rows. Row groups close earlier than the byte limit, nothing else changes.
+    pub fn flush_row_group(&mut self) -> Result<()> {
+        match &mut self.state {
+            State::Closed => Err(FloeError::illegal_state("writer is already closed")),
+            State::Pending(_) => Ok(()),
+            State::Open(w) => Ok(w.flush()?),
+        }
+    }
+
     /// Finishes the file (last row group, footer), flushes the sink, returns the facts.
     pub fn close(&mut self) -> Result<FileSummary> {
         if let State::Closed = self.state {

@@ -102,6 +102,13 @@ fn null_pointers_are_invalid_arguments() {
         )
     };
     assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    let mut bytes = 0u64;
+    let status = unsafe { floe_writer_buffered_bytes(ptr::null_mut(), &mut bytes, &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("writer"));
+    let status = unsafe { floe_writer_flush_row_group(ptr::null_mut(), &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("writer"));
     unsafe { floe_writer_free(ptr::null_mut()) };
 }
 

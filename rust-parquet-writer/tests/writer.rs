@@ -98,6 +98,54 @@ fn batches_round_trip_exactly() {
 }
 
 #[test]
+fn flushing_a_row_group_frees_its_memory_and_keeps_every_row() {
+    let schema = schema();
+    let buffer = SharedBuffer::default();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(buffer.clone())),
+        schema.clone(),
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        writer.buffered_bytes(),
+        0,
+        "nothing buffered before the first row"
+    );
+    writer.flush_row_group().unwrap(); // a no-op before the first row
+    let batches = vec![batch(&schema, 0, 3000), batch(&schema, 3000, 2000)];
+    writer.write(&batches[0]).unwrap();
+    let buffered = writer.buffered_bytes();
+    assert!(buffered > 0, "the first batch is held or encoded in memory");
+    writer.flush_row_group().unwrap();
+    assert!(
+        writer.buffered_bytes() < buffered,
+        "flushing frees what was buffered: {} of {buffered} left",
+        writer.buffered_bytes()
+    );
+    writer.write(&batches[1]).unwrap();
+    let summary = writer.close().unwrap();
+    assert_eq!(summary.num_rows, 5000);
+    let bytes = Bytes::from(buffer.0.lock().unwrap().clone());
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+    assert_eq!(
+        builder.metadata().num_row_groups(),
+        2,
+        "the flush closed a row group"
+    );
+    let read: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
+    let expected = concat_batches(&schema, &batches).unwrap();
+    let actual = concat_batches(&read[0].schema(), &read).unwrap();
+    for c in 0..schema.fields().len() {
+        assert_eq!(
+            expected.column(c).to_data(),
+            actual.column(c).to_data(),
+            "column {c}"
+        );
+    }
+}
+
+#[test]
 fn summary_reports_field_ids_counts_and_bounds() {
     let schema = schema();
     let (_, summary) = write(&WriterConfig::default(), &[batch(&schema, 10, 50)]);

@@ -256,6 +256,16 @@ impl<W: Write + Send> RunEncoder<W> {
         self.file.bytes_written() + self.row_group_bytes() + held
     }
 
+    /// Memory held for rows not yet written out: the held batches' Arrow buffers and the
+    /// row group in progress (its column writers' pages, dictionaries and open page).
+    pub fn buffered_bytes(&self) -> usize {
+        let row_group = self
+            .row_group
+            .as_ref()
+            .map_or(0, |writers| writers.iter().map(|w| w.memory_size()).sum());
+        self.held_bytes + row_group
+    }
+
     /// Encodes everything held and writes it out as the last row group(s); the file stays open.
     pub fn flush(&mut self) -> Result<()> {
         self.encode_held()?;

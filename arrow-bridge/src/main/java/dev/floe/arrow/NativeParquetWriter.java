@@ -240,6 +240,27 @@ public final class NativeParquetWriter implements AutoCloseable {
   }
 
   /**
+   * Memory held natively for rows not yet written out: batches waiting to be encoded and the row
+   * group in progress. What {@link #flushRowGroup()} frees.
+   */
+  public synchronized long bufferedBytes() {
+    ensureWritable();
+    int status = floe_h.floe_writer_buffered_bytes(handle, lengthSlot, errorSlot);
+    NativeStatus.check(status, errorSlot, null);
+    return lengthSlot.get(ValueLayout.JAVA_LONG, 0);
+  }
+
+  /**
+   * Writes the buffered rows out as a row group now, freeing their memory; more rows may follow
+   * in new row groups. For a caller bounding memory: row groups then close before the size limit.
+   */
+  public synchronized void flushRowGroup() {
+    ensureWritable();
+    int status = floe_h.floe_writer_flush_row_group(handle, errorSlot);
+    NativeStatus.check(status, errorSlot, streamFailure());
+  }
+
+  /**
    * Completes the file (last row group and footer) and returns its footer facts. The writer is
    * finished afterwards; {@link #close()} still releases it.
    *

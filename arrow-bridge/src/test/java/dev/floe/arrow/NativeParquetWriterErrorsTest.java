@@ -91,6 +91,8 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
       assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
       assertThrows(IllegalStateException.class, writer::finish);
       assertThrows(IllegalStateException.class, writer::estimatedSize);
+      assertThrows(IllegalStateException.class, writer::bufferedBytes);
+      assertThrows(IllegalStateException.class, writer::flushRowGroup);
     }
     assertTrue(Files.exists(file), "a finished file stays after close");
   }

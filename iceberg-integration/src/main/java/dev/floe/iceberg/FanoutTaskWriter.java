@@ -106,6 +106,21 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public long bufferedBytes() {
+    long bytes = 0;
+    for (RollingDataWriter files : writers.values()) {
+      bytes += files.bufferedBytes();
+    }
+    return bytes;
+  }
+
+  @Override
+  public void flushBuffered() {
+    ensureOpen();
+    writers.values().forEach(RollingDataWriter::flushBuffered);
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

@@ -75,6 +75,16 @@ public final class NativeDataWriter implements Closeable {
     return output.length();
   }
 
+  /** Memory held natively for rows not yet written out (see {@link #flushRowGroup()}). */
+  public long bufferedBytes() {
+    return output.bufferedBytes();
+  }
+
+  /** Writes the buffered rows out as a row group now, freeing their memory; the file stays open. */
+  public void flushRowGroup() {
+    output.flushRowGroup();
+  }
+
   public String location() {
     return output.location();
   }

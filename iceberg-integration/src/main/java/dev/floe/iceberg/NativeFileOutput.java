@@ -89,6 +89,16 @@ final class NativeFileOutput {
     return writer.estimatedSize();
   }
 
+  /** Memory held for rows not yet written out. */
+  long bufferedBytes() {
+    return writer.bufferedBytes();
+  }
+
+  /** Writes the buffered rows out as a row group now. */
+  void flushRowGroup() {
+    writer.flushRowGroup();
+  }
+
   boolean isClosed() {
     return closed;
   }

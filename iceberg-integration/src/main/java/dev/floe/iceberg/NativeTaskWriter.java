@@ -45,6 +45,18 @@ public interface NativeTaskWriter extends Closeable {
   /** The second half: writes rows from this writer's {@link #decode}, and closes them. */
   DecodeStats write(DecodedMessages decoded);
 
+  /**
+   * Memory the open data files hold natively for rows not yet written out: what a caller bounding
+   * memory counts, and what {@link #flushBuffered()} frees.
+   */
+  long bufferedBytes();
+
+  /**
+   * Writes every open data file's buffered rows out as a row group now: memory goes down, files
+   * stay open (their row groups close before the size limit).
+   */
+  void flushBuffered();
+
   /** Closes every open file and returns all files written. The writer is done afterwards. */
   WriteResult complete();
 

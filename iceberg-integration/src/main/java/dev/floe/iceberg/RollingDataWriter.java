@@ -71,6 +71,18 @@ final class RollingDataWriter {
     }
   }
 
+  /** Memory the open file holds for rows not yet written out. */
+  long bufferedBytes() {
+    return current == null ? 0 : current.bufferedBytes();
+  }
+
+  /** Writes the open file's buffered rows out as a row group now. */
+  void flushBuffered() {
+    if (current != null) {
+      current.flushRowGroup();
+    }
+  }
+
   boolean hasOpenFile() {
     return current != null;
   }

@@ -61,6 +61,17 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public long bufferedBytes() {
+    return files.bufferedBytes();
+  }
+
+  @Override
+  public void flushBuffered() {
+    ensureOpen();
+    files.flushBuffered();
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

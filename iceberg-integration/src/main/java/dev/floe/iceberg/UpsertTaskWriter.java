@@ -191,6 +191,23 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public long bufferedBytes() {
+    long bytes = 0;
+    for (PartitionState state : partitions.values()) {
+      bytes += state.data.bufferedBytes();
+    }
+    return bytes;
+  }
+
+  @Override
+  public void flushBuffered() {
+    ensureOpen();
+    for (PartitionState state : partitions.values()) {
+      state.data.flushBuffered();
+    }
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

@@ -95,10 +95,10 @@ public class floe_h {
     public static int ARROW_FLAG_MAP_KEYS_SORTED() {
         return ARROW_FLAG_MAP_KEYS_SORTED;
     }
-    private static final int FLOE_ABI_VERSION = (int)2L;
+    private static final int FLOE_ABI_VERSION = (int)3L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 2
+     * #define FLOE_ABI_VERSION 3
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -404,6 +404,125 @@ public class floe_h {
                 traceDowncall("floe_writer_estimated_size", writer, out_size, out_error);
             }
             return (int)mh$.invokeExact(writer, out_size, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_writer_buffered_bytes {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_writer_buffered_bytes");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_buffered_bytes(struct FloeWriter *writer, uint64_t *out_bytes, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_writer_buffered_bytes$descriptor() {
+        return floe_writer_buffered_bytes.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_buffered_bytes(struct FloeWriter *writer, uint64_t *out_bytes, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_writer_buffered_bytes$handle() {
+        return floe_writer_buffered_bytes.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_buffered_bytes(struct FloeWriter *writer, uint64_t *out_bytes, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_writer_buffered_bytes$address() {
+        return floe_writer_buffered_bytes.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_writer_buffered_bytes(struct FloeWriter *writer, uint64_t *out_bytes, char **out_error)
+     * }
+     */
+    public static int floe_writer_buffered_bytes(MemorySegment writer, MemorySegment out_bytes, MemorySegment out_error) {
+        var mh$ = floe_writer_buffered_bytes.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_writer_buffered_bytes", writer, out_bytes, out_error);
+            }
+            return (int)mh$.invokeExact(writer, out_bytes, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_writer_flush_row_group {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_writer_flush_row_group");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_writer_flush_row_group$descriptor() {
+        return floe_writer_flush_row_group.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_writer_flush_row_group$handle() {
+        return floe_writer_flush_row_group.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_writer_flush_row_group$address() {
+        return floe_writer_flush_row_group.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static int floe_writer_flush_row_group(MemorySegment writer, MemorySegment out_error) {
+        var mh$ = floe_writer_flush_row_group.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_writer_flush_row_group", writer, out_error);
+            }
+            return (int)mh$.invokeExact(writer, out_error);
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }
