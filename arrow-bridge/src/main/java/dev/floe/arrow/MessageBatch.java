@@ -151,6 +151,12 @@ public final class MessageBatch implements AutoCloseable {
     return used;
   }
 
+  /** Payload bytes the batch holds room for before it grows (its off-heap buffer's size). */
+  public long capacityBytes() {
+    ensureOpen();
+    return data.byteSize();
+  }
+
   /** A copy of message {@code index}'s payload (for dead-letter output). */
   public byte[] payload(int index) {
     Objects.checkIndex(index, count);

@@ -94,7 +94,7 @@ final class SinkCommand implements Callable<Integer> {
   @Option(names = "--no-decode-ahead", description = "Decode and encode on one thread per table (default: a decode thread runs a batch ahead of the writer thread).")
   boolean noDecodeAhead;
 
-  @Option(names = "--consumer-property", paramLabel = "KEY=VALUE", description = "A Kafka consumer setting (repeatable).")
+  @Option(names = "--consumer-property", paramLabel = "KEY=VALUE", description = "A Kafka client setting (repeatable): the consumer's; prefixed producer., the dead-letter producer's.")
   Map<String, String> consumerProperties = new LinkedHashMap<>();
 
   @Override

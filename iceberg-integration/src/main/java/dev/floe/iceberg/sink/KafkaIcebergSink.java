@@ -1,6 +1,6 @@
 package dev.floe.iceberg.sink;
 
-import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.sink.SnapshotOffsets.Position;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,16 +15,17 @@ import java.util.Set;
 import java.util.concurrent.Semaphore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -43,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * thread of its own while the next one fills ({@link SinkConfig#overlapCommits()}); the next
  * cycle's commit waits for it, and a rebalance or the end of the run waits for both. On every
  * partition assignment the sink resumes from the offsets stored in the tables; Kafka's group
- * offsets are committed afterwards, only as a hint. A commit whose table offsets moved under it fails with
- * {@link FencedException} instead of writing twice.
+ * offsets are committed once a whole cycle has landed, and count only for a table that stored no
+ * offset of a partition. A commit whose table offsets moved under it is fenced ({@link
+ * FencedException}): instead of writing twice, the sink drops the cycle and resumes from the
+ * tables. {@code docs/sink-guarantees.md} says what is exactly once and what is not.
  *
  * <pre>{@code
  * SinkConfig config = SinkConfig.builder(catalog, "localhost:9092", "floe-sink")
@@ -64,11 +67,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final BufferAllocator allocator = new RootAllocator();
   private final SinkMetrics metrics = new SinkMetrics();
   private final Semaphore inFlight;
+  private final Semaphore fileBuffers;
+  private final BatchPool pool;
   private final Map<TableIdentifier, TableChannel> channels = new LinkedHashMap<>();
   private final Map<String, TableChannel> byTopic = new HashMap<>();
   private final RouteField routeField;
   private final DeadLetters deadLetters;
   private final CommitStage commits;
+  private final TopicIds topicIds;
   // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
   private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -77,46 +83,33 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private long cycleBytes;
   private long cycleStarted = System.nanoTime();
   private volatile boolean stopping;
-  /** Set when run() fails: nothing more may be committed from this cycle. */
+  /** Set when run() fails or stops without its cycle: nothing more may be committed from it. */
   private boolean failed;
 
   public KafkaIcebergSink(SinkConfig config) {
     this.config = config;
-    this.inFlight = new Semaphore((int) Math.min(Integer.MAX_VALUE, config.maxInFlightBytes()));
+    this.inFlight = new Semaphore((int) config.batchBudgetBytes());
+    this.fileBuffers = new Semaphore((int) (config.maxInFlightBytes() - config.batchBudgetBytes()));
     this.routeField = config.routeField() == null ? null : new RouteField(config.routeField());
-    this.deadLetters =
-        config.badRecords() == BadRecordMode.DEAD_LETTER
-            ? new DeadLetters(config.deadLetterTopic(), config.bootstrapServers(), config.consumerProperties())
-            : null;
+    boolean deadLettering = config.badRecords() == BadRecordMode.DEAD_LETTER;
+    this.pool = new BatchPool(inFlight, deadLettering);
+    this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
     this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters, config.group());
+    this.topicIds = new TopicIds(KafkaClients.admin(config));
     // Deserializer instances win over any deserializer the consumer properties name.
     this.consumer =
-        new KafkaConsumer<>(consumerConfig(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
+        new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
+    TableChannel.Shared shared =
+        new TableChannel.Shared(config, allocator, inFlight, fileBuffers, pool, deadLetters, metrics, () -> stopping);
     try {
       for (TableRoute route : config.routes()) {
-        channels.computeIfAbsent(route.table(), id -> new TableChannel(
-            id, loadOrCreate(id), config, allocator, inFlight, deadLetters, metrics));
+        channels.computeIfAbsent(route.table(), id -> new TableChannel(id, loadOrCreate(id), shared));
       }
     } catch (RuntimeException e) {
       close();
       throw e;
     }
     metrics.register(config.group());
-  }
-
-  private static Map<String, Object> consumerConfig(SinkConfig config) {
-    Map<String, Object> c = new HashMap<>();
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    c.put(ConsumerConfig.GROUP_ID_CONFIG, config.group());
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    // A poll never takes more than a commit cycle's worth of records.
-    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, (int) Math.max(1, Math.min(10_000, config.commitRecords())));
-    c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-    c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 20);
-    c.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1 << 20);
-    c.putAll(config.consumerProperties());
-    return c;
   }
 
   private Table loadOrCreate(TableIdentifier id) {
@@ -173,25 +166,35 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   private void consume() {
-    while (!stopping) {
-      ConsumerRecords<ByteBuffer, ByteBuffer> records;
-      try {
-        records = consumer.poll(Duration.ofMillis(200));
-      } catch (WakeupException e) {
-        continue; // stop() woke the poll
+    try {
+      while (!stopping) {
+        ConsumerRecords<ByteBuffer, ByteBuffer> records;
+        try {
+          records = consumer.poll(Duration.ofMillis(200));
+        } catch (WakeupException e) {
+          continue; // stop() woke the poll
+        } catch (OffsetOutOfRangeException e) {
+          outOfRange(e.offsetOutOfRangePartitions());
+          continue;
+        }
+        landed(commits.poll(), false);
+        route(records);
+        if (commitDue()) {
+          endCycle(!config.overlapCommits());
+        }
+        if (config.stopAtEnd() && reachedEnd()) {
+          endCycle(true);
+          LOG.info("reached the end of {} partitions; stopping", assigned.size());
+          return;
+        }
       }
-      landed(commits.poll(), false);
-      route(records);
-      if (commitDue()) {
-        endCycle(!config.overlapCommits());
-      }
-      if (config.stopAtEnd() && reachedEnd()) {
-        endCycle(true);
-        LOG.info("reached the end of {} partitions; stopping", assigned.size());
-        return;
-      }
+      endCycle(true);
+    } catch (TableChannel.StopRequestedException e) {
+      // Asked to stop while the writers were too busy to take the next batch: the cycle being
+      // filled is not committed (a restart reads it again); a sealed one still lands on close().
+      LOG.warn("stopped while waiting for the writers: the records of this cycle are not committed");
+      failed = true;
     }
-    endCycle(true);
   }
 
   /** Asks {@link #run()} to commit what it consumed and return. Thread-safe. */
@@ -208,11 +211,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
       for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
         ByteBuffer value = r.value();
         bytes += value == null ? 0 : value.remaining();
-        TableChannel channel = routeField == null ? topicChannel : channelFor(r);
-        if (channel == null) {
-          unroutable(r);
-        } else if (routeField == null || !alreadyStored(channel, r)) {
-          channel.add(value, r.topic(), r.partition(), r.offset());
+        if (routeField == null) {
+          if (topicChannel == null) {
+            badRecord(r, "no route for topic " + r.topic());
+          } else {
+            topicChannel.add(r);
+          }
+        } else {
+          routeByField(r);
         }
       }
     }
@@ -237,29 +243,34 @@ public final class KafkaIcebergSink implements AutoCloseable {
     return null;
   }
 
-  /** With a route field: the first route matching the record's topic and field value. */
-  private TableChannel channelFor(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
-    String value = r.value() == null ? null : routeField.read(r.value());
+  /**
+   * With a route field: the first route matching the record's topic and field value; a record
+   * under the floor of its table (re-read for another table) is skipped.
+   */
+  private void routeByField(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+    String value;
+    try {
+      value = r.value() == null ? null : routeField.read(r.value());
+    } catch (RouteField.MalformedValueException e) {
+      badRecord(r, "bad route field: " + e.getMessage());
+      return;
+    }
     for (TableRoute route : config.routes()) {
       if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
-        return channels.get(route.table());
+        TableChannel channel = channels.get(route.table());
+        Long floor = channel.held().floor(new TopicPartition(r.topic(), r.partition()));
+        if (floor == null || r.offset() >= floor) {
+          channel.add(r);
+        }
+        return;
       }
     }
-    return null;
+    badRecord(r, "no route for field '" + config.routeField() + "' value "
+        + (r.value() == null ? "(null message)" : value == null ? "(absent, or not a string)" : "'" + value + "'"));
   }
 
-  /** With a route field, a partition is read from the lowest offset any table needs. */
-  private static boolean alreadyStored(TableChannel channel, ConsumerRecord<ByteBuffer, ByteBuffer> r) {
-    Long stored = channel.stored().get(new TopicPartition(r.topic(), r.partition()));
-    return stored != null && r.offset() < stored;
-  }
-
-  private void unroutable(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
-    String reason =
-        routeField == null
-            ? "no route for topic " + r.topic()
-            : "no route for field '" + config.routeField() + "' value "
-                + (r.value() == null ? "(null message)" : "'" + routeField.read(r.value()) + "'");
+  /** A record that reaches no table: stops, is skipped or is dead-lettered, per the policy. */
+  private void badRecord(ConsumerRecord<ByteBuffer, ByteBuffer> r, String reason) {
     String source = "topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset();
     switch (config.badRecords()) {
       case FAIL -> throw new SinkException("bad record at " + source + ": " + reason, null);
@@ -271,21 +282,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
       }
       case DEAD_LETTER -> {
         metrics.badRecord();
-        deadLetters.send(new RejectedMessage(-1, source, reason,
-            copyOf(r.value()), r.topic(), r.partition(), r.offset()));
+        deadLetters.send(RecordOrigins.deadLetter(r, reason));
         metrics.deadLettered();
       }
     }
-  }
-
-  /** The value's bytes, for the rare record that leaves the fast path; the buffer is left as it was. */
-  private static byte[] copyOf(ByteBuffer value) {
-    if (value == null) {
-      return new byte[0];
-    }
-    byte[] out = new byte[value.remaining()];
-    value.get(value.position(), out);
-    return out;
   }
 
   private boolean commitDue() {
@@ -332,11 +332,16 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   /**
-   * On the consumer thread, after a cycle landed in its tables: the group offsets follow (a hint,
-   * asynchronously unless {@code sync}), then the metrics and the log line.
+   * On the consumer thread, after a cycle landed in its tables: the group offsets follow
+   * (asynchronously unless {@code sync}), then the metrics and the log line. After a fenced cycle:
+   * everything not committed is dropped and the partitions resume from the tables.
    */
   private void landed(CommitStage.Committed cycle, boolean sync) {
     if (cycle == null) {
+      return;
+    }
+    if (cycle.fence() != null) {
+      resumeAfterFence();
       return;
     }
     if (!cycle.positions().isEmpty()) {
@@ -352,15 +357,27 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
   }
 
-  /** The positions of the partitions whose records can reach this table. */
-  private Map<TopicPartition, Long> offsetsFor(TableChannel channel, Map<TopicPartition, Long> positions) {
-    Map<TopicPartition, Long> out = new HashMap<>();
+  /**
+   * The positions this table's commit stores: those of the partitions whose records can reach it,
+   * with their topic ids. With a route field, a partition re-read from below what the table holds
+   * (for another table's sake) keeps the table's own offset: a table's offsets never move back
+   * because of another table.
+   */
+  private Map<TopicPartition, Position> offsetsFor(TableChannel channel, Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, Position> out = new HashMap<>();
     positions.forEach((tp, offset) -> {
-      if (routeField != null || channelForTopic(tp.topic()) == channel) {
-        out.put(tp, offset);
+      if (feeds(channel, tp)) {
+        Long floor = routeField == null ? null : channel.held().floor(tp);
+        long next = floor == null ? offset : Math.max(offset, floor);
+        out.put(tp, new Position(next, topicIds.get(tp.topic())));
       }
     });
     return out;
+  }
+
+  /** Whether records of {@code tp} can reach {@code channel}'s table. */
+  private boolean feeds(TableChannel channel, TopicPartition tp) {
+    return routeField != null || channelForTopic(tp.topic()) == channel;
   }
 
   private void commitGroupOffsets(Map<TopicPartition, Long> positions, boolean sync) {
@@ -373,7 +390,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     if (hint.isEmpty()) {
       return;
     }
-    // Only a hint: the tables hold the offsets that count.
+    // The tables hold the offsets that count; these only for a table that stored none (resume).
     try {
       if (sync) {
         consumer.commitSync(hint);
@@ -418,14 +435,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
       // A sealed cycle still commits (or is fenced); no group offsets for what we lost.
       CommitStage.Committed sealed = commits.await();
       assigned.removeAll(partitions);
-      landed(sealed, false);
-      for (TableChannel channel : channels.values()) {
-        channel.abortCycle();
+      if (sealed != null && sealed.fence() == null) {
+        landed(sealed, false);
       }
       forget(partitions);
-      resume(new ArrayList<>(assigned));
-      cycleRecords = 0;
-      cycleBytes = 0;
+      dropCycleAndResume();
     }
 
     @Override
@@ -439,42 +453,134 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
   }
 
+  /** A commit was fenced: another sink wrote these partitions' offsets. Re-read from the tables. */
+  private void resumeAfterFence() {
+    metrics.fenced();
+    LOG.warn("a commit was fenced: dropping this cycle and resuming {} partitions from the tables", assigned.size());
+    dropCycleAndResume();
+  }
+
+  /** Drops everything consumed and not committed, and seeks every partition to what the tables hold. */
+  private void dropCycleAndResume() {
+    for (TableChannel channel : channels.values()) {
+      channel.abortCycle();
+    }
+    resume(new ArrayList<>(assigned));
+    cycleRecords = 0;
+    cycleBytes = 0;
+    cycleStarted = System.nanoTime();
+  }
+
   private void forget(Collection<TopicPartition> partitions) {
     assigned.removeAll(partitions);
     for (TableChannel channel : channels.values()) {
-      channel.stored().keySet().removeAll(partitions);
+      channel.held().forget(partitions);
     }
   }
 
-  /** Seeks each partition to the lowest offset stored for it by a table it feeds. */
+  /**
+   * Seeks each partition to the lowest offset a table it feeds still needs: the offset the table
+   * stored for it or, for a table that stored none, the group's committed offset (committed only
+   * once every table of a cycle holds its records) or, without one, the beginning. A topic
+   * recreated since a table stored its offsets (its id differs) counts as never stored by any, and
+   * is read from the beginning.
+   */
   private void resume(Collection<TopicPartition> partitions) {
-    Map<TopicPartition, Long> lowest = new HashMap<>();
-    for (TableChannel channel : channels.values()) {
-      channel.table().refresh();
-      Map<TopicPartition, Long> stored =
-          SnapshotOffsets.latest(
-              ((org.apache.iceberg.HasTableOperations) channel.table()).operations().current(),
-              config.group(),
-              partitions);
-      channel.stored().keySet().removeAll(partitions);
-      channel.stored().putAll(stored);
-      stored.forEach((tp, offset) -> lowest.merge(tp, offset, Math::min));
+    if (partitions.isEmpty()) {
+      return;
     }
+    Map<String, String> ids = topicIds.refresh(partitions.stream().map(TopicPartition::topic).distinct().toList());
+    Map<TopicPartition, Long> lowest = new HashMap<>();
+    Set<TopicPartition> unstored = new HashSet<>(); // no table feeds it, or one stored none
+    Set<TopicPartition> recreated = new HashSet<>();
     for (TopicPartition tp : partitions) {
-      Long offset = lowest.get(tp);
-      if (offset != null) {
-        consumer.seek(tp, offset);
-      } else {
-        // Never committed to a table: the group's committed offset (a hint) or the earliest.
-        OffsetAndMetadata committed = consumer.committed(Set.of(tp)).get(tp);
-        if (committed == null) {
-          consumer.seekToBeginning(List.of(tp));
-        } else {
-          consumer.seek(tp, committed.offset());
-        }
+      if (channels.values().stream().noneMatch(channel -> feeds(channel, tp))) {
+        unstored.add(tp);
       }
     }
-    LOG.info("resuming {} partitions from table offsets {}", partitions.size(), lowest);
+    for (TableChannel channel : channels.values()) {
+      List<TopicPartition> fed = partitions.stream().filter(tp -> feeds(channel, tp)).toList();
+      channel.table().refresh();
+      Map<TopicPartition, Position> found =
+          SnapshotOffsets.latest(((HasTableOperations) channel.table()).operations().current(), config.group(), fed);
+      Map<TopicPartition, Long> floors = new HashMap<>();
+      for (TopicPartition tp : fed) {
+        Position p = found.get(tp);
+        if (p != null && !p.sameTopic(ids.get(tp.topic()))) {
+          recreated.add(tp);
+        } else if (p != null) {
+          floors.put(tp, p.next());
+          lowest.merge(tp, p.next(), Math::min);
+          continue;
+        }
+        unstored.add(tp);
+      }
+      channel.held().load(fed, found, floors);
+    }
+    logRecreated(recreated, ids);
+    Map<TopicPartition, OffsetAndMetadata> groupOffsets = new HashMap<>();
+    Set<TopicPartition> askGroup = new HashSet<>(unstored);
+    askGroup.removeAll(recreated);
+    if (!askGroup.isEmpty()) {
+      consumer.committed(askGroup).forEach((tp, o) -> {
+        if (o != null) {
+          groupOffsets.put(tp, o);
+        }
+      });
+    }
+    List<TopicPartition> fromBeginning = new ArrayList<>();
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      Long offset = lowest.get(tp);
+      if (recreated.contains(tp)) {
+        offset = null;
+      } else if (unstored.contains(tp)) {
+        OffsetAndMetadata group = groupOffsets.get(tp);
+        offset = group == null ? null : offset == null ? group.offset() : Math.min(offset, group.offset());
+      }
+      if (offset == null) {
+        fromBeginning.add(tp);
+      } else {
+        consumer.seek(tp, offset);
+        seeks.put(tp, offset);
+      }
+    }
+    if (!fromBeginning.isEmpty()) {
+      consumer.seekToBeginning(fromBeginning);
+    }
+    LOG.info("resuming {} partitions at offsets {}; from the beginning: {}", partitions.size(), seeks, fromBeginning);
+  }
+
+  private static void logRecreated(Set<TopicPartition> recreated, Map<String, String> ids) {
+    recreated.stream().map(TopicPartition::topic).distinct().forEach(topic -> LOG.warn(
+        "topic {} was recreated (its id is now {}): the offsets the tables hold for the old topic are ignored, "
+            + "and the new one is read from the beginning", topic, ids.get(topic)));
+  }
+
+  /**
+   * Positions out of range: records deleted by retention before the sink read them (read on from
+   * the log start), or offsets reused -- the tables hold offsets past the log's end, e.g. after the
+   * log was truncated. Then the records from the end on are new: every table's floor drops to it,
+   * and the offsets the tables store move back to it (logged again at the commit).
+   */
+  private void outOfRange(Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, Long> first = consumer.beginningOffsets(positions.keySet());
+    Map<TopicPartition, Long> end = consumer.endOffsets(positions.keySet());
+    positions.forEach((tp, position) -> {
+      if (position < first.get(tp)) {
+        LOG.warn("partition {}: records {} to {} were deleted before the sink read them; reading on from {}",
+            tp, position, first.get(tp) - 1, first.get(tp));
+        consumer.seek(tp, first.get(tp));
+      } else {
+        long last = end.get(tp);
+        LOG.error("partition {}: the tables hold it up to offset {} but its log ends at {}: its offsets were reused. "
+            + "Records from {} on are read as new ones", tp, position, last, last);
+        for (TableChannel channel : channels.values()) {
+          channel.held().lowerFloor(tp, last);
+        }
+        consumer.seek(tp, last);
+      }
+    });
   }
 
   /**
@@ -487,9 +593,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
     for (TableChannel channel : channels.values()) {
       channel.close();
     }
+    pool.close();
     if (deadLetters != null) {
       deadLetters.close();
     }
+    topicIds.close();
     consumer.close();
     metrics.unregister();
     allocator.close();

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
  * Reads one top-level string field of a JSON object message without parsing the whole message:
  * what a route field needs per record. Finds {@code "name":} at depth one (skipping nested values
  * and strings) and returns the string value, or null when the field is absent, not a string, or
- * the message is not an object. Escapes in the value are decoded for the common cases.
+ * the message is not an object. Escapes in the key and the value are decoded as JSON defines them;
+ * a value with an escape JSON does not define is a {@link MalformedValueException}, which the sink
+ * treats as a bad record (the native decoder checks the rest of the message later).
  *
  * <p>Scans a heap buffer's bytes in place: the message is not copied.
  */
@@ -18,7 +20,11 @@ final class RouteField {
     this.name = name.getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Reads the message between the buffer's position and limit; the buffer is left as it was. */
+  /**
+   * Reads the message between the buffer's position and limit; the buffer is left as it was.
+   *
+   * @throws MalformedValueException if the field's value is a string with an invalid escape
+   */
   String read(ByteBuffer message) {
     if (message.hasArray()) {
       int from = message.arrayOffset() + message.position();
@@ -69,6 +75,15 @@ final class RouteField {
   }
 
   private boolean isName(byte[] json, int start, int end) {
+    for (int k = start; k < end; k++) {
+      if (json[k] == '\\') {
+        try {
+          return decode(json, start, end).equals(nameText());
+        } catch (MalformedValueException e) {
+          return false; // another key, and not ours to judge
+        }
+      }
+    }
     if (end - start != name.length) {
       return false;
     }
@@ -136,38 +151,73 @@ final class RouteField {
     return -1;
   }
 
-  private static String stringAt(byte[] json, int quote, int end) {
+  /** The decoded content of the string whose opening quote is at {@code quote}. */
+  private String stringAt(byte[] json, int quote, int end) {
     int close = endOfString(json, quote + 1, end);
     if (close < 0) {
-      return null;
+      throw new MalformedValueException("the value of '" + nameText() + "' is an unterminated string");
     }
-    String raw = new String(json, quote + 1, close - quote - 1, StandardCharsets.UTF_8);
+    return decode(json, quote + 1, close);
+  }
+
+  /** JSON string content between {@code from} and {@code to}, escapes decoded; strict about them. */
+  private String decode(byte[] json, int from, int to) {
+    String raw = new String(json, from, to - from, StandardCharsets.UTF_8);
     if (raw.indexOf('\\') < 0) {
       return raw;
     }
     StringBuilder out = new StringBuilder(raw.length());
     for (int k = 0; k < raw.length(); k++) {
       char c = raw.charAt(k);
-      if (c != '\\' || k + 1 >= raw.length()) {
+      if (c != '\\') {
         out.append(c);
         continue;
       }
+      if (k + 1 >= raw.length()) {
+        throw badEscape(raw, k);
+      }
       char e = raw.charAt(++k);
       switch (e) {
+        case '"', '\\', '/' -> out.append(e);
         case 'n' -> out.append('\n');
         case 't' -> out.append('\t');
         case 'r' -> out.append('\r');
         case 'b' -> out.append('\b');
         case 'f' -> out.append('\f');
         case 'u' -> {
-          if (k + 4 < raw.length()) {
-            out.append((char) Integer.parseInt(raw.substring(k + 1, k + 5), 16));
-            k += 4;
+          if (k + 4 >= raw.length()) {
+            throw badEscape(raw, k - 1);
           }
+          int code = 0;
+          for (int h = 1; h <= 4; h++) {
+            int digit = Character.digit(raw.charAt(k + h), 16);
+            if (digit < 0) {
+              throw badEscape(raw, k - 1);
+            }
+            code = code << 4 | digit;
+          }
+          out.append((char) code);
+          k += 4;
         }
-        default -> out.append(e);
+        default -> throw badEscape(raw, k - 1);
       }
     }
     return out.toString();
+  }
+
+  private MalformedValueException badEscape(String raw, int at) {
+    String escape = raw.substring(at, Math.min(raw.length(), at + 6));
+    return new MalformedValueException("the value of '" + nameText() + "' has an invalid escape '" + escape + "'");
+  }
+
+  private String nameText() {
+    return new String(name, StandardCharsets.UTF_8);
+  }
+
+  /** The route field is there but its value is not valid JSON: a bad record, not a crash. */
+  static final class MalformedValueException extends IllegalArgumentException {
+    MalformedValueException(String message) {
+      super(message);
+    }
   }
 }

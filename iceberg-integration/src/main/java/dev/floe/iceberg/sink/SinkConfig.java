@@ -25,17 +25,23 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param routeField a top-level JSON string field whose value routes records, or null
  * @param commitInterval commit at least this often
  * @param commitRecords ... or after this many records
- * @param commitBytes ... or after this many payload bytes, whichever comes first
+ * @param commitBytes ... or after this many payload bytes, whichever comes first: bounds what a
+ *     cycle holds until its commit (the upsert writer's key index among it)
  * @param batchRecords messages per native decode batch
  * @param batchBytes payload bytes per native decode batch
- * @param maxInFlightBytes payload bytes handed to writers and not yet written: backpressure
+ * @param maxInFlightBytes memory for record data in the sink, at most 2 GiB: a quarter for decode
+ *     batches (payload handed to the writers and not yet written, plus spare batches), the rest
+ *     for rows the open files buffer before a row group is written (past it, row groups are
+ *     written early). The consumer waits while the batches' share is used up: backpressure
  * @param badRecords what happens to records that do not decode
  * @param deadLetterTopic the dead-letter topic for {@link BadRecordMode#DEAD_LETTER}
  * @param upsert replace rows by the tables' identifier fields instead of appending
  * @param createSchema the schema of tables created when missing, or null to require them
  * @param createSpec their partition spec
  * @param createProperties their table properties
- * @param consumerProperties extra Kafka consumer (and dead-letter producer) settings
+ * @param consumerProperties extra Kafka client settings: plain keys for the consumer (and, where
+ *     they apply, the admin client and the dead-letter producer), {@code producer.}-prefixed keys
+ *     for the dead-letter producer only
  * @param stopAtEnd stop after committing everything up to the end offsets seen at start
  * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
  *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncodeThreads})
@@ -86,13 +92,39 @@ public record SinkConfig(
     if (encodeThreads < 1) {
       throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);
     }
+    requirePositive("commitRecords", commitRecords);
+    requirePositive("commitBytes", commitBytes);
+    requirePositive("batchRecords", batchRecords);
+    requirePositive("batchBytes", batchBytes);
+    requirePositive("maxInFlightBytes", maxInFlightBytes);
+    if (maxInFlightBytes > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "maxInFlightBytes must be at most " + Integer.MAX_VALUE + " (2 GiB), got " + maxInFlightBytes);
+    }
+    if (commitInterval == null || commitInterval.isNegative() || commitInterval.isZero()) {
+      throw new IllegalArgumentException("commitInterval must be positive, got " + commitInterval);
+    }
+  }
+
+  /** The share of {@link #maxInFlightBytes} for decode batches, in flight or spare. */
+  public long batchBudgetBytes() {
+    return Math.max(1, maxInFlightBytes / 4);
+  }
+
+  private static void requirePositive(String name, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(name + " must be positive, got " + value);
+    }
   }
 
   public static Builder builder(Catalog catalog, String bootstrapServers, String group) {
     return new Builder(catalog, bootstrapServers, group);
   }
 
-  /** Builder with defaults sized for one machine: commit every 10 s, 8192-message batches. */
+  /**
+   * Builder with defaults sized for one machine: commit every 10 s or 256 MiB of payload, 8192-message
+   * (at most 4 MiB) batches, 256 MiB for record data (64 MiB of it for batches).
+   */
   public static final class Builder {
     private final Catalog catalog;
     private final String bootstrapServers;
@@ -103,10 +135,10 @@ public record SinkConfig(
     private String routeField;
     private Duration commitInterval = Duration.ofSeconds(10);
     private long commitRecords = Long.MAX_VALUE;
-    private long commitBytes = Long.MAX_VALUE;
+    private long commitBytes = 256L << 20;
     private int batchRecords = 8192;
     private long batchBytes = 4L << 20;
-    private long maxInFlightBytes = 64L << 20;
+    private long maxInFlightBytes = 256L << 20;
     private BadRecordMode badRecords = BadRecordMode.FAIL;
     private String deadLetterTopic;
     private boolean upsert;
@@ -187,6 +219,11 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * A Kafka client setting: the consumer's (shared settings such as security also reach the
+     * admin client and the dead-letter producer), or, prefixed {@code producer.}, the dead-letter
+     * producer's alone, e.g. {@code producer.max.request.size}.
+     */
     public Builder consumerProperty(String key, Object value) {
       consumerProperties.put(key, value);
       return this;

@@ -16,6 +16,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder badRecords = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
   private final LongAdder commits = new LongAdder();
+  private final LongAdder fencedCycles = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
   private final LongAdder dataFileBytes = new LongAdder();
   private final AtomicLong lastCommitMillis = new AtomicLong();
@@ -44,6 +45,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
     dataFiles.add(files);
     dataFileBytes.add(bytes);
     lastCommitMillis.set(millis);
+  }
+
+  void fenced() {
+    fencedCycles.increment();
   }
 
   void lag(long value) {
@@ -110,6 +115,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getCommits() {
     return commits.sum();
+  }
+
+  @Override
+  public long getFencedCycles() {
+    return fencedCycles.sum();
   }
 
   @Override

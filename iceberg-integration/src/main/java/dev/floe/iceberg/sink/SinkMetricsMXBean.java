@@ -14,6 +14,9 @@ public interface SinkMetricsMXBean {
 
   long getCommits();
 
+  /** Cycles dropped because another sink had committed their partitions' offsets first. */
+  long getFencedCycles();
+
   long getDataFiles();
 
   long getDataFileBytes();

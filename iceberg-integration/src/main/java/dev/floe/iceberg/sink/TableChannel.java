@@ -4,26 +4,24 @@ import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.JsonDecoderConfig;
-import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,15 +60,17 @@ final class TableChannel implements AutoCloseable {
   /** Encodes into the task writer, completes and aborts it: the only thread touching its files. */
   private final ExecutorService writeStage;
   private final Semaphore inFlight;
+  /** The sink's budget for rows its open files buffer, one permit per byte. */
+  private final Semaphore fileBuffers;
+  /** Permits this table's open files hold for their buffered rows (writer thread only). */
+  private int bufferedPermits;
+  private final BatchPool pool;
   private final DeadLetters deadLetters;
   private final SinkMetrics metrics;
-  private final ArrayDeque<MessageBatch> spare = new ArrayDeque<>();
-  /**
-   * Offsets the table holds for this sink's partitions, as last seen (loaded or committed):
-   * updated by the commit thread, read by the consumer thread.
-   */
-  private final Map<TopicPartition, Long> stored = new ConcurrentHashMap<>();
-  private MessageBatch open;
+  private final BooleanSupplier stopRequested;
+  /** What the table holds of this sink's partitions, as last seen (loaded or committed). */
+  private final HeldOffsets held = new HeldOffsets();
+  private SinkBatch open;
   /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
   private long fullestBatchBytes = -1;
   /** The cycle being filled: made and sealed by the consumer thread, written by the stages. */
@@ -93,19 +93,28 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
-  TableChannel(
-      TableIdentifier id,
-      Table table,
+  /**
+   * What every table of one sink shares: its settings, allocator, budgets (one permit per byte:
+   * {@code inFlight} for batches in flight and spare, counted by the {@code pool}; {@code
+   * fileBuffers} for rows the open files buffer), the dead-letter topic, the metrics, and whether
+   * the sink was asked to stop.
+   */
+  record Shared(
       SinkConfig config,
       BufferAllocator allocator,
       Semaphore inFlight,
+      Semaphore fileBuffers,
+      BatchPool pool,
       DeadLetters deadLetters,
-      SinkMetrics metrics) {
+      SinkMetrics metrics,
+      BooleanSupplier stopRequested) {}
+
+  TableChannel(TableIdentifier id, Table table, Shared shared) {
     this.id = id;
     this.table = table;
-    this.config = config;
+    this.config = shared.config();
     this.factory =
-        NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime())
+        NativeFileWriterFactory.forTable(table, shared.allocator(), 0, System.nanoTime())
             .withEncodeThreads(config.encodeThreads());
     if (config.upsert()) {
       factory.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
@@ -113,9 +122,12 @@ final class TableChannel implements AutoCloseable {
     this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
-    this.inFlight = inFlight;
-    this.deadLetters = deadLetters;
-    this.metrics = metrics;
+    this.inFlight = shared.inFlight();
+    this.fileBuffers = shared.fileBuffers();
+    this.pool = shared.pool();
+    this.deadLetters = shared.deadLetters();
+    this.metrics = shared.metrics();
+    this.stopRequested = shared.stopRequested();
   }
 
   private static ExecutorService stage(String name) {
@@ -134,8 +146,8 @@ final class TableChannel implements AutoCloseable {
     return table;
   }
 
-  Map<TopicPartition, Long> stored() {
-    return stored;
+  HeldOffsets held() {
+    return held;
   }
 
   /** Records added in this commit cycle. */
@@ -143,47 +155,44 @@ final class TableChannel implements AutoCloseable {
     return cycleRecords;
   }
 
-  /** Adds one record to the open batch; hands the batch to the worker when it is full. */
-  void add(ByteBuffer value, String topic, int partition, long offset) {
+  /** Adds one record to the open batch; hands the batch to the stages when it is full. */
+  void add(ConsumerRecord<ByteBuffer, ByteBuffer> record) {
     throwIfFailed();
     if (open == null) {
-      synchronized (spare) {
-        open = spare.isEmpty() ? newBatch() : spare.pop();
-      }
+      open = pool.take(presizedBytes(), Math.clamp(config.batchRecords(), 1, MAX_PRESIZED_MESSAGES));
     }
-    open.add(value, topic, partition, offset);
+    open.add(record);
     cycleRecords++;
-    if (open.size() >= config.batchRecords() || open.byteSize() >= config.batchBytes()) {
+    if (open.messages.size() >= config.batchRecords() || open.messages.byteSize() >= config.batchBytes()) {
       flushBatch();
     }
   }
 
   /**
-   * A batch with room for a full batch, so filling it never reallocates: batchRecords messages
-   * and batchBytes, or, once batches have been handed over, only as many bytes as the fullest one
-   * held (small records fill batchRecords long before batchBytes; the room is zeroed and resident).
-   * Batches are reused and keep any capacity they grew to.
+   * Room for a full batch, so filling one never reallocates: batchBytes, or, once batches have
+   * been handed over, only as many bytes as the fullest one held (small records fill batchRecords
+   * long before batchBytes; the room is zeroed and resident). Batches are reused and keep any
+   * capacity they grew to.
    */
-  private MessageBatch newBatch() {
+  private long presizedBytes() {
     long bytes = Math.clamp(config.batchBytes(), 0, MAX_PRESIZED_BYTES);
     if (fullestBatchBytes >= 0) {
       bytes = Math.min(bytes, fullestBatchBytes);
     }
-    int messages = Math.clamp(config.batchRecords(), 1, MAX_PRESIZED_MESSAGES);
-    return new MessageBatch(bytes + LAST_MESSAGE_ROOM, messages);
+    return bytes + LAST_MESSAGE_ROOM;
   }
 
   /** Hands the open batch to the stages, waiting while too many bytes are in flight. */
   void flushBatch() {
-    if (open == null || open.size() == 0) {
+    if (open == null || open.messages.size() == 0) {
       return;
     }
-    MessageBatch batch = open;
-    open = null;
-    fullestBatchBytes = Math.max(fullestBatchBytes, batch.byteSize());
+    SinkBatch batch = open;
+    fullestBatchBytes = Math.max(fullestBatchBytes, batch.messages.byteSize());
     // One permit per payload byte, at most the whole budget (a huge batch still goes through).
-    int held = (int) Math.max(1, Math.min(batch.byteSize(), inFlightBudget()));
-    inFlight.acquireUninterruptibly(held);
+    int held = (int) Math.max(1, Math.min(batch.messages.byteSize(), inFlightBudget()));
+    awaitRoom(held);
+    open = null;
     if (cycle == null) {
       cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter());
     }
@@ -192,7 +201,10 @@ final class TableChannel implements AutoCloseable {
       writeStage.execute(() -> {
         try {
           if (filling.failure == null) {
-            written(filling.writer.write(decoder, batch, policy()));
+            DecodeStats stats = filling.writer.write(decoder, batch.messages, policy());
+            rejected(stats, batch);
+            metrics.rowsWritten(stats.rows());
+            holdBuffered(filling);
           }
         } catch (Throwable t) {
           fail(filling, t);
@@ -207,7 +219,8 @@ final class TableChannel implements AutoCloseable {
       DecodedMessages decoded = null;
       try {
         if (filling.failure == null) {
-          decoded = filling.writer.decode(decoder, batch, policy());
+          decoded = filling.writer.decode(decoder, batch.messages, policy());
+          rejected(decoded.stats(), batch);
         }
       } catch (Throwable t) {
         fail(filling, t);
@@ -222,7 +235,8 @@ final class TableChannel implements AutoCloseable {
       writeStage.execute(() -> {
         try (rows) {
           if (filling.failure == null) {
-            written(filling.writer.write(rows));
+            metrics.rowsWritten(filling.writer.write(rows).rows());
+            holdBuffered(filling);
           }
         } catch (Throwable t) {
           fail(filling, t);
@@ -234,17 +248,70 @@ final class TableChannel implements AutoCloseable {
   }
 
   private long inFlightBudget() {
-    return Math.min(Integer.MAX_VALUE, config.maxInFlightBytes());
+    return config.batchBudgetBytes();
+  }
+
+  /**
+   * On the writer thread, after a write: the open files' buffered rows hold permits of the sink's
+   * file buffer budget. Without room for what they grew by, they are written out as row groups
+   * now (smaller row groups, the same files) and hold nothing.
+   */
+  private void holdBuffered(Cycle cycle) {
+    long buffered = Math.min(cycle.writer.bufferedBytes(), Integer.MAX_VALUE);
+    if (buffered > bufferedPermits) {
+      int more = (int) buffered - bufferedPermits;
+      if (!fileBuffers.tryAcquire(more)) {
+        cycle.writer.flushBuffered();
+        releaseBuffered();
+        return;
+      }
+    } else {
+      fileBuffers.release(bufferedPermits - (int) buffered);
+    }
+    bufferedPermits = (int) buffered;
+  }
+
+  /** On the writer thread, once the cycle's files are closed or dropped. */
+  private void releaseBuffered() {
+    fileBuffers.release(bufferedPermits);
+    bufferedPermits = 0;
   }
 
   private BadRecordPolicy policy() {
     return config.badRecords() == BadRecordMode.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
   }
 
-  private void recycle(MessageBatch batch) {
-    batch.clear();
-    synchronized (spare) {
-      spare.push(batch);
+  private void recycle(SinkBatch batch) {
+    pool.give(batch);
+  }
+
+  /**
+   * Waits until the in-flight budget has {@code permits} to spare, freeing spare batches first.
+   *
+   * @throws StopRequestedException if the sink is asked to stop meanwhile
+   * @throws SinkException if the thread is interrupted
+   */
+  private void awaitRoom(int permits) {
+    if (inFlight.tryAcquire(permits)) {
+      return;
+    }
+    pool.trim();
+    try {
+      while (!inFlight.tryAcquire(permits, 100, TimeUnit.MILLISECONDS)) {
+        if (stopRequested.getAsBoolean()) {
+          throw new StopRequestedException();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while waiting for room in the in-flight budget", e);
+    }
+  }
+
+  /** The sink was asked to stop while its consumer waited for the writers. */
+  static final class StopRequestedException extends RuntimeException {
+    StopRequestedException() {
+      super("stop requested while waiting for room in the in-flight budget", null, false, false);
     }
   }
 
@@ -261,22 +328,16 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
-  /** On the writer thread: counts a written batch and hands its bad records on. */
-  private void written(DecodeStats stats) {
-    metrics.rowsWritten(stats.rows());
+  /** On a stage thread, while the batch is still there: skips or dead-letters its bad records. */
+  private void rejected(DecodeStats stats, SinkBatch batch) {
     for (RejectedMessage rejected : stats.rejected()) {
-      badRecord(rejected);
-    }
-  }
-
-  /** Skips or dead-letters one bad record (FAIL never gets here: it stops the sink). */
-  void badRecord(RejectedMessage rejected) {
-    metrics.badRecord();
-    if (config.badRecords() == BadRecordMode.DEAD_LETTER) {
-      deadLetters.send(rejected);
-      metrics.deadLettered();
-    } else if (metrics.badRecords() <= 10) {
-      LOG.warn("skipped bad record {}: {}", rejected.source(), rejected.reason());
+      metrics.badRecord();
+      if (batch.origins != null) {
+        deadLetters.send(batch.origins.deadLetter(rejected));
+        metrics.deadLettered();
+      } else if (metrics.badRecords() <= 10) {
+        LOG.warn("skipped bad record {}: {}", rejected.source(), rejected.reason());
+      }
     }
   }
 
@@ -300,9 +361,12 @@ final class TableChannel implements AutoCloseable {
         if (sealed.failure != null) {
           throw sealed.failure;
         }
-        result.complete(sealed.writer.complete());
+        WriteResult files = sealed.writer.complete();
+        releaseBuffered();
+        result.complete(files);
       } catch (Throwable t) {
         abort(sealed.writer);
+        releaseBuffered();
         result.completeExceptionally(t);
       }
     };
@@ -325,7 +389,10 @@ final class TableChannel implements AutoCloseable {
     cycle = null;
     try {
       drainDecodeStage();
-      writeStage.submit(() -> abort(aborting)).get();
+      writeStage.submit(() -> {
+        abort(aborting);
+        releaseBuffered();
+      }).get();
     } catch (ExecutionException | InterruptedException e) {
       throw SinkException.wrap(e instanceof ExecutionException ee ? ee.getCause() : e);
     }
@@ -369,16 +436,15 @@ final class TableChannel implements AutoCloseable {
       decodeStage.shutdown(); // queued batches still decode, and queue their writes
       awaitTermination(decodeStage);
     }
-    writeStage.execute(() -> abort(aborting));
+    writeStage.execute(() -> {
+      abort(aborting);
+      releaseBuffered();
+    });
     writeStage.shutdown();
     awaitTermination(writeStage);
     decoder.close();
     if (open != null) {
       open.close();
-    }
-    synchronized (spare) {
-      spare.forEach(MessageBatch::close);
-      spare.clear();
     }
   }
 

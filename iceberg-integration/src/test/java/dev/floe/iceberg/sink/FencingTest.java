@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.sink.SnapshotOffsets.Position;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,28 +76,28 @@ class FencingTest {
   @Test
   void aSinkWithAStaleViewOfTheOffsetsIsFenced() throws Exception {
     TableCommitter committer = new TableCommitter("g");
-    committer.commit(table, files("a1"), Map.of(P0, 100L, P1, 10L), Map.of());
+    committer.commit(table, files("a1"), at(P0, 100L, P1, 10L), Map.of());
     // Another sink took partition 0 over and committed up to 150.
-    committer.commit(table, files("b1"), Map.of(P0, 150L), Map.of(P0, 100L));
+    committer.commit(table, files("b1"), at(P0, 150L), at(P0, 100L));
 
     // The zombie still believes partition 0 is at 100.
     WriteResult zombie = files("a2");
     FencedException e =
         assertThrows(
             FencedException.class,
-            () -> committer.commit(table, zombie, Map.of(P0, 200L, P1, 20L), Map.of(P0, 100L, P1, 10L)));
-    assertTrue(e.getMessage().contains("t-0=150"), e.getMessage());
+            () -> committer.commit(table, zombie, at(P0, 200L, P1, 20L), at(P0, 100L, P1, 10L)));
+    assertTrue(e.getMessage().contains("t-0=Position[next=150"), e.getMessage());
     assertFalse(Files.exists(Path.of(zombie.dataFiles()[0].location())), "the zombie's files are deleted");
     table.refresh();
     assertEquals(2, snapshots().size(), "the zombie committed nothing");
-    assertEquals(150L, SnapshotOffsets.latest(current(), "g", List.of(P0)).get(P0));
-    assertEquals(10L, SnapshotOffsets.latest(current(), "g", List.of(P1)).get(P1));
+    assertEquals(150L, SnapshotOffsets.latest(current(), "g", List.of(P0)).get(P0).next());
+    assertEquals(10L, SnapshotOffsets.latest(current(), "g", List.of(P1)).get(P1).next());
   }
 
   @Test
   void ofTwoRacingCommitsForTheSameOffsetsExactlyOneLands() throws Exception {
     TableCommitter committer = new TableCommitter("g");
-    committer.commit(table, files("start"), Map.of(P0, 100L), Map.of());
+    committer.commit(table, files("start"), at(P0, 100L), Map.of());
     int racers = 6;
     CountDownLatch go = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(racers);
@@ -107,7 +108,7 @@ class FencingTest {
       outcomes.add(threads.submit(() -> {
         go.await();
         try {
-          committer.commit(catalog.loadTable(TableIdentifier.of("t")), result, Map.of(P0, next), Map.of(P0, 100L));
+          committer.commit(catalog.loadTable(TableIdentifier.of("t")), result, at(P0, next), at(P0, 100L));
           return true;
         } catch (FencedException fenced) {
           return false;
@@ -123,6 +124,15 @@ class FencingTest {
     assertEquals(1, landed, "exactly one of the sinks that expected offset 100 commits");
     table.refresh();
     assertEquals(2, snapshots().size());
+  }
+
+  /** Positions of topic {@code t} (no topic id). */
+  static Map<TopicPartition, Position> at(TopicPartition tp, long next) {
+    return Map.of(tp, new Position(next, null));
+  }
+
+  static Map<TopicPartition, Position> at(TopicPartition a, long nextA, TopicPartition b, long nextB) {
+    return Map.of(a, new Position(nextA, null), b, new Position(nextB, null));
   }
 
   private org.apache.iceberg.TableMetadata current() {

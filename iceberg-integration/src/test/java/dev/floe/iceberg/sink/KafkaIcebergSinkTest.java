@@ -1,8 +1,11 @@
 package dev.floe.iceberg.sink;
 
 import static dev.floe.iceberg.sink.SinkFixture.BUCKETS;
+import static dev.floe.iceberg.sink.SinkFixture.KEYED;
 import static dev.floe.iceberg.sink.SinkFixture.NEXMARK;
 import static dev.floe.iceberg.sink.SinkFixture.V2;
+import static dev.floe.iceberg.sink.SinkFixture.keyed;
+import static dev.floe.iceberg.sink.SinkFixture.seqById;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,6 +109,38 @@ class KafkaIcebergSinkTest {
       assertEquals(50_000L, stored.get(new TopicPartition("events", p)), "partition " + p);
     }
     assertTrue(count(table) >= 4, "one commit per 60,000 records: " + count(table));
+  }
+
+  /**
+   * The sink's memory budget holds the rows its open files buffer too: with a small budget the
+   * files write their row groups early -- more row groups, the same rows -- instead of holding a
+   * whole cycle in memory.
+   */
+  @Test
+  void openFilesWriteRowGroupsEarlyWithinTheBudget() throws Exception {
+    List<NexmarkEvent> events = SinkFixture.events(10, 40_000);
+    kafka.createTopic("budget", 4);
+    SinkFixture.produce(kafka.bootstrapServers(), "budget", 4, SinkFixture.json(events));
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(
+        sink("budget", "budget", "budget").batches(1000, 1 << 20, 2 << 20).build())) {
+      sink.run();
+    }
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "budget"));
+    assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
+    int files = 0;
+    int rowGroups = 0;
+    try (var tasks = table.newScan().planFiles()) {
+      for (var task : tasks) {
+        files++;
+        try (var reader = org.apache.parquet.hadoop.ParquetFileReader.open(
+            new org.apache.parquet.io.LocalInputFile(Path.of(task.file().location().replace("file:", ""))))) {
+          rowGroups += reader.getRowGroups().size();
+        }
+      }
+    }
+    // 40,000 events are about 14 MB of JSON and 5 MB of Parquet: far more than the 1.5 MiB the
+    // budget leaves the open files, so each of them wrote several row groups.
+    assertTrue(rowGroups >= 2 * files, rowGroups + " row groups in " + files + " files");
   }
 
   private static long count(Table table) {
@@ -359,30 +394,6 @@ class KafkaIcebergSinkTest {
     }
   }
 
-  private static final org.apache.iceberg.Schema KEYED =
-      new org.apache.iceberg.Schema(
-          List.of(
-              org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
-              org.apache.iceberg.types.Types.NestedField.required(2, "seq", org.apache.iceberg.types.Types.LongType.get()),
-              org.apache.iceberg.types.Types.NestedField.optional(3, "kind", org.apache.iceberg.types.Types.StringType.get())),
-          java.util.Set.of(1));
-
-  private static byte[] keyed(long id, long seq, String kind) {
-    return ("{\"id\":" + id + ",\"seq\":" + seq + ",\"kind\":\"" + kind + "\"}").getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** id -> seq of every row the table holds; fails on two rows with one id. */
-  private static Map<Long, Long> seqById(Table table) throws Exception {
-    Map<Long, Long> out = new HashMap<>();
-    try (var rows = org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
-      for (org.apache.iceberg.data.Record r : rows) {
-        Long previous = out.put((Long) r.getField("id"), (Long) r.getField("seq"));
-        assertEquals(null, previous, "two rows for id " + r.getField("id"));
-      }
-    }
-    return out;
-  }
-
   @Test
   void upsertsLeaveTheLatestRowPerKeyAcrossCommits() throws Exception {
     kafka.createTopic("keyed", 2);
@@ -396,7 +407,7 @@ class KafkaIcebergSinkTest {
       partitions.add((int) (id % 2)); // one key, one partition: per-key order is kept
       latest.put(id, seq);
     }
-    produceTo("keyed", partitions, messages);
+    SinkFixture.produceTo(kafka.bootstrapServers(), "keyed", partitions, messages);
     SinkConfig config =
         SinkConfig.builder(catalog, kafka.bootstrapServers(), "upsert")
             .route("keyed", TableIdentifier.of("nexmark", "keyed"))
@@ -430,7 +441,7 @@ class KafkaIcebergSinkTest {
         expectedB.put(i, i);
       }
     }
-    produceTo("mixed", partitions, messages);
+    SinkFixture.produceTo(kafka.bootstrapServers(), "mixed", partitions, messages);
     SinkConfig config =
         SinkConfig.builder(catalog, kafka.bootstrapServers(), "routes")
             .topics(List.of("mixed"))
@@ -463,7 +474,7 @@ class KafkaIcebergSinkTest {
         expected.put(i, i * 10);
       }
     }
-    produceTo("unrouted", java.util.Collections.nCopies(messages.size(), 0), messages);
+    SinkFixture.produceTo(kafka.bootstrapServers(), "unrouted", java.util.Collections.nCopies(messages.size(), 0), messages);
     SinkConfig config =
         SinkConfig.builder(catalog, kafka.bootstrapServers(), "unrouted")
             .topics(List.of("unrouted"))
@@ -487,9 +498,12 @@ class KafkaIcebergSinkTest {
     for (int k = 0; k < 10; k++) {
       ConsumerRecord<byte[], byte[]> r = dead.get(k);
       int offset = 3 * k + 2;
-      byte[] original = messages.get(offset) == null ? new byte[0] : messages.get(offset);
-      assertEquals(new String(original, StandardCharsets.UTF_8), new String(r.value(), StandardCharsets.UTF_8),
-          "original bytes of offset " + offset);
+      if (messages.get(offset) == null) {
+        assertEquals(null, r.value(), "a tombstone stays a tombstone");
+      } else {
+        assertEquals(new String(messages.get(offset), StandardCharsets.UTF_8),
+            new String(r.value(), StandardCharsets.UTF_8), "original bytes of offset " + offset);
+      }
       assertEquals(Integer.toString(offset), header(r, DeadLetters.SOURCE_OFFSET));
       String error = header(r, DeadLetters.ERROR);
       assertEquals(offset == 29 ? "no route for field 'kind' value (null message)"
@@ -497,17 +511,4 @@ class KafkaIcebergSinkTest {
     }
   }
 
-  private static void produceTo(String topic, List<Integer> partitions, List<byte[]> messages) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    config.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-        org.apache.kafka.common.serialization.ByteArraySerializer.class);
-    config.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-        org.apache.kafka.common.serialization.ByteArraySerializer.class);
-    try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(config)) {
-      for (int i = 0; i < messages.size(); i++) {
-        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partitions.get(i), null, messages.get(i)));
-      }
-    }
-  }
 }

@@ -1,21 +1,30 @@
 package dev.floe.iceberg.sink;
 
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 import dev.floe.corpus.CorpusSchemas;
 import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
 import dev.floe.iceberg.TableFingerprint;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,7 +38,45 @@ final class SinkFixture {
   static final PartitionSpec BUCKETS = PartitionSpec.builderFor(NEXMARK).bucket("bid.auction", 4).build();
   static final Map<String, String> V2 = Map.of(TableProperties.FORMAT_VERSION, "2");
 
+  /** Small keyed records: {@code {"id":..,"seq":..,"kind":".."}}, identified by id. */
+  static final Schema KEYED =
+      new Schema(
+          List.of(
+              Types.NestedField.required(1, "id", Types.LongType.get()),
+              Types.NestedField.required(2, "seq", Types.LongType.get()),
+              Types.NestedField.optional(3, "kind", Types.StringType.get())),
+          Set.of(1));
+
   private SinkFixture() {}
+
+  static byte[] keyed(long id, long seq, String kind) {
+    return ("{\"id\":" + id + ",\"seq\":" + seq + ",\"kind\":\"" + kind + "\"}").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** id -> seq of every row the table holds, read by Iceberg's generic reader; fails on two rows with one id. */
+  static Map<Long, Long> seqById(Table table) throws IOException {
+    Map<Long, Long> out = new HashMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record r : rows) {
+        Long previous = out.put((Long) r.getField("id"), (Long) r.getField("seq"));
+        assertNull(previous, "two rows for id " + r.getField("id"));
+      }
+    }
+    return out;
+  }
+
+  /** Produces message i to partition {@code partitions.get(i)} (a null message is a tombstone). */
+  static void produceTo(String bootstrap, String topic, List<Integer> partitions, List<byte[]> messages) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      for (int i = 0; i < messages.size(); i++) {
+        producer.send(new ProducerRecord<>(topic, partitions.get(i), null, messages.get(i)));
+      }
+    }
+  }
 
   /** The first {@code count} events of the seeded Nexmark stream. */
   static List<NexmarkEvent> events(long seed, int count) {
@@ -72,7 +119,7 @@ final class SinkFixture {
     for (Snapshot s : table.snapshots()) {
       String json = s.summary().get(SnapshotOffsets.key(group));
       if (json != null) {
-        latest.putAll(SnapshotOffsets.parse(json)); // snapshots() is in commit order
+        latest.putAll(SnapshotOffsets.nextOffsets(SnapshotOffsets.parse(json))); // snapshots() is in commit order
       }
     }
     return latest;
