@@ -4,10 +4,7 @@ import dev.floe.iceberg.sink.SnapshotOffsets.Position;
 import java.util.Map;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.exceptions.CleanableFailure;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -26,8 +23,7 @@ import org.apache.kafka.common.TopicPartition;
  *       theirs.
  * </ol>
  */
-final class FencingTableOperations implements TableOperations {
-  private final TableOperations delegate;
+final class FencingTableOperations extends ForwardingTableOperations {
   private final String group;
   private final String commitId;
   private final Map<TopicPartition, Position> offsets;
@@ -46,7 +42,7 @@ final class FencingTableOperations implements TableOperations {
       String commitId,
       Map<TopicPartition, Position> offsets,
       Map<TopicPartition, Position> expected) {
-    this.delegate = delegate;
+    super(delegate);
     this.group = group;
     this.commitId = commitId;
     this.offsets = Map.copyOf(offsets);
@@ -73,7 +69,7 @@ final class FencingTableOperations implements TableOperations {
         TableMetadata.buildFrom(metadata)
             .setProperties(Map.of(SnapshotOffsets.key(group), SnapshotOffsets.mergedProperty(base, group, offsets)))
             .build();
-    delegate.commit(base, withOffsets);
+    super.commit(base, withOffsets);
   }
 
   /** An earlier attempt of this commit, whose outcome was unknown, is in the table. */
@@ -81,50 +77,5 @@ final class FencingTableOperations implements TableOperations {
     AlreadyCommittedException(String commitId) {
       super("commit " + commitId + " already landed", null, false, false);
     }
-  }
-
-  @Override
-  public TableMetadata current() {
-    return delegate.current();
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return delegate.refresh();
-  }
-
-  @Override
-  public FileIO io() {
-    return delegate.io();
-  }
-
-  @Override
-  public EncryptionManager encryption() {
-    return delegate.encryption();
-  }
-
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return delegate.metadataFileLocation(fileName);
-  }
-
-  @Override
-  public LocationProvider locationProvider() {
-    return delegate.locationProvider();
-  }
-
-  @Override
-  public TableOperations temp(TableMetadata uncommittedMetadata) {
-    return delegate.temp(uncommittedMetadata);
-  }
-
-  @Override
-  public long newSnapshotId() {
-    return delegate.newSnapshotId();
-  }
-
-  @Override
-  public boolean requireStrictCleanup() {
-    return delegate.requireStrictCleanup();
   }
 }

@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.Catalogs;
-import dev.floe.kafka.LocalKafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,8 +20,6 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -35,12 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dead-letter topic gets each bad record as it arrived -- key, value, timestamp, headers, a
@@ -48,36 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * records far larger than a producer's default request; a record that cannot be dead-lettered
  * stops the sink with a message that says how to fix it.
  */
-class DeadLetterTest {
+class DeadLetterTest extends BrokerAndCatalog {
   private static final int FOUR_MIB = 4 << 20;
 
-  @TempDir static Path brokerDir;
-  static LocalKafkaBroker kafka;
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-
-  @BeforeAll
-  static void startBroker() {
-    kafka = LocalKafkaBroker.start(brokerDir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    kafka.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("t"));
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
+  DeadLetterTest() {
+    super("t");
   }
 
   private SinkConfig.Builder sink(String group, String deadLetterTopic) {
@@ -131,7 +97,7 @@ class DeadLetterTest {
     assertEquals(Map.of(0L, 0L, 3L, 3L), seqById(catalog.loadTable(TableIdentifier.of("t", "decoded"))));
     assertEquals(Map.of(0L, 0L, 3L, 3L), seqById(catalog.loadTable(TableIdentifier.of("t", "routed"))));
 
-    List<ConsumerRecord<byte[], byte[]>> dead = readAll("mixed-dead", 4);
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "mixed-dead", 4);
     assertEquals(4, dead.size());
     for (int i = 0; i < 4; i += 2) {
       ConsumerRecord<byte[], byte[]> bad = dead.get(i);
@@ -173,7 +139,7 @@ class DeadLetterTest {
       sink.run();
       assertEquals(1, sink.metrics().getDeadLettered());
     }
-    List<ConsumerRecord<byte[], byte[]>> dead = readAll("big-dead", 1);
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "big-dead", 1);
     assertEquals(1, dead.size());
     assertArrayEquals(big, dead.get(0).value());
     assertEquals(Map.of(0L, 0L), seqById(catalog.loadTable(TableIdentifier.of("t", "big"))));
@@ -209,24 +175,5 @@ class DeadLetterTest {
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
     return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
-  }
-
-  private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (out.size() < expected && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-      }
-      consumer.poll(Duration.ofMillis(500)).forEach(out::add); // anything beyond is a failure
-    }
-    return out;
   }
 }

@@ -11,9 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.corpus.NexmarkEvent;
-import dev.floe.iceberg.Catalogs;
 import dev.floe.iceberg.TableFingerprint;
-import dev.floe.kafka.LocalKafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,8 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -37,46 +33,16 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The sink against a real KRaft broker on loopback and the embedded catalog: every record lands
  * exactly once, bad records follow their policy, concurrent sinks and a broker restart lose
  * nothing.
  */
-class KafkaIcebergSinkTest {
-  @TempDir static Path brokerDir;
-  static LocalKafkaBroker kafka;
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-
-  @BeforeAll
-  static void startBroker() {
-    kafka = LocalKafkaBroker.start(brokerDir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    kafka.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("nexmark"));
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
+class KafkaIcebergSinkTest extends BrokerAndCatalog {
+  KafkaIcebergSinkTest() {
+    super("nexmark");
   }
 
   private SinkConfig.Builder sink(String topic, String table, String group) {
@@ -249,7 +215,7 @@ class KafkaIcebergSinkTest {
     Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bad_dlq"));
     assertEquals(SinkFixture.expected(good), TableFingerprint.of(table));
 
-    List<ConsumerRecord<byte[], byte[]>> dead = readAll("bad-dlq-dead", 6);
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "bad-dlq-dead", 6);
     assertEquals(6, dead.size());
     for (int i = 0; i < 6; i++) {
       ConsumerRecord<byte[], byte[]> r = dead.get(i);
@@ -264,25 +230,6 @@ class KafkaIcebergSinkTest {
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
     return new String(r.headers().lastHeader(key).value(), StandardCharsets.UTF_8);
-  }
-
-  private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (out.size() < expected && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-      }
-      consumer.poll(Duration.ofMillis(500)).forEach(out::add); // anything beyond is a failure
-    }
-    return out;
   }
 
   @Test
@@ -493,7 +440,7 @@ class KafkaIcebergSinkTest {
     }
     assertEquals(expected, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "unrouted_alpha"))));
 
-    List<ConsumerRecord<byte[], byte[]>> dead = readAll("unrouted-dead", 10);
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "unrouted-dead", 10);
     assertEquals(10, dead.size());
     for (int k = 0; k < 10; k++) {
       ConsumerRecord<byte[], byte[]> r = dead.get(k);

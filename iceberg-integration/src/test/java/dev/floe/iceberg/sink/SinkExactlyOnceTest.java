@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.Catalogs;
-import dev.floe.kafka.LocalKafkaBroker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,8 +36,6 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -59,12 +55,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The sink where exactly-once is hard: commits whose outcome is unknown, tables of one cycle that
@@ -72,34 +63,9 @@ import org.junit.jupiter.api.io.TempDir;
  * zombies that commit first, and records that cannot be routed. Real broker, real catalog; every
  * table is read back with Iceberg's generic reader.
  */
-class SinkExactlyOnceTest {
-  @TempDir static Path brokerDir;
-  static LocalKafkaBroker kafka;
-
-  @TempDir Path warehouse;
-  private Catalog catalog;
-
-  @BeforeAll
-  static void startBroker() {
-    kafka = LocalKafkaBroker.start(brokerDir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    kafka.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("t"));
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
+class SinkExactlyOnceTest extends BrokerAndCatalog {
+  SinkExactlyOnceTest() {
+    super("t");
   }
 
   private SinkConfig.Builder sink(Catalog through, String group) {
@@ -149,7 +115,7 @@ class SinkExactlyOnceTest {
   // 1. A commit that landed but answered "unknown", and a catalog that still shows the old table.
 
   /** Commits through real operations; the first one lands, then answers unknown, then refreshes stale once. */
-  private static final class LandsThenAnswersUnknown extends ForwardingOps {
+  private static final class LandsThenAnswersUnknown extends ForwardingTableOperations {
     final AtomicInteger unknowns = new AtomicInteger();
     private TableMetadata stale;
 
@@ -198,7 +164,7 @@ class SinkExactlyOnceTest {
   // 2. A route-field cycle whose first table lands and whose second never does.
 
   /** Refuses every commit (a conflict Iceberg cannot retry past). */
-  private static final class RefusesCommits extends ForwardingOps {
+  private static final class RefusesCommits extends ForwardingTableOperations {
     RefusesCommits(TableOperations delegate) {
       super(delegate);
     }
@@ -400,7 +366,7 @@ class SinkExactlyOnceTest {
   // 8. A zombie -- its commit held past the poll interval -- commits first; the new owner goes on.
 
   /** Holds a table's first commit until {@code release}; counts down {@code landed} after it. */
-  private static final class HeldFirstCommit extends ForwardingOps {
+  private static final class HeldFirstCommit extends ForwardingTableOperations {
     private final CountDownLatch holding;
     private final CountDownLatch release;
     private final CountDownLatch landed;
@@ -485,7 +451,7 @@ class SinkExactlyOnceTest {
     produce("stuck", 0, 20_000);
     CountDownLatch blocked = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Catalog hanging = new WrappingCatalog(catalog, (id, ops) -> new ForwardingOps(ops) {
+    Catalog hanging = new WrappingCatalog(catalog, (id, ops) -> new ForwardingTableOperations(ops) {
       @Override
       public org.apache.iceberg.io.FileIO io() {
         return new BlockingFileIO(delegate.io(), blocked, release);

@@ -6,11 +6,14 @@ import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
-/** Table operations that pass everything to real ones; tests override what should misbehave. */
-class ForwardingOps implements TableOperations {
+/**
+ * Table operations that pass everything to others: the base of a wrapper that changes one step
+ * (the sink's fenced commit; in tests, commits that fail, hang or lie).
+ */
+class ForwardingTableOperations implements TableOperations {
   protected final TableOperations delegate;
 
-  ForwardingOps(TableOperations delegate) {
+  ForwardingTableOperations(TableOperations delegate) {
     this.delegate = delegate;
   }
 
