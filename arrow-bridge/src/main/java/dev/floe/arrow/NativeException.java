@@ -7,7 +7,7 @@ package dev.floe.arrow;
 public class NativeException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  /** Native error codes (mirrors {@code ErrorCode} in rust-parquet-writer/src/error.rs). */
+  /** Native error codes (mirrors {@code ErrorCode} in libfloe/src/error.rs). */
   public static final int INVALID_ARGUMENT = 1;
 
   public static final int SCHEMA_MISMATCH = 2;

@@ -87,7 +87,7 @@ public record ParquetWriterConfig(
         .encodeThreads(encodeThreads);
   }
 
-  /** The blob libfloe reads ({@code WriterConfig} in rust-parquet-writer/src/config.rs). */
+  /** The blob libfloe reads ({@code WriterConfig} in libfloe/src/config.rs). */
   public byte[] toJsonBytes() {
     ObjectNode node = JSON.createObjectNode();
     node.put("version", VERSION);

@@ -85,8 +85,12 @@ fn batches_round_trip_exactly() {
         .unwrap()
         .build()
         .unwrap();
-    let read: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
-    let expected = concat_batches(&schema, &batches).unwrap();
+    assert_same_rows(&schema, &batches, reader.map(|b| b.unwrap()).collect());
+}
+
+/// The rows read back equal the rows written, column by column.
+fn assert_same_rows(schema: &SchemaRef, written: &[RecordBatch], read: Vec<RecordBatch>) {
+    let expected = concat_batches(schema, written).unwrap();
     let actual = concat_batches(&read[0].schema(), &read).unwrap();
     for c in 0..schema.fields().len() {
         assert_eq!(
@@ -133,16 +137,11 @@ fn flushing_a_row_group_frees_its_memory_and_keeps_every_row() {
         2,
         "the flush closed a row group"
     );
-    let read: Vec<RecordBatch> = builder.build().unwrap().map(|b| b.unwrap()).collect();
-    let expected = concat_batches(&schema, &batches).unwrap();
-    let actual = concat_batches(&read[0].schema(), &read).unwrap();
-    for c in 0..schema.fields().len() {
-        assert_eq!(
-            expected.column(c).to_data(),
-            actual.column(c).to_data(),
-            "column {c}"
-        );
-    }
+    assert_same_rows(
+        &schema,
+        &batches,
+        builder.build().unwrap().map(|b| b.unwrap()).collect(),
+    );
 }
 
 #[test]
