@@ -7,7 +7,7 @@ public final class BadRecordException extends RuntimeException {
   private final transient RejectedMessage rejected;
 
   public BadRecordException(RejectedMessage rejected) {
-    super(rejected.source() + ": " + rejected.reason());
+    super(rejected.describe() + ": " + rejected.reason());
     this.rejected = rejected;
   }
 

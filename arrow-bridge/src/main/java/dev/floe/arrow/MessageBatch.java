@@ -11,14 +11,16 @@ import java.util.Objects;
  * Messages packed for one native decode call: every payload copied once into one off-heap buffer,
  * plus an offsets array, so decoding a batch is one native call, not one per record.
  *
- * <p>Optionally remembers where each message came from (topic, partition, offset), so errors can
- * name it. Reuse a batch with {@link #clear()}; its buffers keep their capacity. Not thread-safe:
- * fill it on one thread, then hand it to the decoding thread.
+ * <p>Optionally remembers where each message came from -- a {@link MessageSource} and a position
+ * in it, opaque to the batch -- so errors and rejected messages can name it. Reuse a batch with
+ * {@link #clear()}; its buffers keep their capacity. Not thread-safe: fill it on one thread, then
+ * hand it to the decoding thread.
  *
  * <pre>{@code
+ * MessageSource lines = line -> "line " + line + " of events.json";
  * try (MessageBatch batch = new MessageBatch()) {
- *   for (ConsumerRecord<byte[], byte[]> r : records) {
- *     batch.add(r.value(), r.topic(), r.partition(), r.offset());
+ *   for (int i = 0; i < jsonLines.size(); i++) {
+ *     batch.add(jsonLines.get(i), lines, i + 1);
  *   }
  *   DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator);
  * }
@@ -34,10 +36,9 @@ public final class MessageBatch implements AutoCloseable {
   private Arena offsetsArena;
   private MemorySegment offsets;
   private int count;
-  // Source positions, one slot per offsets slot (null / -1 for a message added without one).
-  private String[] topics;
-  private int[] partitions;
-  private long[] kafkaOffsets;
+  // Where each message came from, one slot per message (null / -1 for a message added without).
+  private MessageSource[] sources;
+  private long[] positions;
   private boolean closed;
 
   public MessageBatch() {
@@ -61,9 +62,8 @@ public final class MessageBatch implements AutoCloseable {
     data = dataArena.allocate(dataBytes, 8);
     offsetsArena = Arena.ofShared();
     offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, messages + 1L);
-    topics = new String[messages];
-    partitions = new int[messages];
-    kafkaOffsets = new long[messages];
+    sources = new MessageSource[messages];
+    positions = new long[messages];
   }
 
   /** Adds a payload (copied). A null payload (a Kafka tombstone) is added as an empty message. */
@@ -72,20 +72,20 @@ public final class MessageBatch implements AutoCloseable {
   }
 
   public MessageBatch add(byte[] payload, int offset, int length) {
-    return add(payload, offset, length, null, -1, -1);
+    return add(payload, offset, length, null, -1);
   }
 
-  /** Adds a payload and remembers its Kafka position for error messages and dead letters. */
-  public MessageBatch add(byte[] payload, String topic, int partition, long kafkaOffset) {
-    return add(payload, 0, payload == null ? 0 : payload.length, topic, partition, kafkaOffset);
+  /** Adds a payload and remembers where it came from, for error messages and dead letters. */
+  public MessageBatch add(byte[] payload, MessageSource source, long position) {
+    return add(payload, 0, payload == null ? 0 : payload.length, source, position);
   }
 
   /**
    * Adds the bytes between the buffer's position and limit (copied; the buffer's position, limit
-   * and contents are left as they were) and remembers their Kafka position. Heap and direct
+   * and contents are left as they were) and remembers where they came from. Heap and direct
    * buffers both work. A null buffer (a Kafka tombstone) is added as an empty message.
    */
-  public MessageBatch add(ByteBuffer payload, String topic, int partition, long kafkaOffset) {
+  public MessageBatch add(ByteBuffer payload, MessageSource source, long position) {
     ensureOpen();
     int length = payload == null ? 0 : payload.remaining();
     ensureCapacity(length);
@@ -97,11 +97,11 @@ public final class MessageBatch implements AutoCloseable {
         MemorySegment.copy(MemorySegment.ofBuffer(payload), 0, data, used, length);
       }
     }
-    append(length, topic, partition, kafkaOffset);
+    append(length, source, position);
     return this;
   }
 
-  private MessageBatch add(byte[] payload, int offset, int length, String topic, int partition, long kafkaOffset) {
+  private MessageBatch add(byte[] payload, int offset, int length, MessageSource source, long position) {
     ensureOpen();
     if (payload != null) {
       Objects.checkFromIndexSize(offset, length, payload.length);
@@ -110,35 +110,18 @@ public final class MessageBatch implements AutoCloseable {
     if (length > 0) {
       MemorySegment.copy(payload, offset, data, ValueLayout.JAVA_BYTE, used, length);
     }
-    append(length, topic, partition, kafkaOffset);
+    append(length, source, position);
     return this;
   }
 
   /** Records a payload of {@code length} bytes just copied to {@code used}; capacity is checked. */
-  private void append(int length, String topic, int partition, long kafkaOffset) {
+  private void append(int length, MessageSource source, long position) {
     int index = count;
-    topics[index] = topic;
-    partitions[index] = partition;
-    kafkaOffsets[index] = kafkaOffset;
+    sources[index] = source;
+    positions[index] = position;
     used += length;
     count = index + 1;
     offsets.setAtIndex(ValueLayout.JAVA_LONG, count, used);
-  }
-
-  /**
-   * Adds every record of a Kafka poll, in the poll's order, with its topic, partition and offset.
-   * Values are copied once into the batch; keys and headers are not read. Needs kafka-clients on
-   * the classpath.
-   *
-   * @return the number of records added
-   */
-  public int addAll(org.apache.kafka.clients.consumer.ConsumerRecords<?, byte[]> records) {
-    int added = 0;
-    for (org.apache.kafka.clients.consumer.ConsumerRecord<?, byte[]> r : records) {
-      add(r.value(), r.topic(), r.partition(), r.offset());
-      added++;
-    }
-    return added;
   }
 
   /** Number of messages. */
@@ -165,36 +148,29 @@ public final class MessageBatch implements AutoCloseable {
     return data.asSlice(start, end - start).toArray(ValueLayout.JAVA_BYTE);
   }
 
-  /** Where message {@code index} came from, for error messages. */
+  /** Where message {@code index} came from, for error messages: {@code message 3 (its source)}. */
   public String describe(int index) {
     Objects.checkIndex(index, count);
-    if (topics[index] != null) {
-      return "message " + index + " (topic " + topics[index] + ", partition " + partitions[index]
-          + ", offset " + kafkaOffsets[index] + ")";
-    }
-    return "message " + index;
+    MessageSource source = sources[index];
+    return source == null ? "message " + index : "message " + index + " (" + source.describe(positions[index]) + ")";
   }
 
-  /** The Kafka topic of message {@code index}, or null if it was added without one. */
-  public String topic(int index) {
+  /** The source message {@code index} was added with, or null. */
+  public MessageSource source(int index) {
     Objects.checkIndex(index, count);
-    return topics[index];
+    return sources[index];
   }
 
-  public int partition(int index) {
+  /** Its position in that source, or -1. */
+  public long position(int index) {
     Objects.checkIndex(index, count);
-    return partitions[index];
-  }
-
-  public long kafkaOffset(int index) {
-    Objects.checkIndex(index, count);
-    return kafkaOffsets[index];
+    return positions[index];
   }
 
   /** Empties the batch, keeping its capacity. */
   public void clear() {
     ensureOpen();
-    Arrays.fill(topics, 0, count, null); // let go of the topic names; the rest is overwritten
+    Arrays.fill(sources, 0, count, null); // let go of the sources; the rest is overwritten
     used = 0;
     count = 0;
   }
@@ -221,7 +197,7 @@ public final class MessageBatch implements AutoCloseable {
   }
 
   private int offsetCapacity() {
-    return topics.length;
+    return sources.length;
   }
 
   /** Makes room for one more message of {@code length} bytes. */
@@ -243,9 +219,8 @@ public final class MessageBatch implements AutoCloseable {
       offsetsArena.close();
       offsetsArena = next;
       offsets = bigger;
-      topics = Arrays.copyOf(topics, capacity);
-      partitions = Arrays.copyOf(partitions, capacity);
-      kafkaOffsets = Arrays.copyOf(kafkaOffsets, capacity);
+      sources = Arrays.copyOf(sources, capacity);
+      positions = Arrays.copyOf(positions, capacity);
     }
   }
 

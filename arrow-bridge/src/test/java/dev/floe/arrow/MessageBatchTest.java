@@ -3,43 +3,36 @@ package dev.floe.arrow;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 class MessageBatchTest {
+  /** A Kafka partition as a message source, as a sink would make one. */
+  record Partition(String topic, int partition) implements MessageSource {
+    @Override
+    public String describe(long offset) {
+      return "topic " + topic + ", partition " + partition + ", offset " + offset;
+    }
+  }
+
+  private static final Partition T0 = new Partition("t", 0);
+
   @Test
-  void packsAKafkaPollWithEachRecordsPosition() {
-    TopicPartition p0 = new TopicPartition("events", 0);
-    TopicPartition p1 = new TopicPartition("events", 1);
-    ConsumerRecords<byte[], byte[]> poll =
-        new ConsumerRecords<>(
-            Map.of(
-                p0, List.of(new ConsumerRecord<>("events", 0, 10L, null, bytes("{\"a\":1}"))),
-                p1, List.of(
-                    new ConsumerRecord<>("events", 1, 7L, null, bytes("{\"a\":2}")),
-                    new ConsumerRecord<>("events", 1, 8L, null, (byte[]) null))),
-            Map.of());
+  void remembersEachMessagesSourceAndPositionAndHandsBackTheSameObjects() {
+    Partition p1 = new Partition("events", 1);
     try (MessageBatch batch = new MessageBatch()) {
-      assertEquals(3, batch.addAll(poll));
-      assertEquals(3, batch.size());
-      assertEquals(14, batch.byteSize());
-      for (int i = 0; i < 3; i++) {
-        String where = batch.describe(i);
-        int partition = batch.partition(i);
-        long offset = batch.kafkaOffset(i);
-        assertEquals("message " + i + " (topic events, partition " + partition + ", offset " + offset + ")", where);
-      }
-      int tombstone = batch.kafkaOffset(0) == 8 ? 0 : batch.kafkaOffset(1) == 8 ? 1 : 2;
-      assertArrayEquals(new byte[0], batch.payload(tombstone), "a null value packs as an empty message");
+      batch.add(bytes("{\"a\":1}"), p1, 7).add((ByteBuffer) null, p1, 8).add(bytes("{}"));
+      assertSame(p1, batch.source(0));
+      assertEquals(8, batch.position(1));
+      assertEquals("message 1 (topic events, partition 1, offset 8)", batch.describe(1));
+      assertArrayEquals(new byte[0], batch.payload(1), "a null value packs as an empty message");
+      assertNull(batch.source(2));
+      assertEquals(-1, batch.position(2));
     }
   }
 
@@ -49,7 +42,7 @@ class MessageBatchTest {
       byte[] big = new byte[3 << 20];
       big[big.length - 1] = 42;
       for (int i = 0; i < 5000; i++) {
-        batch.add(bytes("m" + i), "t", 0, i);
+        batch.add(bytes("m" + i), T0, i);
       }
       batch.add(big);
       assertEquals(5001, batch.size());
@@ -73,11 +66,11 @@ class MessageBatchTest {
     ByteBuffer direct = ByteBuffer.allocateDirect(16).put(bytes("ab\"direct\"cd")).position(2).limit(10);
     ByteBuffer readOnly = ByteBuffer.wrap(bytes("-true-")).position(1).limit(5).asReadOnlyBuffer();
     try (MessageBatch batch = new MessageBatch()) {
-      batch.add(heap, "t", 3, 100L)
-          .add(slice, "t", 3, 101L)
-          .add(direct, "u", 0, 7L)
-          .add((ByteBuffer) null, "u", 0, 8L)
-          .add(readOnly, "u", 1, 9L);
+      batch.add(heap, new Partition("t", 3), 100L)
+          .add(slice, new Partition("t", 3), 101L)
+          .add(direct, new Partition("u", 0), 7L)
+          .add((ByteBuffer) null, new Partition("u", 0), 8L)
+          .add(readOnly, new Partition("u", 1), 9L);
 
       assertEquals(5, batch.size());
       assertEquals(7 + 5 + 8 + 0 + 4, batch.byteSize());
@@ -110,13 +103,13 @@ class MessageBatchTest {
     try (MessageBatch batch = new MessageBatch(12, 3)) {
       long dataAddress = batch.data().address();
       long offsetsAddress = batch.offsets().address();
-      batch.add(ByteBuffer.wrap(bytes("abcd")), "t", 0, 0L)
-          .add(bytes("efgh"), "t", 1, 1L)
-          .add(ByteBuffer.wrap(bytes("ijkl")), "t", 2, 2L);
+      batch.add(ByteBuffer.wrap(bytes("abcd")), new Partition("t", 0), 0L)
+          .add(bytes("efgh"), new Partition("t", 1), 1L)
+          .add(ByteBuffer.wrap(bytes("ijkl")), new Partition("t", 2), 2L);
       assertEquals(dataAddress, batch.data().address(), "filled exactly to its size: the same payload buffer");
       assertEquals(offsetsAddress, batch.offsets().address(), "and the same offsets buffer");
 
-      batch.add(bytes("mn")).add(ByteBuffer.wrap(bytes("op")), "t", 3, 4L);
+      batch.add(bytes("mn")).add(ByteBuffer.wrap(bytes("op")), new Partition("t", 3), 4L);
       assertEquals(5, batch.size());
       assertEquals(16, batch.byteSize());
       assertArrayEquals(new long[] {0, 4, 8, 12, 14, 16},
@@ -127,19 +120,18 @@ class MessageBatchTest {
       }
       assertEquals("message 2 (topic t, partition 2, offset 2)", batch.describe(2));
       assertEquals("message 3", batch.describe(3), "added without a source");
-      assertNull(batch.topic(3));
-      assertEquals(-1, batch.partition(3));
-      assertEquals(-1, batch.kafkaOffset(3));
+      assertNull(batch.source(3));
+      assertEquals(-1, batch.position(3));
       assertEquals("message 4 (topic t, partition 3, offset 4)", batch.describe(4));
 
       batch.clear();
       batch.add(bytes("again"));
       assertEquals("message 0", batch.describe(0), "clear forgets the sources");
-      assertEquals(-1, batch.partition(0));
+      assertNull(batch.source(0));
       assertArrayEquals(bytes("again"), batch.payload(0));
     }
     try (MessageBatch empty = new MessageBatch(0, 0)) {
-      empty.add(ByteBuffer.wrap(bytes("x")), "t", 0, 5L).add((ByteBuffer) null, "t", 0, 6L);
+      empty.add(ByteBuffer.wrap(bytes("x")), new Partition("t", 0), 5L).add((ByteBuffer) null, new Partition("t", 0), 6L);
       assertArrayEquals(bytes("x"), empty.payload(0));
       assertArrayEquals(new byte[0], empty.payload(1));
       assertEquals("message 1 (topic t, partition 0, offset 6)", empty.describe(1));
@@ -154,7 +146,7 @@ class MessageBatchTest {
     batch.close();
     batch.close();
     assertThrows(IllegalStateException.class, () -> batch.add(bytes("x")));
-    assertThrows(IllegalStateException.class, () -> batch.add(ByteBuffer.wrap(bytes("x")), "t", 0, 0L));
+    assertThrows(IllegalStateException.class, () -> batch.add(ByteBuffer.wrap(bytes("x")), new Partition("t", 0), 0L));
   }
 
   private static byte[] bytes(String s) {

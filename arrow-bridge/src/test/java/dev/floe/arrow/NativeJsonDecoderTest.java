@@ -2,6 +2,7 @@ package dev.floe.arrow;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,10 +74,12 @@ class NativeJsonDecoderTest extends AllocatorTest {
           + "\"point\":{\"x\":7},\"tags\":[\"a\",null],\"attrs\":{\"k\":5}}";
   private static final String GOOD_2 = "{\"attrs\":null,\"id\":2,\"unknown\":[1,2,{}]}";
 
+  private static final MessageBatchTest.Partition ORDERS_3 = new MessageBatchTest.Partition("orders", 3);
+
   private MessageBatch batchOf(String... messages) {
     MessageBatch batch = new MessageBatch();
     for (int i = 0; i < messages.length; i++) {
-      batch.add(messages[i].getBytes(StandardCharsets.UTF_8), "orders", 3, 100 + i);
+      batch.add(messages[i].getBytes(StandardCharsets.UTF_8), ORDERS_3, 100 + i);
     }
     return batch;
   }
@@ -131,9 +134,10 @@ class NativeJsonDecoderTest extends AllocatorTest {
       assertTrue(bad.get(0).reason().contains("field 'id': expected int64, found string"), bad.get(0).reason());
       assertTrue(bad.get(1).reason().contains("field 'price'") && bad.get(1).reason().contains("fraction digits"), bad.get(1).reason());
       assertTrue(bad.get(2).reason().contains("invalid JSON"), bad.get(2).reason());
-      assertEquals("message 2 (topic orders, partition 3, offset 102)", bad.get(1).source());
+      assertEquals("message 2 (topic orders, partition 3, offset 102)", bad.get(1).describe());
       assertArrayEquals(MIXED[4].getBytes(StandardCharsets.UTF_8), bad.get(2).payload());
-      assertEquals(104, bad.get(2).offset());
+      assertEquals(104, bad.get(2).position());
+      assertSame(ORDERS_3, bad.get(2).source());
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.floe.cli;
 
-import dev.floe.iceberg.sink.BadRecordMode;
-import dev.floe.iceberg.sink.KafkaIcebergSink;
-import dev.floe.iceberg.sink.SinkConfig;
+import dev.floe.kafka.sink.BadRecordMode;
+import dev.floe.kafka.sink.KafkaIcebergSink;
+import dev.floe.kafka.sink.SinkConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

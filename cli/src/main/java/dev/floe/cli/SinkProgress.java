@@ -1,6 +1,6 @@
 package dev.floe.cli;
 
-import dev.floe.iceberg.sink.SinkMetricsMXBean;
+import dev.floe.kafka.sink.SinkMetricsMXBean;
 import java.io.PrintWriter;
 
 /** Periodic progress lines of a running sink, from its metrics, and the closing summary. */

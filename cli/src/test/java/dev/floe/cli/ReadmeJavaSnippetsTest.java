@@ -13,6 +13,7 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativeParquetWriter;
 import dev.floe.arrow.ParquetFileSummary;
 import dev.floe.arrow.ParquetWriterConfig;
+import dev.floe.arrow.MessageSource;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.iceberg.Commits;
@@ -98,11 +99,12 @@ class ReadmeJavaSnippetsTest {
          NativeJsonDecoder decoder = NativeJsonDecoder.create(schema, JsonDecoderConfig.defaults());
          NativeParquetWriter writer = NativeParquetWriter.open(file, schema, ParquetWriterConfig.defaults(), allocator);
          MessageBatch batch = new MessageBatch()) {
-      batch.add("{\"id\": 1, \"name\": \"Ada\"}".getBytes(StandardCharsets.UTF_8)); // or batch.addAll(consumerRecords)
-      batch.add("{\"id\": \"two\", \"name\": \"Bob\"}".getBytes(StandardCharsets.UTF_8));
+      MessageSource input = line -> "line " + line + " of the input"; // any object that names a position
+      batch.add("{\"id\": 1, \"name\": \"Ada\"}".getBytes(StandardCharsets.UTF_8), input, 1);
+      batch.add("{\"id\": \"two\", \"name\": \"Bob\"}".getBytes(StandardCharsets.UTF_8), input, 2);
       DecodeStats stats = decoder.decodeInto(batch, writer, BadRecordPolicy.COLLECT);
       for (RejectedMessage bad : stats.rejected()) {
-        deadLetters.add(bad.source() + ": " + bad.reason()); // bad.payload() has the original bytes
+        deadLetters.add(bad.describe() + ": " + bad.reason()); // bad.payload() has the original bytes
       }
       writer.finish();
     }
@@ -148,7 +150,7 @@ class ReadmeJavaSnippetsTest {
     List<String> deadLetters = new ArrayList<>();
     jsonToParquet(file, schema, deadLetters);
     assertEquals(List.of(Arrays.asList(1L, "Ada")), readIdName(file));
-    assertEquals(List.of("message 1: field 'id': expected int64, found string \"two\" (at byte 7)"), deadLetters);
+    assertEquals(List.of("message 1 (line 2 of the input): field 'id': expected int64, found string \"two\" (at byte 7)"), deadLetters);
   }
 
   @Test

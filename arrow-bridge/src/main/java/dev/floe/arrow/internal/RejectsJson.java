@@ -27,13 +27,7 @@ public final class RejectsJson {
       int index = r.path("index").asInt();
       out.add(
           new RejectedMessage(
-              index,
-              batch.describe(index),
-              r.path("reason").asText(),
-              batch.payload(index),
-              batch.topic(index),
-              batch.partition(index),
-              batch.kafkaOffset(index)));
+              index, r.path("reason").asText(), batch.payload(index), batch.source(index), batch.position(index)));
     }
     return out;
   }

@@ -1,7 +1,7 @@
 package dev.floe.bench.e2e;
 
-import dev.floe.iceberg.sink.KafkaIcebergSink;
-import dev.floe.iceberg.sink.SinkConfig;
+import dev.floe.kafka.sink.KafkaIcebergSink;
+import dev.floe.kafka.sink.SinkConfig;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;

@@ -2,8 +2,8 @@ package dev.floe.bench.e2e;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.sink.KafkaIcebergSink;
-import dev.floe.iceberg.sink.SinkConfig;
+import dev.floe.kafka.sink.KafkaIcebergSink;
+import dev.floe.kafka.sink.SinkConfig;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.lang.management.MemoryPoolMXBean;

@@ -1,0 +1,202 @@
+package dev.floe.kafka.sink;
+
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits sealed cycles on a thread of its own, so that the consumer goes on fetching (and the
+ * decode thread decoding) while a cycle's last files are finished and committed. One cycle is
+ * committed at a time, in the order sealed, and at most one waits: {@link #submit} first waits for
+ * the cycle before. Only the consumer thread calls it.
+ *
+ * <p>A cycle's tables commit only when all of its files are complete and every dead letter sent
+ * so far is acknowledged, as in a synchronous commit. A table whose commit is fenced ends the
+ * cycle there: the tables after it are not committed, and the result says so ({@link
+ * Committed#fence()}) so that the consumer thread resumes from the tables. Any other failure (a
+ * write failure, a catalog that keeps refusing) is thrown to the consumer thread by the next
+ * {@link #poll}, {@link #await} or {@link #submit}. Files that were never committed are deleted,
+ * except those of a commit whose outcome was unknown ({@link TableCommitter}).
+ */
+final class CommitStage implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CommitStage.class);
+
+  private final TableCommitter committer;
+  private final DeadLetters deadLetters;
+  private final ExecutorService thread;
+  private Future<Committed> pending;
+
+  /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
+  record TableCut(TableChannel channel, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> offsets) {}
+
+  /**
+   * A cycle cut on the consumer thread: the positions it covers, its records, and when it began
+   * to be committed.
+   */
+  record Sealed(List<TableCut> tables, Map<TopicPartition, Long> positions, long records, long sealedNanos) {}
+
+  /**
+   * A cycle that ended: every table committed, or, if {@code fence} is not null, a table's commit
+   * was fenced (the tables before it committed, the rest did not).
+   */
+  record Committed(
+      Map<TopicPartition, Long> positions, long records, long files, long bytes, long millis, FencedException fence) {
+    static Committed fenced(FencedException fence) {
+      return new Committed(Map.of(), 0, 0, 0, 0, fence);
+    }
+  }
+
+  CommitStage(TableCommitter committer, DeadLetters deadLetters, String group) {
+    this.committer = committer;
+    this.deadLetters = deadLetters;
+    this.thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "floe-commit-" + group);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Starts committing {@code cycle}, after waiting for the cycle before it (returned, or null if
+   * there was none). If the cycle before was fenced, {@code cycle} is dropped instead: it was cut
+   * from positions the consumer no longer trusts, and its files are deleted once complete.
+   */
+  Committed submit(Sealed cycle) {
+    Committed before = await();
+    if (before != null && before.fence() != null) {
+      for (TableCut cut : cycle.tables()) {
+        cut.files().thenAccept(result -> TableCommitter.deleteFiles(cut.channel().table(), result));
+      }
+      return before;
+    }
+    pending = thread.submit(() -> commit(cycle));
+    return before;
+  }
+
+  /** The cycle in progress if it has committed by now (then it is no longer pending), else null. */
+  Committed poll() {
+    return pending != null && pending.isDone() ? await() : null;
+  }
+
+  /** Waits for the cycle in progress; null if there is none. */
+  Committed await() {
+    Future<Committed> waiting = pending;
+    if (waiting == null) {
+      return null;
+    }
+    pending = null;
+    try {
+      return waiting.get();
+    } catch (ExecutionException e) {
+      throw SinkException.wrap(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while waiting for a commit", e);
+    }
+  }
+
+  private Committed commit(Sealed cycle) {
+    List<Map.Entry<TableCut, WriteResult>> results = completed(cycle.tables());
+    if (deadLetters != null) {
+      try {
+        deadLetters.flush(); // before any offset moves past a dead-lettered record
+      } catch (RuntimeException e) {
+        deleteAll(results, 0);
+        throw e;
+      }
+    }
+    long files = 0;
+    long bytes = 0;
+    for (int i = 0; i < results.size(); i++) {
+      TableCut cut = results.get(i).getKey();
+      WriteResult result = results.get(i).getValue();
+      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0) {
+        continue;
+      }
+      HeldOffsets held = cut.channel().held();
+      warnIfMovingBack(cut, held);
+      try {
+        committer.commit(cut.channel().table(), result, cut.offsets(), held.stored(cut.offsets().keySet()));
+      } catch (FencedException fence) {
+        LOG.warn("commit to {} fenced: {}", cut.channel().id(), fence.getMessage());
+        deleteAll(results, i + 1);
+        return Committed.fenced(fence);
+      } catch (RuntimeException | Error e) {
+        deleteAll(results, i + 1); // the committer deleted this table's files if that was safe
+        throw e;
+      }
+      held.committed(cut.offsets());
+      files += result.dataFiles().length;
+      for (DataFile f : result.dataFiles()) {
+        bytes += f.fileSizeInBytes();
+      }
+    }
+    long millis = (System.nanoTime() - cycle.sealedNanos()) / 1_000_000;
+    return new Committed(cycle.positions(), cycle.records(), files, bytes, millis, null);
+  }
+
+  /** Offsets only move back when a partition's offsets were reused; never silently. */
+  private static void warnIfMovingBack(TableCut cut, HeldOffsets held) {
+    cut.offsets().forEach((tp, next) -> {
+      Position stored = held.stored(tp);
+      if (stored != null && stored.sameTopic(next.topicId()) && next.next() < stored.next()) {
+        LOG.warn("table {}: the offset stored for {} moves back from {} to {} (its offsets were reused)",
+            cut.channel().id(), tp, stored.next(), next.next());
+      }
+    });
+  }
+
+  /** Deletes the files of the tables from {@code from} on: none of them was committed. */
+  private static void deleteAll(List<Map.Entry<TableCut, WriteResult>> results, int from) {
+    for (Map.Entry<TableCut, WriteResult> e : results.subList(from, results.size())) {
+      TableCommitter.deleteFiles(e.getKey().channel().table(), e.getValue());
+    }
+  }
+
+  /**
+   * Every table's completed files; if any table failed, the others' files are deleted (none of
+   * the cycle is committed) and its failure is thrown.
+   */
+  private static List<Map.Entry<TableCut, WriteResult>> completed(List<TableCut> tables) {
+    List<Map.Entry<TableCut, WriteResult>> results = new ArrayList<>();
+    RuntimeException failure = null;
+    for (TableCut cut : tables) {
+      try {
+        results.add(Map.entry(cut, cut.files().join()));
+      } catch (CompletionException e) {
+        if (failure == null) {
+          failure = SinkException.wrap(e.getCause());
+        }
+      }
+    }
+    if (failure != null) {
+      deleteAll(results, 0);
+      throw failure;
+    }
+    return results;
+  }
+
+  /** Lets a commit in progress land (it holds complete files), then stops the thread. */
+  @Override
+  public void close() {
+    thread.shutdown();
+    try {
+      thread.awaitTermination(1, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.floe.kafka.sink;
+
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.util.Map;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.exceptions.CleanableFailure;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Table operations that commit a cycle's Kafka offsets with its files. Iceberg calls {@link
+ * #commit} once per attempt, each time on freshly refreshed metadata (a conflicting commit by
+ * anyone is retried), so each check below sees the table exactly as the commit would change it:
+ *
+ * <ol>
+ *   <li>after an attempt whose outcome was unknown ({@link #lookForEarlierAttempt()}): if the base
+ *       already holds this commit's id, that attempt landed and {@link AlreadyCommittedException}
+ *       ends the retry without a second snapshot;
+ *   <li>fencing: the base must still hold the offsets this sink expects for its partitions, so a
+ *       zombie can never commit offsets someone else already moved;
+ *   <li>the offsets are merged into the table property ({@link SnapshotOffsets}) in the same
+ *       metadata change, computed from this exact base: concurrent sinks on other partitions keep
+ *       theirs.
+ * </ol>
+ */
+final class FencingTableOperations extends ForwardingTableOperations {
+  private final String group;
+  private final String commitId;
+  private final Map<TopicPartition, Position> offsets;
+  private final Map<TopicPartition, Position> expected;
+  private volatile boolean lookForEarlierAttempt;
+
+  /**
+   * @param commitId the id this commit stores in its snapshot summary
+   * @param offsets the positions this commit stores
+   * @param expected those partitions' positions as this sink last saw them in the table (absent:
+   *     never stored)
+   */
+  FencingTableOperations(
+      TableOperations delegate,
+      String group,
+      String commitId,
+      Map<TopicPartition, Position> offsets,
+      Map<TopicPartition, Position> expected) {
+    super(delegate);
+    this.group = group;
+    this.commitId = commitId;
+    this.offsets = Map.copyOf(offsets);
+    this.expected = Map.copyOf(expected);
+  }
+
+  /** From now on, each attempt first checks whether an earlier one landed after all. */
+  void lookForEarlierAttempt() {
+    lookForEarlierAttempt = true;
+  }
+
+  @Override
+  public void commit(TableMetadata base, TableMetadata metadata) {
+    if (lookForEarlierAttempt && SnapshotOffsets.containsCommit(base, commitId)) {
+      throw new AlreadyCommittedException(commitId);
+    }
+    Map<TopicPartition, Position> stored = SnapshotOffsets.latest(base, group, offsets.keySet());
+    if (!stored.equals(expected)) {
+      throw new FencedException(
+          "fenced: table offsets for group '" + group + "' are " + stored + ", this sink expected "
+              + expected + " (another sink owns these partitions now)");
+    }
+    TableMetadata withOffsets =
+        TableMetadata.buildFrom(metadata)
+            .setProperties(Map.of(SnapshotOffsets.key(group), SnapshotOffsets.mergedProperty(base, group, offsets)))
+            .build();
+    super.commit(base, withOffsets);
+  }
+
+  /** An earlier attempt of this commit, whose outcome was unknown, is in the table. */
+  static final class AlreadyCommittedException extends RuntimeException implements CleanableFailure {
+    AlreadyCommittedException(String commitId) {
+      super("commit " + commitId + " already landed", null, false, false);
+    }
+  }
+}

@@ -1,0 +1,608 @@
+package dev.floe.kafka.sink;
+
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes Kafka topics and lands every record in Iceberg tables exactly once.
+ *
+ * <p>The consumer thread routes each record to its table and packs it into an off-heap message
+ * batch; each table's threads decode and encode batches natively while the consumer keeps
+ * fetching. Every commit cycle ({@link SinkConfig#commitInterval()}, or N records, or N bytes)
+ * each table gets one Iceberg commit adding the cycle's files, with the consumed offsets and a
+ * commit id in the same snapshot's summary ({@link SnapshotOffsets}). A cycle is committed on a
+ * thread of its own while the next one fills ({@link SinkConfig#overlapCommits()}); the next
+ * cycle's commit waits for it, and a rebalance or the end of the run waits for both. On every
+ * partition assignment the sink resumes from the offsets stored in the tables; Kafka's group
+ * offsets are committed once a whole cycle has landed, and count only for a table that stored no
+ * offset of a partition. A commit whose table offsets moved under it is fenced ({@link
+ * FencedException}): instead of writing twice, the sink drops the cycle and resumes from the
+ * tables. {@code docs/sink-guarantees.md} says what is exactly once and what is not.
+ *
+ * <pre>{@code
+ * SinkConfig config = SinkConfig.builder(catalog, "localhost:9092", "floe-sink")
+ *     .route("bids", TableIdentifier.of("nexmark", "bids"))
+ *     .build();
+ * try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+ *   sink.run(); // until stop(), or the end of the topics with stopAtEnd
+ * }
+ * }</pre>
+ *
+ * <p>{@link #run()} runs on the calling thread; {@link #stop()} may be called from any thread.
+ */
+public final class KafkaIcebergSink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaIcebergSink.class);
+
+  private final SinkConfig config;
+  private final BufferAllocator allocator = new RootAllocator();
+  private final SinkMetrics metrics = new SinkMetrics();
+  private final Semaphore inFlight;
+  private final Semaphore fileBuffers;
+  private final BatchPool pool;
+  private final Map<TableIdentifier, TableChannel> channels = new LinkedHashMap<>();
+  private final Map<String, TableChannel> byTopic = new HashMap<>();
+  /** One message source per partition read, shared by its records in every batch. */
+  private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
+  private final RouteField routeField;
+  private final DeadLetters deadLetters;
+  private final CommitStage commits;
+  private final TopicIds topicIds;
+  // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
+  private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
+  private final Set<TopicPartition> assigned = new HashSet<>();
+  private Map<TopicPartition, Long> endOffsets;
+  private long cycleRecords;
+  private long cycleBytes;
+  private long cycleStarted = System.nanoTime();
+  private volatile boolean stopping;
+  /** Set when run() fails or stops without its cycle: nothing more may be committed from it. */
+  private boolean failed;
+
+  public KafkaIcebergSink(SinkConfig config) {
+    this.config = config;
+    this.inFlight = new Semaphore((int) config.batchBudgetBytes());
+    this.fileBuffers = new Semaphore((int) (config.maxInFlightBytes() - config.batchBudgetBytes()));
+    this.routeField = config.routeField() == null ? null : new RouteField(config.routeField());
+    boolean deadLettering = config.badRecords() == BadRecordMode.DEAD_LETTER;
+    this.pool = new BatchPool(inFlight, deadLettering);
+    this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
+    this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters, config.group());
+    this.topicIds = new TopicIds(KafkaClients.admin(config));
+    // Deserializer instances win over any deserializer the consumer properties name.
+    this.consumer =
+        new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
+    TableChannel.Shared shared =
+        new TableChannel.Shared(config, allocator, inFlight, fileBuffers, pool, deadLetters, metrics, () -> stopping);
+    try {
+      for (TableRoute route : config.routes()) {
+        channels.computeIfAbsent(route.table(), id -> new TableChannel(id, loadOrCreate(id), shared));
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    metrics.register(config.group());
+  }
+
+  private Table loadOrCreate(TableIdentifier id) {
+    try {
+      return config.catalog().loadTable(id);
+    } catch (NoSuchTableException missing) {
+      if (config.createSchema() == null) {
+        throw new SinkException("table " + id + " does not exist and no schema was given to create it", missing);
+      }
+      try {
+        return config.catalog().createTable(id, config.createSchema(), config.createSpec(), config.createProperties());
+      } catch (AlreadyExistsException raced) {
+        return config.catalog().loadTable(id); // another sink created it first
+      }
+    }
+  }
+
+  /** The sink's counters (also registered over JMX). */
+  public SinkMetricsMXBean metrics() {
+    return metrics;
+  }
+
+  /**
+   * Consumes and commits until {@link #stop()} (then commits what was consumed) or, with {@link
+   * SinkConfig#stopAtEnd()}, until everything up to the end offsets seen at assignment is
+   * committed.
+   *
+   * @throws SinkException on a bad record under FAIL, a write failure, or fencing; nothing
+   *     uncommitted is kept, and a restart resumes from the tables' offsets
+   */
+  public void run() {
+    Listener listener = new Listener();
+    if (config.topicPattern() != null) {
+      consumer.subscribe(config.topicPattern(), listener);
+    } else {
+      consumer.subscribe(config.topics(), listener);
+    }
+    try {
+      consume();
+    } catch (KafkaException e) {
+      // A failure inside a rebalance callback (a commit on revocation) reaches us wrapped.
+      failed = true;
+      throw e.getCause() instanceof RuntimeException cause && isSinkFailure(cause) ? cause : e;
+    } catch (RuntimeException | Error e) {
+      failed = true;
+      throw e;
+    } finally {
+      consumer.unsubscribe(); // with `failed` set, revocation commits nothing
+    }
+  }
+
+  private static boolean isSinkFailure(RuntimeException e) {
+    return e instanceof SinkException || e instanceof FencedException;
+  }
+
+  private void consume() {
+    try {
+      while (!stopping) {
+        ConsumerRecords<ByteBuffer, ByteBuffer> records;
+        try {
+          records = consumer.poll(Duration.ofMillis(200));
+        } catch (WakeupException e) {
+          continue; // stop() woke the poll
+        } catch (OffsetOutOfRangeException e) {
+          outOfRange(e.offsetOutOfRangePartitions());
+          continue;
+        }
+        landed(commits.poll(), false);
+        route(records);
+        if (commitDue()) {
+          endCycle(!config.overlapCommits());
+        }
+        if (config.stopAtEnd() && reachedEnd()) {
+          endCycle(true);
+          LOG.info("reached the end of {} partitions; stopping", assigned.size());
+          return;
+        }
+      }
+      endCycle(true);
+    } catch (TableChannel.StopRequestedException e) {
+      // Asked to stop while the writers were too busy to take the next batch: the cycle being
+      // filled is not committed (a restart reads it again); a sealed one still lands on close().
+      LOG.warn("stopped while waiting for the writers: the records of this cycle are not committed");
+      failed = true;
+    }
+  }
+
+  /** Asks {@link #run()} to commit what it consumed and return. Thread-safe. */
+  public void stop() {
+    stopping = true;
+    consumer.wakeup();
+  }
+
+  private void route(ConsumerRecords<ByteBuffer, ByteBuffer> records) {
+    long bytes = 0;
+    // Partition by partition: with topic routes the table is looked up once per partition.
+    for (TopicPartition tp : records.partitions()) {
+      TableChannel topicChannel = routeField == null ? channelForTopic(tp.topic()) : null;
+      PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
+      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
+        ByteBuffer value = r.value();
+        bytes += value == null ? 0 : value.remaining();
+        if (routeField == null) {
+          if (topicChannel == null) {
+            badRecord(r, "no route for topic " + r.topic());
+          } else {
+            topicChannel.add(r, source);
+          }
+        } else {
+          routeByField(r, source);
+        }
+      }
+    }
+    int count = records.count();
+    metrics.consumed(count, bytes);
+    cycleRecords += count;
+    cycleBytes += bytes;
+  }
+
+  private TableChannel channelForTopic(String topic) {
+    TableChannel cached = byTopic.get(topic);
+    if (cached != null) {
+      return cached;
+    }
+    for (TableRoute route : config.routes()) {
+      if (route.matchesTopic(topic)) {
+        TableChannel channel = channels.get(route.table());
+        byTopic.put(topic, channel);
+        return channel;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * With a route field: the first route matching the record's topic and field value; a record
+   * under the floor of its table (re-read for another table) is skipped.
+   */
+  private void routeByField(ConsumerRecord<ByteBuffer, ByteBuffer> r, PartitionSource source) {
+    String value;
+    try {
+      value = r.value() == null ? null : routeField.read(r.value());
+    } catch (RouteField.MalformedValueException e) {
+      badRecord(r, "bad route field: " + e.getMessage());
+      return;
+    }
+    for (TableRoute route : config.routes()) {
+      if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
+        TableChannel channel = channels.get(route.table());
+        Long floor = channel.held().floor(source.partition());
+        if (floor == null || r.offset() >= floor) {
+          channel.add(r, source);
+        }
+        return;
+      }
+    }
+    badRecord(r, "no route for field '" + config.routeField() + "' value "
+        + (r.value() == null ? "(null message)" : value == null ? "(absent, or not a string)" : "'" + value + "'"));
+  }
+
+  /** A record that reaches no table: stops, is skipped or is dead-lettered, per the policy. */
+  private void badRecord(ConsumerRecord<ByteBuffer, ByteBuffer> r, String reason) {
+    String source = "topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset();
+    switch (config.badRecords()) {
+      case FAIL -> throw new SinkException("bad record at " + source + ": " + reason, null);
+      case SKIP -> {
+        metrics.badRecord();
+        if (metrics.badRecords() <= 10) {
+          LOG.warn("skipped bad record at {}: {}", source, reason);
+        }
+      }
+      case DEAD_LETTER -> {
+        metrics.badRecord();
+        deadLetters.send(RecordOrigins.deadLetter(r, reason));
+        metrics.deadLettered();
+      }
+    }
+  }
+
+  private boolean commitDue() {
+    return cycleRecords >= config.commitRecords()
+        || cycleBytes >= config.commitBytes()
+        || System.nanoTime() - cycleStarted >= config.commitInterval().toNanos();
+  }
+
+  private boolean reachedEnd() {
+    if (assigned.isEmpty() || endOffsets == null) {
+      return false;
+    }
+    for (TopicPartition tp : assigned) {
+      Long end = endOffsets.get(tp);
+      if (end != null && consumer.position(tp) < end) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Ends the commit cycle: every table's files are sealed at the consumed positions and handed to
+   * the commit stage, once the cycle before has landed. The next cycle starts filling at once;
+   * with {@code wait}, this returns only when the cycle has landed too.
+   */
+  private void endCycle(boolean wait) {
+    Map<TopicPartition, Long> positions = new HashMap<>();
+    for (TopicPartition tp : assigned) {
+      positions.put(tp, consumer.position(tp));
+    }
+    List<CommitStage.TableCut> tables = new ArrayList<>();
+    for (TableChannel channel : channels.values()) {
+      tables.add(new CommitStage.TableCut(channel, channel.seal(), offsetsFor(channel, positions)));
+    }
+    CommitStage.Sealed cycle = new CommitStage.Sealed(tables, positions, cycleRecords, System.nanoTime());
+    cycleRecords = 0;
+    cycleBytes = 0;
+    cycleStarted = System.nanoTime();
+    landed(commits.submit(cycle), false);
+    if (wait) {
+      landed(commits.await(), true);
+    }
+  }
+
+  /**
+   * On the consumer thread, after a cycle landed in its tables: the group offsets follow
+   * (asynchronously unless {@code sync}), then the metrics and the log line. After a fenced cycle:
+   * everything not committed is dropped and the partitions resume from the tables.
+   */
+  private void landed(CommitStage.Committed cycle, boolean sync) {
+    if (cycle == null) {
+      return;
+    }
+    if (cycle.fence() != null) {
+      resumeAfterFence();
+      return;
+    }
+    if (!cycle.positions().isEmpty()) {
+      commitGroupOffsets(cycle.positions(), sync);
+    }
+    if (cycle.files() > 0) {
+      metrics.committed(cycle.files(), cycle.bytes(), cycle.millis());
+      updateLag(cycle.positions());
+      LOG.info(
+          "committed {} records in {} files ({} MiB) in {} ms; {} records/s, {} MiB/s overall; lag {}; bad records {}",
+          cycle.records(), cycle.files(), cycle.bytes() >> 20, cycle.millis(), (long) metrics.getRecordsPerSecond(),
+          String.format("%.1f", metrics.getBytesPerSecond() / (1 << 20)), metrics.getLag(), metrics.getBadRecords());
+    }
+  }
+
+  /**
+   * The positions this table's commit stores: those of the partitions whose records can reach it,
+   * with their topic ids. With a route field, a partition re-read from below what the table holds
+   * (for another table's sake) keeps the table's own offset: a table's offsets never move back
+   * because of another table.
+   */
+  private Map<TopicPartition, Position> offsetsFor(TableChannel channel, Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, Position> out = new HashMap<>();
+    positions.forEach((tp, offset) -> {
+      if (feeds(channel, tp)) {
+        Long floor = routeField == null ? null : channel.held().floor(tp);
+        long next = floor == null ? offset : Math.max(offset, floor);
+        out.put(tp, new Position(next, topicIds.get(tp.topic())));
+      }
+    });
+    return out;
+  }
+
+  /** Whether records of {@code tp} can reach {@code channel}'s table. */
+  private boolean feeds(TableChannel channel, TopicPartition tp) {
+    return routeField != null || channelForTopic(tp.topic()) == channel;
+  }
+
+  private void commitGroupOffsets(Map<TopicPartition, Long> positions, boolean sync) {
+    Map<TopicPartition, OffsetAndMetadata> hint = new HashMap<>();
+    positions.forEach((tp, o) -> {
+      if (assigned.contains(tp)) {
+        hint.put(tp, new OffsetAndMetadata(o));
+      }
+    });
+    if (hint.isEmpty()) {
+      return;
+    }
+    // The tables hold the offsets that count; these only for a table that stored none (resume).
+    try {
+      if (sync) {
+        consumer.commitSync(hint);
+      } else {
+        consumer.commitAsync(hint, (offsets, e) -> {
+          if (e != null) {
+            LOG.warn("could not commit group offsets (the tables have them): {}", e.getMessage());
+          }
+        });
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("could not commit group offsets (the tables have them): {}", e.getMessage());
+    }
+  }
+
+  /** Records behind the end of each partition, as of the last fetch (no request to the broker). */
+  private void updateLag(Map<TopicPartition, Long> positions) {
+    long lag = 0;
+    for (TopicPartition tp : positions.keySet()) {
+      if (assigned.contains(tp)) {
+        OptionalLong behind = consumer.currentLag(tp);
+        lag += behind.isPresent() ? behind.getAsLong() : 0;
+      }
+    }
+    metrics.lag(lag);
+  }
+
+  /** Partitions come and go: resume new ones from the tables, commit before giving any away. */
+  private final class Listener implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (!partitions.isEmpty() && !failed) {
+        endCycle(true);
+      }
+      forget(partitions);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      // Another sink may own them already: drop the cycle's files and re-read what we still own.
+      LOG.warn("lost partitions {}; discarding this cycle's uncommitted files", partitions);
+      // A sealed cycle still commits (or is fenced); no group offsets for what we lost.
+      CommitStage.Committed sealed = commits.await();
+      assigned.removeAll(partitions);
+      if (sealed != null && sealed.fence() == null) {
+        landed(sealed, false);
+      }
+      forget(partitions);
+      dropCycleAndResume();
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      landed(commits.await(), true); // resuming reads the offsets the tables hold
+      assigned.addAll(partitions);
+      resume(partitions);
+      if (config.stopAtEnd()) {
+        endOffsets = new HashMap<>(consumer.endOffsets(assigned));
+      }
+    }
+  }
+
+  /** A commit was fenced: another sink wrote these partitions' offsets. Re-read from the tables. */
+  private void resumeAfterFence() {
+    metrics.fenced();
+    LOG.warn("a commit was fenced: dropping this cycle and resuming {} partitions from the tables", assigned.size());
+    dropCycleAndResume();
+  }
+
+  /** Drops everything consumed and not committed, and seeks every partition to what the tables hold. */
+  private void dropCycleAndResume() {
+    for (TableChannel channel : channels.values()) {
+      channel.abortCycle();
+    }
+    resume(new ArrayList<>(assigned));
+    cycleRecords = 0;
+    cycleBytes = 0;
+    cycleStarted = System.nanoTime();
+  }
+
+  private void forget(Collection<TopicPartition> partitions) {
+    assigned.removeAll(partitions);
+    for (TableChannel channel : channels.values()) {
+      channel.held().forget(partitions);
+    }
+  }
+
+  /**
+   * Seeks each partition to the lowest offset a table it feeds still needs: the offset the table
+   * stored for it or, for a table that stored none, the group's committed offset (committed only
+   * once every table of a cycle holds its records) or, without one, the beginning. A topic
+   * recreated since a table stored its offsets (its id differs) counts as never stored by any, and
+   * is read from the beginning.
+   */
+  private void resume(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    Map<String, String> ids = topicIds.refresh(partitions.stream().map(TopicPartition::topic).distinct().toList());
+    Map<TopicPartition, Long> lowest = new HashMap<>();
+    Set<TopicPartition> unstored = new HashSet<>(); // no table feeds it, or one stored none
+    Set<TopicPartition> recreated = new HashSet<>();
+    for (TopicPartition tp : partitions) {
+      if (channels.values().stream().noneMatch(channel -> feeds(channel, tp))) {
+        unstored.add(tp);
+      }
+    }
+    for (TableChannel channel : channels.values()) {
+      List<TopicPartition> fed = partitions.stream().filter(tp -> feeds(channel, tp)).toList();
+      channel.table().refresh();
+      Map<TopicPartition, Position> found =
+          SnapshotOffsets.latest(((HasTableOperations) channel.table()).operations().current(), config.group(), fed);
+      Map<TopicPartition, Long> floors = new HashMap<>();
+      for (TopicPartition tp : fed) {
+        Position p = found.get(tp);
+        if (p != null && !p.sameTopic(ids.get(tp.topic()))) {
+          recreated.add(tp);
+        } else if (p != null) {
+          floors.put(tp, p.next());
+          lowest.merge(tp, p.next(), Math::min);
+          continue;
+        }
+        unstored.add(tp);
+      }
+      channel.held().load(fed, found, floors);
+    }
+    logRecreated(recreated, ids);
+    Map<TopicPartition, OffsetAndMetadata> groupOffsets = new HashMap<>();
+    Set<TopicPartition> askGroup = new HashSet<>(unstored);
+    askGroup.removeAll(recreated);
+    if (!askGroup.isEmpty()) {
+      consumer.committed(askGroup).forEach((tp, o) -> {
+        if (o != null) {
+          groupOffsets.put(tp, o);
+        }
+      });
+    }
+    List<TopicPartition> fromBeginning = new ArrayList<>();
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      Long offset = lowest.get(tp);
+      if (recreated.contains(tp)) {
+        offset = null;
+      } else if (unstored.contains(tp)) {
+        OffsetAndMetadata group = groupOffsets.get(tp);
+        offset = group == null ? null : offset == null ? group.offset() : Math.min(offset, group.offset());
+      }
+      if (offset == null) {
+        fromBeginning.add(tp);
+      } else {
+        consumer.seek(tp, offset);
+        seeks.put(tp, offset);
+      }
+    }
+    if (!fromBeginning.isEmpty()) {
+      consumer.seekToBeginning(fromBeginning);
+    }
+    LOG.info("resuming {} partitions at offsets {}; from the beginning: {}", partitions.size(), seeks, fromBeginning);
+  }
+
+  private static void logRecreated(Set<TopicPartition> recreated, Map<String, String> ids) {
+    recreated.stream().map(TopicPartition::topic).distinct().forEach(topic -> LOG.warn(
+        "topic {} was recreated (its id is now {}): the offsets the tables hold for the old topic are ignored, "
+            + "and the new one is read from the beginning", topic, ids.get(topic)));
+  }
+
+  /**
+   * Positions out of range: records deleted by retention before the sink read them (read on from
+   * the log start), or offsets reused -- the tables hold offsets past the log's end, e.g. after the
+   * log was truncated. Then the records from the end on are new: every table's floor drops to it,
+   * and the offsets the tables store move back to it (logged again at the commit).
+   */
+  private void outOfRange(Map<TopicPartition, Long> positions) {
+    Map<TopicPartition, Long> first = consumer.beginningOffsets(positions.keySet());
+    Map<TopicPartition, Long> end = consumer.endOffsets(positions.keySet());
+    positions.forEach((tp, position) -> {
+      if (position < first.get(tp)) {
+        LOG.warn("partition {}: records {} to {} were deleted before the sink read them; reading on from {}",
+            tp, position, first.get(tp) - 1, first.get(tp));
+        consumer.seek(tp, first.get(tp));
+      } else {
+        long last = end.get(tp);
+        LOG.error("partition {}: the tables hold it up to offset {} but its log ends at {}: its offsets were reused. "
+            + "Records from {} on are read as new ones", tp, position, last, last);
+        for (TableChannel channel : channels.values()) {
+          channel.held().lowerFloor(tp, last);
+        }
+        consumer.seek(tp, last);
+      }
+    });
+  }
+
+  /**
+   * Stops without committing the cycle being filled: its files are deleted. A cycle already
+   * sealed (complete, waiting for its commit) still lands.
+   */
+  @Override
+  public void close() {
+    commits.close();
+    for (TableChannel channel : channels.values()) {
+      channel.close();
+    }
+    pool.close();
+    if (deadLetters != null) {
+      deadLetters.close();
+    }
+    topicIds.close();
+    consumer.close();
+    metrics.unregister();
+    allocator.close();
+  }
+}

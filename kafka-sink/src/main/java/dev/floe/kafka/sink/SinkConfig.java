@@ -1,0 +1,294 @@
+package dev.floe.kafka.sink;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Everything a {@link KafkaIcebergSink} needs: where to read, where each record goes, when to
+ * commit, and what to do with bad records. Build with {@link #builder(Catalog, String, String)}.
+ *
+ * @param catalog where the tables live
+ * @param bootstrapServers Kafka brokers
+ * @param group the consumer group; also names the offsets stored in each table
+ * @param topics topics to subscribe to (or empty with {@code topicPattern})
+ * @param topicPattern a pattern of topics to subscribe to, or null
+ * @param routes where records go: the first matching route wins; records matching none are bad
+ * @param routeField a top-level JSON string field whose value routes records, or null
+ * @param commitInterval commit at least this often
+ * @param commitRecords ... or after this many records
+ * @param commitBytes ... or after this many payload bytes, whichever comes first: bounds what a
+ *     cycle holds until its commit (the upsert writer's key index among it)
+ * @param batchRecords messages per native decode batch
+ * @param batchBytes payload bytes per native decode batch
+ * @param maxInFlightBytes memory for record data in the sink, at most 2 GiB: a quarter for decode
+ *     batches (payload handed to the writers and not yet written, plus spare batches), the rest
+ *     for rows the open files buffer before a row group is written (past it, row groups are
+ *     written early). The consumer waits while the batches' share is used up: backpressure
+ * @param badRecords what happens to records that do not decode
+ * @param deadLetterTopic the dead-letter topic for {@link BadRecordMode#DEAD_LETTER}
+ * @param upsert replace rows by the tables' identifier fields instead of appending
+ * @param createSchema the schema of tables created when missing, or null to require them
+ * @param createSpec their partition spec
+ * @param createProperties their table properties
+ * @param consumerProperties extra Kafka client settings: plain keys for the consumer (and, where
+ *     they apply, the admin client and the dead-letter producer), {@code producer.}-prefixed keys
+ *     for the dead-letter producer only
+ * @param stopAtEnd stop after committing everything up to the end offsets seen at start
+ * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
+ *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncodeThreads})
+ * @param decodeAhead decode each table's batches on a thread of their own, ahead of its writer
+ *     thread (true), or decode and encode both on the writer thread (false)
+ * @param overlapCommits commit each cycle on a thread of its own while the next one fills
+ *     (true), or stop consuming until it has landed (false)
+ */
+public record SinkConfig(
+    Catalog catalog,
+    String bootstrapServers,
+    String group,
+    List<String> topics,
+    Pattern topicPattern,
+    List<TableRoute> routes,
+    String routeField,
+    Duration commitInterval,
+    long commitRecords,
+    long commitBytes,
+    int batchRecords,
+    long batchBytes,
+    long maxInFlightBytes,
+    BadRecordMode badRecords,
+    String deadLetterTopic,
+    boolean upsert,
+    Schema createSchema,
+    PartitionSpec createSpec,
+    Map<String, String> createProperties,
+    Map<String, Object> consumerProperties,
+    boolean stopAtEnd,
+    int encodeThreads,
+    boolean decodeAhead,
+    boolean overlapCommits) {
+
+  public SinkConfig {
+    Objects.requireNonNull(catalog, "catalog");
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(group, "group");
+    if (topics.isEmpty() == (topicPattern == null)) {
+      throw new IllegalArgumentException("give either topics or a topic pattern");
+    }
+    if (routes.isEmpty()) {
+      throw new IllegalArgumentException("give at least one route (topic -> table)");
+    }
+    if (badRecords == BadRecordMode.DEAD_LETTER && deadLetterTopic == null) {
+      throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
+    }
+    if (encodeThreads < 1) {
+      throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);
+    }
+    requirePositive("commitRecords", commitRecords);
+    requirePositive("commitBytes", commitBytes);
+    requirePositive("batchRecords", batchRecords);
+    requirePositive("batchBytes", batchBytes);
+    requirePositive("maxInFlightBytes", maxInFlightBytes);
+    if (maxInFlightBytes > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "maxInFlightBytes must be at most " + Integer.MAX_VALUE + " (2 GiB), got " + maxInFlightBytes);
+    }
+    if (commitInterval == null || commitInterval.isNegative() || commitInterval.isZero()) {
+      throw new IllegalArgumentException("commitInterval must be positive, got " + commitInterval);
+    }
+  }
+
+  /** The share of {@link #maxInFlightBytes} for decode batches, in flight or spare. */
+  public long batchBudgetBytes() {
+    return Math.max(1, maxInFlightBytes / 4);
+  }
+
+  private static void requirePositive(String name, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(name + " must be positive, got " + value);
+    }
+  }
+
+  public static Builder builder(Catalog catalog, String bootstrapServers, String group) {
+    return new Builder(catalog, bootstrapServers, group);
+  }
+
+  /**
+   * Builder with defaults sized for one machine: commit every 10 s or 256 MiB of payload, 8192-message
+   * (at most 4 MiB) batches, 256 MiB for record data (64 MiB of it for batches).
+   */
+  public static final class Builder {
+    private final Catalog catalog;
+    private final String bootstrapServers;
+    private final String group;
+    private final List<String> topics = new ArrayList<>();
+    private Pattern topicPattern;
+    private final List<TableRoute> routes = new ArrayList<>();
+    private String routeField;
+    private Duration commitInterval = Duration.ofSeconds(10);
+    private long commitRecords = Long.MAX_VALUE;
+    private long commitBytes = 256L << 20;
+    private int batchRecords = 8192;
+    private long batchBytes = 4L << 20;
+    private long maxInFlightBytes = 256L << 20;
+    private BadRecordMode badRecords = BadRecordMode.FAIL;
+    private String deadLetterTopic;
+    private boolean upsert;
+    private int encodeThreads = 1;
+    private boolean decodeAhead = true;
+    private boolean overlapCommits = true;
+    private Schema createSchema;
+    private PartitionSpec createSpec;
+    private final Map<String, String> createProperties = new HashMap<>();
+    private final Map<String, Object> consumerProperties = new HashMap<>();
+    private boolean stopAtEnd;
+
+    private Builder(Catalog catalog, String bootstrapServers, String group) {
+      this.catalog = catalog;
+      this.bootstrapServers = bootstrapServers;
+      this.group = group;
+    }
+
+    /** Reads {@code topic} into {@code table}. */
+    public Builder route(String topic, TableIdentifier table) {
+      topics.add(topic);
+      routes.add(TableRoute.topic(topic, table));
+      return this;
+    }
+
+    public Builder topics(List<String> names) {
+      topics.addAll(names);
+      return this;
+    }
+
+    public Builder topicPattern(Pattern pattern) {
+      this.topicPattern = pattern;
+      return this;
+    }
+
+    /** Routes by a top-level string field; add rules with {@link #routeValue}. */
+    public Builder routeField(String field) {
+      this.routeField = field;
+      return this;
+    }
+
+    /** Records whose route field value matches {@code regex} go to {@code table}. */
+    public Builder routeValue(String regex, TableIdentifier table) {
+      routes.add(TableRoute.value(regex, table));
+      return this;
+    }
+
+    public Builder commitEvery(Duration interval, long records, long bytes) {
+      this.commitInterval = interval;
+      this.commitRecords = records;
+      this.commitBytes = bytes;
+      return this;
+    }
+
+    public Builder batches(int records, long bytes, long maxInFlight) {
+      this.batchRecords = records;
+      this.batchBytes = bytes;
+      this.maxInFlightBytes = maxInFlight;
+      return this;
+    }
+
+    public Builder badRecords(BadRecordMode mode, String deadLetterTopic) {
+      this.badRecords = mode;
+      this.deadLetterTopic = deadLetterTopic;
+      return this;
+    }
+
+    public Builder upsert(boolean enabled) {
+      this.upsert = enabled;
+      return this;
+    }
+
+    /** Creates missing tables with this schema, spec and properties. */
+    public Builder createTables(Schema schema, PartitionSpec spec, Map<String, String> properties) {
+      this.createSchema = schema;
+      this.createSpec = spec;
+      this.createProperties.putAll(properties);
+      return this;
+    }
+
+    /**
+     * A Kafka client setting: the consumer's (shared settings such as security also reach the
+     * admin client and the dead-letter producer), or, prefixed {@code producer.}, the dead-letter
+     * producer's alone, e.g. {@code producer.max.request.size}.
+     */
+    public Builder consumerProperty(String key, Object value) {
+      consumerProperties.put(key, value);
+      return this;
+    }
+
+    public Builder stopAtEnd(boolean stop) {
+      this.stopAtEnd = stop;
+      return this;
+    }
+
+    /**
+     * Threads encoding each file's columns (default 1). More help when cores sit idle while a
+     * table's writer thread is busy; files are the same either way.
+     */
+    public Builder encodeThreads(int threads) {
+      this.encodeThreads = threads;
+      return this;
+    }
+
+    /**
+     * Decode batch N+1 on a thread of its own while the writer thread encodes batch N (default
+     * true): two cores per table instead of one. Off, one thread per table does both.
+     */
+    public Builder decodeAhead(boolean enabled) {
+      this.decodeAhead = enabled;
+      return this;
+    }
+
+    /**
+     * Commit each cycle on a thread of its own while the consumer goes on filling the next one
+     * (default true): the files of a cycle are finished and committed in the background, and the
+     * next cycle's commit waits for it. Off, consuming stops from the end of a cycle until its
+     * commit has landed. Exactly-once either way: a cycle's offsets land with its files.
+     */
+    public Builder overlapCommits(boolean enabled) {
+      this.overlapCommits = enabled;
+      return this;
+    }
+
+    public SinkConfig build() {
+      return new SinkConfig(
+          catalog,
+          bootstrapServers,
+          group,
+          List.copyOf(topics.stream().distinct().toList()),
+          topicPattern,
+          List.copyOf(routes),
+          routeField,
+          commitInterval,
+          commitRecords,
+          commitBytes,
+          batchRecords,
+          batchBytes,
+          maxInFlightBytes,
+          badRecords,
+          deadLetterTopic,
+          upsert,
+          createSchema,
+          createSpec,
+          Map.copyOf(createProperties),
+          Map.copyOf(consumerProperties),
+          stopAtEnd,
+          encodeThreads,
+          decodeAhead,
+          overlapCommits);
+    }
+  }
+}

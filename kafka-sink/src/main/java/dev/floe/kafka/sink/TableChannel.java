@@ -1,0 +1,458 @@
+package dev.floe.kafka.sink;
+
+import dev.floe.arrow.BadRecordException;
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.JsonDecoderConfig;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.DecodedMessages;
+import dev.floe.iceberg.NativeFileWriterFactory;
+import dev.floe.iceberg.NativeTaskWriter;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the sink does for one table: the consumer thread packs the table's records into
+ * message batches; two threads of the table's own decode them and encode them natively into the
+ * cycle's task writer -- a decode thread a batch ahead of the writer thread (or, without {@code
+ * decodeAhead}, the writer thread alone does both) -- so the consumer keeps fetching meanwhile.
+ * Batches in flight are bounded by bytes (a semaphore shared by all tables): a slow writer slows
+ * the consumer instead of filling memory.
+ *
+ * <p>A commit cycle ends with {@link #seal()}: the writer thread completes the cycle's files after
+ * its last batch, in the background, while the next record already starts the next cycle.
+ *
+ * <p>Also remembers the Kafka offsets the table holds for this sink's partitions, which each
+ * commit must find unchanged (fencing).
+ */
+final class TableChannel implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableChannel.class);
+  /**
+   * Headroom over a new batch's expected fill: a batch is handed over once it holds batchBytes, so
+   * its last message overshoots that, and batches of batchRecords messages vary in size.
+   */
+  private static final long LAST_MESSAGE_ROOM = 64 << 10;
+  /** Presizing stops here (a huge batchBytes/batchRecords means "never by this"): beyond, batches grow once. */
+  private static final long MAX_PRESIZED_BYTES = 64L << 20;
+  private static final int MAX_PRESIZED_MESSAGES = 1 << 20;
+
+  private final TableIdentifier id;
+  private final Table table;
+  private final SinkConfig config;
+  private final NativeFileWriterFactory factory;
+  private final NativeJsonDecoder decoder;
+  /** Decodes batches a step ahead of the writer thread; null without decodeAhead. */
+  private final ExecutorService decodeStage;
+  /** Encodes into the task writer, completes and aborts it: the only thread touching its files. */
+  private final ExecutorService writeStage;
+  private final Semaphore inFlight;
+  /** The sink's budget for rows its open files buffer, one permit per byte. */
+  private final Semaphore fileBuffers;
+  /** Permits this table's open files hold for their buffered rows (writer thread only). */
+  private int bufferedPermits;
+  private final BatchPool pool;
+  private final DeadLetters deadLetters;
+  private final SinkMetrics metrics;
+  private final BooleanSupplier stopRequested;
+  /** What the table holds of this sink's partitions, as last seen (loaded or committed). */
+  private final HeldOffsets held = new HeldOffsets();
+  private SinkBatch open;
+  /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
+  private long fullestBatchBytes = -1;
+  /** The cycle being filled: made and sealed by the consumer thread, written by the stages. */
+  private Cycle cycle;
+  private long cycleRecords;
+  /** The first failure of any cycle: the consumer thread stops on it. */
+  private volatile Throwable failure;
+
+  /**
+   * One commit cycle's task writer and the first failure of its batches. A failed cycle writes
+   * no more batches and is never completed; other cycles are not affected by it (a batch of the
+   * next cycle may fail while this one's last batches still wait for the writer thread).
+   */
+  private static final class Cycle {
+    final NativeTaskWriter writer;
+    volatile Throwable failure;
+
+    Cycle(NativeTaskWriter writer) {
+      this.writer = writer;
+    }
+  }
+
+  /**
+   * What every table of one sink shares: its settings, allocator, budgets (one permit per byte:
+   * {@code inFlight} for batches in flight and spare, counted by the {@code pool}; {@code
+   * fileBuffers} for rows the open files buffer), the dead-letter topic, the metrics, and whether
+   * the sink was asked to stop.
+   */
+  record Shared(
+      SinkConfig config,
+      BufferAllocator allocator,
+      Semaphore inFlight,
+      Semaphore fileBuffers,
+      BatchPool pool,
+      DeadLetters deadLetters,
+      SinkMetrics metrics,
+      BooleanSupplier stopRequested) {}
+
+  TableChannel(TableIdentifier id, Table table, Shared shared) {
+    this.id = id;
+    this.table = table;
+    this.config = shared.config();
+    this.factory =
+        NativeFileWriterFactory.forTable(table, shared.allocator(), 0, System.nanoTime())
+            .withEncodeThreads(config.encodeThreads());
+    if (config.upsert()) {
+      factory.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
+    }
+    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+    this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
+    this.writeStage = stage("floe-writer-" + id);
+    this.inFlight = shared.inFlight();
+    this.fileBuffers = shared.fileBuffers();
+    this.pool = shared.pool();
+    this.deadLetters = shared.deadLetters();
+    this.metrics = shared.metrics();
+    this.stopRequested = shared.stopRequested();
+  }
+
+  private static ExecutorService stage(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  TableIdentifier id() {
+    return id;
+  }
+
+  Table table() {
+    return table;
+  }
+
+  HeldOffsets held() {
+    return held;
+  }
+
+  /** Records added in this commit cycle. */
+  long cycleRecords() {
+    return cycleRecords;
+  }
+
+  /** Adds one record to the open batch; hands the batch to the stages when it is full. */
+  void add(ConsumerRecord<ByteBuffer, ByteBuffer> record, PartitionSource source) {
+    throwIfFailed();
+    if (open == null) {
+      open = pool.take(presizedBytes(), Math.clamp(config.batchRecords(), 1, MAX_PRESIZED_MESSAGES));
+    }
+    open.add(record, source);
+    cycleRecords++;
+    if (open.messages.size() >= config.batchRecords() || open.messages.byteSize() >= config.batchBytes()) {
+      flushBatch();
+    }
+  }
+
+  /**
+   * Room for a full batch, so filling one never reallocates: batchBytes, or, once batches have
+   * been handed over, only as many bytes as the fullest one held (small records fill batchRecords
+   * long before batchBytes; the room is zeroed and resident). Batches are reused and keep any
+   * capacity they grew to.
+   */
+  private long presizedBytes() {
+    long bytes = Math.clamp(config.batchBytes(), 0, MAX_PRESIZED_BYTES);
+    if (fullestBatchBytes >= 0) {
+      bytes = Math.min(bytes, fullestBatchBytes);
+    }
+    return bytes + LAST_MESSAGE_ROOM;
+  }
+
+  /** Hands the open batch to the stages, waiting while too many bytes are in flight. */
+  void flushBatch() {
+    if (open == null || open.messages.size() == 0) {
+      return;
+    }
+    SinkBatch batch = open;
+    fullestBatchBytes = Math.max(fullestBatchBytes, batch.messages.byteSize());
+    // One permit per payload byte, at most the whole budget (a huge batch still goes through).
+    int held = (int) Math.max(1, Math.min(batch.messages.byteSize(), inFlightBudget()));
+    awaitRoom(held);
+    open = null;
+    if (cycle == null) {
+      cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter());
+    }
+    Cycle filling = cycle;
+    if (decodeStage == null) {
+      writeStage.execute(() -> {
+        try {
+          if (filling.failure == null) {
+            DecodeStats stats = filling.writer.write(decoder, batch.messages, policy());
+            rejected(stats, batch);
+            metrics.rowsWritten(stats.rows());
+            holdBuffered(filling);
+          }
+        } catch (Throwable t) {
+          fail(filling, t);
+        } finally {
+          inFlight.release(held);
+          recycle(batch);
+        }
+      });
+      return;
+    }
+    decodeStage.execute(() -> {
+      DecodedMessages decoded = null;
+      try {
+        if (filling.failure == null) {
+          decoded = filling.writer.decode(decoder, batch.messages, policy());
+          rejected(decoded.stats(), batch);
+        }
+      } catch (Throwable t) {
+        fail(filling, t);
+      } finally {
+        recycle(batch); // decoding copied what it kept
+      }
+      if (decoded == null) {
+        inFlight.release(held);
+        return;
+      }
+      DecodedMessages rows = decoded;
+      writeStage.execute(() -> {
+        try (rows) {
+          if (filling.failure == null) {
+            metrics.rowsWritten(filling.writer.write(rows).rows());
+            holdBuffered(filling);
+          }
+        } catch (Throwable t) {
+          fail(filling, t);
+        } finally {
+          inFlight.release(held);
+        }
+      });
+    });
+  }
+
+  private long inFlightBudget() {
+    return config.batchBudgetBytes();
+  }
+
+  /**
+   * On the writer thread, after a write: the open files' buffered rows hold permits of the sink's
+   * file buffer budget. Without room for what they grew by, they are written out as row groups
+   * now (smaller row groups, the same files) and hold nothing.
+   */
+  private void holdBuffered(Cycle cycle) {
+    long buffered = Math.min(cycle.writer.bufferedBytes(), Integer.MAX_VALUE);
+    if (buffered > bufferedPermits) {
+      int more = (int) buffered - bufferedPermits;
+      if (!fileBuffers.tryAcquire(more)) {
+        cycle.writer.flushBuffered();
+        releaseBuffered();
+        return;
+      }
+    } else {
+      fileBuffers.release(bufferedPermits - (int) buffered);
+    }
+    bufferedPermits = (int) buffered;
+  }
+
+  /** On the writer thread, once the cycle's files are closed or dropped. */
+  private void releaseBuffered() {
+    fileBuffers.release(bufferedPermits);
+    bufferedPermits = 0;
+  }
+
+  private BadRecordPolicy policy() {
+    return config.badRecords() == BadRecordMode.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
+  }
+
+  private void recycle(SinkBatch batch) {
+    pool.give(batch);
+  }
+
+  /**
+   * Waits until the in-flight budget has {@code permits} to spare, freeing spare batches first.
+   *
+   * @throws StopRequestedException if the sink is asked to stop meanwhile
+   * @throws SinkException if the thread is interrupted
+   */
+  private void awaitRoom(int permits) {
+    if (inFlight.tryAcquire(permits)) {
+      return;
+    }
+    pool.trim();
+    try {
+      while (!inFlight.tryAcquire(permits, 100, TimeUnit.MILLISECONDS)) {
+        if (stopRequested.getAsBoolean()) {
+          throw new StopRequestedException();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while waiting for room in the in-flight budget", e);
+    }
+  }
+
+  /** The sink was asked to stop while its consumer waited for the writers. */
+  static final class StopRequestedException extends RuntimeException {
+    StopRequestedException() {
+      super("stop requested while waiting for room in the in-flight budget", null, false, false);
+    }
+  }
+
+  /** Keeps the first failure of either stage; the cycle's later batches are dropped, not written. */
+  private synchronized void fail(Cycle failed, Throwable t) {
+    if (t instanceof BadRecordException e) {
+      t = new SinkException("bad record for table " + id + ": " + e.getMessage(), e);
+    }
+    if (failed.failure == null) {
+      failed.failure = t;
+    }
+    if (failure == null) {
+      failure = t;
+    }
+  }
+
+  /** On a stage thread, while the batch is still there: skips or dead-letters its bad records. */
+  private void rejected(DecodeStats stats, SinkBatch batch) {
+    for (RejectedMessage rejected : stats.rejected()) {
+      metrics.badRecord();
+      if (batch.origins != null) {
+        deadLetters.send(batch.origins.deadLetter(rejected));
+        metrics.deadLettered();
+      } else if (metrics.badRecords() <= 10) {
+        LOG.warn("skipped bad record {}: {}", rejected.describe(), rejected.reason());
+      }
+    }
+  }
+
+  /**
+   * Ends the cycle: once the stages have written its last batch, the writer thread completes its
+   * task writer (an empty result if nothing was written). Returns at once; the next record starts
+   * a new cycle, written after this one. A cycle with a failed batch completes exceptionally and
+   * its files are deleted.
+   */
+  CompletableFuture<WriteResult> seal() {
+    flushBatch();
+    Cycle sealed = cycle;
+    cycle = null;
+    cycleRecords = 0;
+    if (sealed == null) {
+      return CompletableFuture.completedFuture(WriteResult.builder().build());
+    }
+    CompletableFuture<WriteResult> result = new CompletableFuture<>();
+    Runnable complete = () -> {
+      try {
+        if (sealed.failure != null) {
+          throw sealed.failure;
+        }
+        WriteResult files = sealed.writer.complete();
+        releaseBuffered();
+        result.complete(files);
+      } catch (Throwable t) {
+        abort(sealed.writer);
+        releaseBuffered();
+        result.completeExceptionally(t);
+      }
+    };
+    // Each decoded batch queues its write before the decode stage takes its next task, so the
+    // completion queued from there runs after the cycle's last write.
+    if (decodeStage == null) {
+      writeStage.execute(complete);
+    } else {
+      decodeStage.execute(() -> writeStage.execute(complete));
+    }
+    return result;
+  }
+
+  /** Drops the cycle: the open batch is dropped, the cycle's files deleted. */
+  void abortCycle() {
+    if (open != null) {
+      open.clear();
+    }
+    Cycle aborting = cycle;
+    cycle = null;
+    try {
+      drainDecodeStage();
+      writeStage.submit(() -> {
+        abort(aborting);
+        releaseBuffered();
+      }).get();
+    } catch (ExecutionException | InterruptedException e) {
+      throw SinkException.wrap(e instanceof ExecutionException ee ? ee.getCause() : e);
+    }
+    cycleRecords = 0;
+  }
+
+  /** Waits until every batch handed over has been decoded (and so queued on the writer thread). */
+  private void drainDecodeStage() throws ExecutionException, InterruptedException {
+    if (decodeStage != null) {
+      decodeStage.submit(() -> {}).get();
+    }
+  }
+
+  private static void abort(Cycle cycle) {
+    if (cycle != null) {
+      abort(cycle.writer);
+    }
+  }
+
+  private static void abort(NativeTaskWriter writer) {
+    try {
+      writer.abort();
+    } catch (RuntimeException e) {
+      LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
+    }
+  }
+
+  void throwIfFailed() {
+    Throwable t = failure;
+    if (t != null) {
+      throw SinkException.wrap(t);
+    }
+  }
+
+  /** Drops unwritten batches and deletes the cycle's files (they were never committed). */
+  @Override
+  public void close() {
+    Cycle aborting = cycle;
+    cycle = null;
+    if (decodeStage != null) {
+      decodeStage.shutdown(); // queued batches still decode, and queue their writes
+      awaitTermination(decodeStage);
+    }
+    writeStage.execute(() -> {
+      abort(aborting);
+      releaseBuffered();
+    });
+    writeStage.shutdown();
+    awaitTermination(writeStage);
+    decoder.close();
+    if (open != null) {
+      open.close();
+    }
+  }
+
+  private static void awaitTermination(ExecutorService stage) {
+    try {
+      stage.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

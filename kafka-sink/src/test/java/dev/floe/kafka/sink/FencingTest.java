@@ -1,0 +1,147 @@
+package dev.floe.kafka.sink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.Catalogs;
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Zombie fencing: a sink whose view of the table's offsets is stale -- another sink took its
+ * partitions over and committed -- is refused, its files are deleted, and no offset is ever
+ * committed twice, also when the two commits race.
+ */
+class FencingTest {
+  private static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TopicPartition P1 = new TopicPartition("t", 1);
+
+  @TempDir Path warehouse;
+  private Catalog catalog;
+  private Table table;
+
+  @BeforeEach
+  void setUp() {
+    catalog = Catalogs.embedded(warehouse);
+    table = catalog.createTable(TableIdentifier.of("t"), SCHEMA, PartitionSpec.unpartitioned());
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (catalog instanceof AutoCloseable c) {
+      c.close();
+    }
+  }
+
+  /** A real (empty) file registered as a data file, so deletion on fencing can be observed. */
+  private WriteResult files(String name) throws Exception {
+    Path file = Files.createFile(warehouse.resolve(name + ".parquet"));
+    DataFile data =
+        DataFiles.builder(PartitionSpec.unpartitioned())
+            .withPath(file.toString())
+            .withFormat(FileFormat.PARQUET)
+            .withFileSizeInBytes(1)
+            .withRecordCount(1)
+            .build();
+    return WriteResult.builder().addDataFiles(data).build();
+  }
+
+  @Test
+  void aSinkWithAStaleViewOfTheOffsetsIsFenced() throws Exception {
+    TableCommitter committer = new TableCommitter("g");
+    committer.commit(table, files("a1"), at(P0, 100L, P1, 10L), Map.of());
+    // Another sink took partition 0 over and committed up to 150.
+    committer.commit(table, files("b1"), at(P0, 150L), at(P0, 100L));
+
+    // The zombie still believes partition 0 is at 100.
+    WriteResult zombie = files("a2");
+    FencedException e =
+        assertThrows(
+            FencedException.class,
+            () -> committer.commit(table, zombie, at(P0, 200L, P1, 20L), at(P0, 100L, P1, 10L)));
+    assertTrue(e.getMessage().contains("t-0=Position[next=150"), e.getMessage());
+    assertFalse(Files.exists(Path.of(zombie.dataFiles()[0].location())), "the zombie's files are deleted");
+    table.refresh();
+    assertEquals(2, snapshots().size(), "the zombie committed nothing");
+    assertEquals(150L, SnapshotOffsets.latest(current(), "g", List.of(P0)).get(P0).next());
+    assertEquals(10L, SnapshotOffsets.latest(current(), "g", List.of(P1)).get(P1).next());
+  }
+
+  @Test
+  void ofTwoRacingCommitsForTheSameOffsetsExactlyOneLands() throws Exception {
+    TableCommitter committer = new TableCommitter("g");
+    committer.commit(table, files("start"), at(P0, 100L), Map.of());
+    int racers = 6;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(racers);
+    List<Future<Boolean>> outcomes = new ArrayList<>();
+    for (int i = 0; i < racers; i++) {
+      WriteResult result = files("racer" + i);
+      long next = 200 + i;
+      outcomes.add(threads.submit(() -> {
+        go.await();
+        try {
+          committer.commit(catalog.loadTable(TableIdentifier.of("t")), result, at(P0, next), at(P0, 100L));
+          return true;
+        } catch (FencedException fenced) {
+          return false;
+        }
+      }));
+    }
+    go.countDown();
+    int landed = 0;
+    for (Future<Boolean> outcome : outcomes) {
+      landed += outcome.get() ? 1 : 0;
+    }
+    threads.shutdown();
+    assertEquals(1, landed, "exactly one of the sinks that expected offset 100 commits");
+    table.refresh();
+    assertEquals(2, snapshots().size());
+  }
+
+  /** Positions of topic {@code t} (no topic id). */
+  static Map<TopicPartition, Position> at(TopicPartition tp, long next) {
+    return Map.of(tp, new Position(next, null));
+  }
+
+  static Map<TopicPartition, Position> at(TopicPartition a, long nextA, TopicPartition b, long nextB) {
+    return Map.of(a, new Position(nextA, null), b, new Position(nextB, null));
+  }
+
+  private org.apache.iceberg.TableMetadata current() {
+    return ((org.apache.iceberg.HasTableOperations) table).operations().current();
+  }
+
+  private List<Snapshot> snapshots() {
+    List<Snapshot> out = new ArrayList<>();
+    table.snapshots().forEach(out::add);
+    return out;
+  }
+}
