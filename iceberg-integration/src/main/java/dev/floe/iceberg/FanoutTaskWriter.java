@@ -31,7 +31,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   private final BufferAllocator allocator;
   private final int maxOpenFiles;
   /** Access-ordered, so the first entry with an open file is the least recently written. */
-  private final PartitionMap<RollingDataWriter> writers;
+  private final PartitionMap<PartitionFiles> writers;
   private int openFiles;
   private boolean done;
 
@@ -79,8 +79,8 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   private void writeGroups(PartitionedBatch split) {
     VectorSchemaRoot partitions = split.partitions();
     for (int group = 0; group < split.groupCount(); group++) {
-      RollingDataWriter files =
-          writers.get(partitions, group, p -> new RollingDataWriter(factory, p, factory.targetFileSizeBytes()));
+      PartitionFiles files =
+          writers.get(partitions, group, p -> new PartitionFiles(factory, p, factory.targetFileSizeBytes()));
       boolean wasOpen = files.hasOpenFile();
       files.write(split, group);
       openFiles += (files.hasOpenFile() ? 1 : 0) - (wasOpen ? 1 : 0);
@@ -91,7 +91,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   }
 
   private void finishLeastRecentlyWritten() {
-    for (RollingDataWriter files : writers.values()) {
+    for (PartitionFiles files : writers.values()) {
       if (files.hasOpenFile()) {
         files.closeCurrent();
         openFiles--;
@@ -108,7 +108,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   @Override
   public long bufferedBytes() {
     long bytes = 0;
-    for (RollingDataWriter files : writers.values()) {
+    for (PartitionFiles files : writers.values()) {
       bytes += files.bufferedBytes();
     }
     return bytes;
@@ -117,7 +117,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   @Override
   public void flushBuffered() {
     ensureOpen();
-    writers.values().forEach(RollingDataWriter::flushBuffered);
+    writers.values().forEach(PartitionFiles::flushBuffered);
   }
 
   @Override
@@ -126,7 +126,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     done = true;
     WriteResult.Builder result = WriteResult.builder();
     try {
-      for (RollingDataWriter files : writers.values()) {
+      for (PartitionFiles files : writers.values()) {
         List<DataFile> written = files.complete();
         result.addDataFiles(written);
       }
@@ -141,7 +141,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   public void abort() {
     if (!done) {
       done = true;
-      writers.values().forEach(RollingDataWriter::abort);
+      writers.values().forEach(PartitionFiles::abort);
       partitioner.close();
     }
   }

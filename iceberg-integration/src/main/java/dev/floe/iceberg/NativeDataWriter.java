@@ -5,7 +5,6 @@ import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.PartitionedBatch;
-import java.io.Closeable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
@@ -14,18 +13,21 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriter;
 import org.apache.iceberg.io.OutputFile;
 
 /**
  * One Iceberg data file written by floe's native Parquet writer, through the table's {@code
- * FileIO} (any {@link OutputFile}: local, HDFS, S3). Like Iceberg's {@code DataWriter}: write
- * batches, close, then take the {@link DataFile} with exact metrics and split offsets.
+ * FileIO} (any {@link OutputFile}: local, HDFS, S3). An Iceberg {@link FileWriter} whose unit is
+ * an Arrow batch: write batches, close, then take the {@link DataFile} with exact metrics and
+ * split offsets ({@link #result()} or {@link #dataFile()}).
  *
  * <p>Not thread-safe. Closing without any rows still produces a valid (empty) file; {@link
  * #abort()} discards the file instead.
  */
-public final class NativeDataWriter implements Closeable {
+public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, DataWriteResult> {
   private final NativeFileOutput output;
   private final PartitionSpec spec;
   private final StructLike partition;
@@ -47,6 +49,8 @@ public final class NativeDataWriter implements Closeable {
     this.metricsConfig = metricsConfig;
   }
 
+  /** Writes a batch whose schema is the table's Arrow schema. */
+  @Override
   public void write(VectorSchemaRoot batch) {
     output.writer().write(batch);
     output.addRows(batch.getRowCount());
@@ -71,6 +75,7 @@ public final class NativeDataWriter implements Closeable {
   }
 
   /** Bytes written so far plus buffered rows' estimated size: what rolling compares to a target. */
+  @Override
   public long length() {
     return output.length();
   }
@@ -110,6 +115,12 @@ public final class NativeDataWriter implements Closeable {
   /** Discards the file: nothing is finished, the partial output is closed and deleted. */
   public void abort() {
     output.abort();
+  }
+
+  /** The finished file, as Iceberg's writers report it; available after {@link #close()}. */
+  @Override
+  public DataWriteResult result() {
+    return new DataWriteResult(dataFile());
   }
 
   /** The finished file; available after {@link #close()}. */

@@ -1,6 +1,5 @@
 package dev.floe.iceberg;
 
-import java.io.Closeable;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
@@ -9,7 +8,9 @@ import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriter;
 import org.apache.iceberg.io.OutputFile;
 
 /**
@@ -17,7 +18,7 @@ import org.apache.iceberg.io.OutputFile;
  * fields), each row deleting every older row with equal keys in its partition. Like Iceberg's
  * {@code EqualityDeleteWriter}; not thread-safe.
  */
-public final class NativeEqualityDeleteWriter implements Closeable {
+public final class NativeEqualityDeleteWriter implements FileWriter<VectorSchemaRoot, DeleteWriteResult> {
   private final NativeFileOutput output;
   private final PartitionSpec spec;
   private final StructLike partition;
@@ -43,6 +44,7 @@ public final class NativeEqualityDeleteWriter implements Closeable {
   }
 
   /** Writes delete rows: a batch with exactly the key columns. */
+  @Override
   public void write(VectorSchemaRoot keys) {
     output.writer().write(keys);
     output.addRows(keys.getRowCount());
@@ -50,6 +52,12 @@ public final class NativeEqualityDeleteWriter implements Closeable {
 
   public long rowCount() {
     return output.rows();
+  }
+
+  /** Bytes written so far plus buffered rows' estimated size. */
+  @Override
+  public long length() {
+    return output.length();
   }
 
   /** Finishes the file and builds its {@link DeleteFile}. Idempotent. */
@@ -73,6 +81,12 @@ public final class NativeEqualityDeleteWriter implements Closeable {
 
   public void abort() {
     output.abort();
+  }
+
+  /** The finished file, as Iceberg's writers report it; available after {@link #close()}. */
+  @Override
+  public DeleteWriteResult result() {
+    return new DeleteWriteResult(deleteFile());
   }
 
   public DeleteFile deleteFile() {

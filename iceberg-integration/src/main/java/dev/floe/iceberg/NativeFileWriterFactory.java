@@ -234,8 +234,11 @@ public final class NativeFileWriterFactory {
         allocator);
   }
 
-  /** A rolling writer for rows all known to be in {@code partition} (no transforms applied). */
-  public NativeTaskWriter newTaskWriter(StructLike partition) {
+  /**
+   * A task writer for rows all known to be in {@code partition} (null: the unpartitioned table):
+   * no transforms are applied, files roll at the target size.
+   */
+  public NativeTaskWriter newSinglePartitionTaskWriter(StructLike partition) {
     return new UnpartitionedTaskWriter(this, partition, allocator);
   }
 }

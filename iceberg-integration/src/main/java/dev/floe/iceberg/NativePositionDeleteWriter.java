@@ -3,6 +3,7 @@ package dev.floe.iceberg;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
@@ -15,15 +16,20 @@ import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriter;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.util.CharSequenceSet;
 
 /**
  * Collects deleted row positions ({@code file_path}, {@code pos}) for one partition and writes
  * them, sorted by path and position as the spec requires, into one position-delete file when
- * closed. Like Iceberg's {@code SortingPositionOnlyDeleteWriter}; not thread-safe.
+ * closed. An Iceberg {@link FileWriter} like its {@code SortingPositionOnlyDeleteWriter}; not
+ * thread-safe.
  */
-final class NativePositionDeleteWriter {
+final class NativePositionDeleteWriter implements FileWriter<PositionDelete<?>, DeleteWriteResult> {
   private final OutputFileSource files;
   private final FileIO io;
   private final org.apache.arrow.vector.types.pojo.Schema pathPosSchema;
@@ -34,6 +40,7 @@ final class NativePositionDeleteWriter {
   private final BufferAllocator allocator;
   /** Data file path -> deleted positions; paths and positions are sorted when the file is written. */
   private final Map<String, PositionList> positions = new HashMap<>();
+  private DeleteWriteResult result;
 
   /** Where the delete file goes, created only if there is something to delete. */
   interface OutputFileSource {
@@ -63,16 +70,40 @@ final class NativePositionDeleteWriter {
     positions.computeIfAbsent(path, p -> new PositionList()).add(position);
   }
 
-  /** The data files that rows are deleted from (for conflict validation on commit). */
-  java.util.List<CharSequence> referencedDataFiles() {
-    return java.util.List.copyOf(positions.keySet());
+  @Override
+  public void write(PositionDelete<?> deleted) {
+    delete(deleted.path().toString(), deleted.pos());
   }
 
-  /** Writes the file; null when nothing was deleted. */
-  DeleteFile complete() {
-    if (positions.isEmpty()) {
-      return null;
+  /** Nothing is written before {@link #close()}: positions are sorted first. */
+  @Override
+  public long length() {
+    return 0;
+  }
+
+  /** Writes the file, if anything was deleted. Idempotent. */
+  @Override
+  public void close() {
+    if (result == null) {
+      DeleteFile file = positions.isEmpty() ? null : writeFile();
+      result = new DeleteWriteResult(
+          file == null ? List.of() : List.of(file), CharSequenceSet.of(positions.keySet()));
     }
+  }
+
+  /**
+   * The delete file (none when nothing was deleted) and the data files it refers to (for conflict
+   * validation on commit); available after {@link #close()}.
+   */
+  @Override
+  public DeleteWriteResult result() {
+    if (result == null) {
+      throw new IllegalStateException("the delete file is available after close()");
+    }
+    return result;
+  }
+
+  private DeleteFile writeFile() {
     NativeFileOutput output =
         new NativeFileOutput(files.newOutputFile(), io, pathPosSchema, settings.parquet(), allocator);
     try {

@@ -4,14 +4,14 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
-import java.io.Closeable;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 
 /**
- * Writes the rows of one task into a table's data files -- the shape of Iceberg's {@code
- * TaskWriter}: write batches, then {@link #complete()} for a {@link WriteResult} to commit, or
- * {@link #abort()}. Files roll over at the table's {@code write.target-file-size-bytes}; on a
+ * Writes the rows of one task into a table's data files: an Iceberg {@link TaskWriter} whose unit
+ * is an Arrow batch. Write batches, then {@link #complete()} for a {@link WriteResult} to commit,
+ * or {@link #abort()}. Files roll over at the table's {@code write.target-file-size-bytes}; on a
  * partitioned table each batch's rows fan out to the files of their partitions.
  *
  * <pre>{@code
@@ -25,8 +25,9 @@ import org.apache.iceberg.io.WriteResult;
  * <p>Not thread-safe: one writer per task thread, except that {@link #decode} may run on a second
  * thread (one at a time) while the task thread writes.
  */
-public interface NativeTaskWriter extends Closeable {
+public interface NativeTaskWriter extends TaskWriter<VectorSchemaRoot> {
   /** Writes a batch whose schema is the factory's {@link NativeFileWriterFactory#arrowSchema()}. */
+  @Override
   void write(VectorSchemaRoot batch);
 
   /** Decodes JSON messages natively and writes the good ones; the rows never become Java objects. */
@@ -58,9 +59,11 @@ public interface NativeTaskWriter extends Closeable {
   void flushBuffered();
 
   /** Closes every open file and returns all files written. The writer is done afterwards. */
+  @Override
   WriteResult complete();
 
   /** Deletes every file this writer wrote. Idempotent; a no-op after {@link #complete()}. */
+  @Override
   void abort();
 
   /** Aborts unless {@link #complete()} was called. */

@@ -17,14 +17,14 @@ import org.apache.iceberg.io.WriteResult;
  * time; JSON decodes straight into the open file.
  */
 final class UnpartitionedTaskWriter implements NativeTaskWriter {
-  private final RollingDataWriter files;
+  private final PartitionFiles files;
   private final BufferAllocator allocator;
   /** A partitioner without fields, for {@link #decode}: one group, the batch not copied. */
   private final NativePartitioner oneGroup;
   private boolean done;
 
   UnpartitionedTaskWriter(NativeFileWriterFactory factory, StructLike partition, BufferAllocator allocator) {
-    this.files = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
+    this.files = new PartitionFiles(factory, partition, factory.targetFileSizeBytes());
     this.allocator = allocator;
     this.oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of(), allocator);
   }

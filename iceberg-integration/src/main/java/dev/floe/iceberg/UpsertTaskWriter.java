@@ -56,14 +56,14 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   /** What one partition writes: its data files and its two kinds of delete files. */
   private final class PartitionState {
     final PartitionData partition;
-    final RollingDataWriter data;
+    final PartitionFiles data;
     /** Format v2 only (v3 deletes positions through {@link #deletionVectors}). */
     final NativePositionDeleteWriter positionDeletes;
     NativeEqualityDeleteWriter equalityDeletes;
 
     PartitionState(PartitionData partition) {
       this.partition = partition;
-      this.data = new RollingDataWriter(factory, partition, factory.targetFileSizeBytes());
+      this.data = new PartitionFiles(factory, partition, factory.targetFileSizeBytes());
       this.positionDeletes = deletionVectors == null ? factory.newPositionDeleteWriter(partition) : null;
     }
 
@@ -220,11 +220,10 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           result.addDeleteFiles(state.equalityDeletes.deleteFile());
         }
         if (state.positionDeletes != null) {
-          result.addReferencedDataFiles(state.positionDeletes.referencedDataFiles());
-          DeleteFile positions = state.positionDeletes.complete();
-          if (positions != null) {
-            result.addDeleteFiles(positions);
-          }
+          state.positionDeletes.close();
+          DeleteWriteResult positions = state.positionDeletes.result();
+          result.addDeleteFiles(positions.deleteFiles());
+          result.addReferencedDataFiles(positions.referencedDataFiles());
         }
       }
       if (deletionVectors != null) {

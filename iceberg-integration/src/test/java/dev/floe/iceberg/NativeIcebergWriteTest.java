@@ -81,7 +81,7 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
     NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
         MessageBatch batch = new MessageBatch();
-        NativeTaskWriter writer = factory.newTaskWriter(null)) {
+        NativeTaskWriter writer = factory.newSinglePartitionTaskWriter(null)) {
       for (int start = 0; start < rows.size(); start += 1000) {
         batch.clear();
         for (Record r : rows.subList(start, Math.min(rows.size(), start + 1000))) {

@@ -13,17 +13,18 @@ import org.apache.iceberg.StructLike;
 
 /**
  * The data files of one partition: writes to one open file at a time and starts the next when it
- * reaches the target file size (Iceberg's {@code RollingDataWriter}). The building block of the
- * task writers; not thread-safe.
+ * reaches the target file size, as Iceberg's rolling writers do (not named after them: it is not
+ * Iceberg's {@code RollingDataWriter} contract). The building block of the task writers; not
+ * thread-safe.
  */
-final class RollingDataWriter {
+final class PartitionFiles {
   private final NativeFileWriterFactory factory;
   private final StructLike partition;
   private final long targetFileSize;
   private final List<DataFile> completed = new ArrayList<>();
   private NativeDataWriter current;
 
-  RollingDataWriter(NativeFileWriterFactory factory, StructLike partition, long targetFileSize) {
+  PartitionFiles(NativeFileWriterFactory factory, StructLike partition, long targetFileSize) {
     this.factory = factory;
     this.partition = partition;
     this.targetFileSize = targetFileSize;
