@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -70,14 +72,14 @@ public final class SnapshotOffsets {
       TableMetadata metadata, String group, Collection<TopicPartition> wanted) {
     Map<TopicPartition, Position> found = new HashMap<>();
     String key = key(group);
-    Snapshot snapshot = metadata.currentSnapshot();
-    while (snapshot != null && found.size() < wanted.size()) {
+    for (Snapshot snapshot : lineage(metadata)) {
+      if (found.size() >= wanted.size()) {
+        break;
+      }
       String json = snapshot.summary() == null ? null : snapshot.summary().get(key);
       if (json != null) {
         keepWanted(parse(json), wanted, found);
       }
-      Long parent = snapshot.parentId();
-      snapshot = parent == null ? null : metadata.snapshot(parent);
     }
     String property = metadata.properties().get(key);
     if (found.size() < wanted.size() && property != null) {
@@ -111,15 +113,18 @@ public final class SnapshotOffsets {
 
   /** Whether the current snapshot or an ancestor was committed with {@code commitId}. */
   public static boolean containsCommit(TableMetadata metadata, String commitId) {
-    Snapshot snapshot = metadata.currentSnapshot();
-    while (snapshot != null) {
+    for (Snapshot snapshot : lineage(metadata)) {
       if (snapshot.summary() != null && commitId.equals(snapshot.summary().get(COMMIT_ID))) {
         return true;
       }
-      Long parent = snapshot.parentId();
-      snapshot = parent == null ? null : metadata.snapshot(parent);
     }
     return false;
+  }
+
+  /** The current snapshot and its ancestors, newest first (empty for a table without snapshots). */
+  private static Iterable<Snapshot> lineage(TableMetadata metadata) {
+    Snapshot current = metadata.currentSnapshot();
+    return current == null ? List.of() : SnapshotUtil.ancestorsOf(current.snapshotId(), metadata::snapshot);
   }
 
   /**

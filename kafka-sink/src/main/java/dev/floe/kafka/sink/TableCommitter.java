@@ -1,5 +1,12 @@
 package dev.floe.kafka.sink;
 
+import static org.apache.iceberg.TableProperties.COMMIT_MAX_RETRY_WAIT_MS;
+import static org.apache.iceberg.TableProperties.COMMIT_MAX_RETRY_WAIT_MS_DEFAULT;
+import static org.apache.iceberg.TableProperties.COMMIT_MIN_RETRY_WAIT_MS;
+import static org.apache.iceberg.TableProperties.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT;
+import static org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES;
+import static org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES_DEFAULT;
+
 import dev.floe.iceberg.Commits;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.HashMap;
@@ -11,9 +18,9 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,36 +29,32 @@ import org.slf4j.LoggerFactory;
  * Commits one cycle's files to one table together with the Kafka offsets they cover, exactly
  * once: the offsets and a fresh commit id go into the snapshot summary (and the offsets into the
  * table property, {@link FencingTableOperations}); the commit is refused if the table's offsets for
- * these partitions moved since this sink last saw them (fencing); catalog conflicts are retried.
+ * these partitions moved since this sink last saw them (fencing).
  *
- * <p>An attempt whose outcome is unknown (a catalog that timed out while committing) may land at
- * any later moment, so from then on every attempt first checks the table for this commit's id,
- * and the files are never deleted: a snapshot may reference them. Otherwise a commit that is
- * refused for good deletes its files, which nothing references.
+ * <p>Catalog conflicts are retried by Iceberg itself, as the table's {@code commit.retry.*}
+ * properties say. An attempt whose outcome is unknown (a catalog that timed out while
+ * committing) Iceberg leaves to the caller: it may land at any later moment, so from then on
+ * every attempt first checks the table for this commit's id, up to {@code
+ * commit.retry.num-retries} more attempts, and the files are never deleted: a snapshot may
+ * reference them. Otherwise a commit refused for good (a cleanable failure) deletes its files,
+ * which nothing references.
  */
 final class TableCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
-  private static final int ATTEMPTS = 5;
 
   private final String group;
-  private final long backoffMillis;
 
   TableCommitter(String group) {
-    this(group, 100);
-  }
-
-  /** @param backoffMillis half the first retry's wait; each next one doubles it */
-  TableCommitter(String group, long backoffMillis) {
     this.group = group;
-    this.backoffMillis = backoffMillis;
   }
 
   /**
    * Commits {@code result} with {@code offsets} (next offset per partition); {@code expected} holds
    * the table's positions for those partitions as this sink last saw them.
    *
-   * @throws FencedException if another writer moved the offsets
-   * @throws SinkException if the catalog kept refusing, or on interrupt
+   * @throws FencedException if another writer moved the offsets (the files are deleted)
+   * @throws SinkException if the catalog refused past Iceberg's retries, an outcome stayed
+   *     unknown, or on interrupt
    */
   void commit(
       Table table,
@@ -68,7 +71,7 @@ final class TableCommitter {
     FencingTableOperations fencing = new FencingTableOperations(ops, group, commitId, offsets, expectedHere);
     Table fenced = new BaseTable(fencing, table.name());
     boolean outcomeUnknown = false;
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 0; ; attempt++) {
       try {
         if (result.deleteFiles().length > 0) {
           Commits.rowDelta(fenced, result, summary);
@@ -79,43 +82,45 @@ final class TableCommitter {
       } catch (FencingTableOperations.AlreadyCommittedException landed) {
         LOG.info("commit {} to {} had landed after all (its outcome was unknown)", commitId, table.name());
         return;
-      } catch (FencedException e) {
-        deleteUnlessReferenced(table, result, outcomeUnknown);
-        throw e;
       } catch (CommitStateUnknownException e) {
         outcomeUnknown = true;
         fencing.lookForEarlierAttempt();
         if (SnapshotOffsets.containsCommit(ops.refresh(), commitId)) {
           return;
         }
-        backoffOrGiveUp(attempt, table, result, true, e);
-      } catch (CommitFailedException e) {
-        ops.refresh();
-        backoffOrGiveUp(attempt, table, result, outcomeUnknown, e);
+        retryAfterUnknown(attempt, table, e);
       } catch (RuntimeException e) {
-        // Iceberg's rule: only a cleanable failure says for sure that nothing was committed.
+        // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
+        // sure that nothing was committed.
         deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure));
-        throw e;
+        if (e instanceof FencedException || !(e instanceof CleanableFailure)) {
+          throw e;
+        }
+        throw new SinkException("could not commit to " + table.name()
+            + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : ""), e);
       }
     }
   }
 
-  private void backoffOrGiveUp(
-      int attempt, Table table, WriteResult result, boolean outcomeUnknown, RuntimeException e) {
-    if (attempt >= ATTEMPTS) {
-      deleteUnlessReferenced(table, result, outcomeUnknown);
-      throw new SinkException("could not commit to " + table.name() + " after " + attempt + " attempts"
-          + (outcomeUnknown ? " (an attempt's outcome was unknown: its files are kept)" : ""), e);
+  /** Waits as the table's commit.retry.* properties say before trying again, or gives up. */
+  private static void retryAfterUnknown(int attempt, Table table, CommitStateUnknownException e) {
+    Map<String, String> props = table.properties();
+    int retries = PropertyUtil.propertyAsInt(props, COMMIT_NUM_RETRIES, COMMIT_NUM_RETRIES_DEFAULT);
+    if (attempt >= retries) {
+      throw new SinkException("the outcome of a commit to " + table.name() + " stayed unknown after "
+          + (attempt + 1) + " attempts; its files are kept (a snapshot may reference them)", e);
     }
-    LOG.warn("commit to {} failed (attempt {} of {}), retrying: {}", table.name(), attempt, ATTEMPTS, e.getMessage());
+    long min = PropertyUtil.propertyAsLong(props, COMMIT_MIN_RETRY_WAIT_MS, COMMIT_MIN_RETRY_WAIT_MS_DEFAULT);
+    long max = PropertyUtil.propertyAsLong(props, COMMIT_MAX_RETRY_WAIT_MS, COMMIT_MAX_RETRY_WAIT_MS_DEFAULT);
+    long wait = Math.min(max, min << Math.min(attempt, 20));
+    LOG.warn("commit to {}: outcome unknown (attempt {} of {}), retrying in {} ms: {}",
+        table.name(), attempt + 1, retries + 1, wait, e.getMessage());
     try {
-      Thread.sleep(backoffMillis << attempt);
+      Thread.sleep(wait);
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
-      if (!outcomeUnknown) {
-        deleteFiles(table, result);
-      }
-      throw new SinkException("interrupted while retrying a commit to " + table.name(), interrupted);
+      throw new SinkException("interrupted while retrying a commit to " + table.name()
+          + "; its files are kept (an earlier attempt may have landed)", interrupted);
     }
   }
 
