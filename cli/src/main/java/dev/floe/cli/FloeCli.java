@@ -33,6 +33,7 @@ public final class FloeCli {
 
   static int run(String... args) {
     CommandLine cli = new CommandLine(new FloeCli());
+    SinkCommand.addSettingOptions(cli.getSubcommands().get("sink").getCommandSpec());
     cli.setExecutionExceptionHandler(
         (e, command, parsed) -> {
           PrintWriter err = command.getErr();

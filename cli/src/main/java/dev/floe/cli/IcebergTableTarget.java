@@ -1,5 +1,7 @@
 package dev.floe.cli;
 
+import dev.floe.iceberg.PartitionSpecs;
+import dev.floe.iceberg.SchemaFiles;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
@@ -66,7 +68,7 @@ final class IcebergTableTarget implements WriteTarget {
     if (schemaFile == null) {
       throw new IllegalArgumentException("table " + name + " does not exist; give --schema to create it");
     }
-    org.apache.iceberg.Schema schema = IcebergSchemaFile.read(schemaFile);
+    org.apache.iceberg.Schema schema = SchemaFiles.read(schemaFile);
     PartitionSpec spec =
         partitionBy == null ? PartitionSpec.unpartitioned() : PartitionSpecs.parse(partitionBy, schema);
     if (catalog instanceof SupportsNamespaces namespaces

@@ -1,5 +1,6 @@
 package dev.floe.cli;
 
+import dev.floe.iceberg.SchemaFiles;
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
@@ -211,7 +212,7 @@ final class WriteCommand implements Callable<Integer> {
 
   private WriteTarget openTarget(Catalog opened, BufferAllocator allocator) throws IOException {
     if (destination.output != null) {
-      org.apache.arrow.vector.types.pojo.Schema arrow = ArrowSchemas.toArrow(IcebergSchemaFile.read(schema));
+      org.apache.arrow.vector.types.pojo.Schema arrow = ArrowSchemas.toArrow(SchemaFiles.read(schema));
       return ParquetFileTarget.open(destination.output, arrow, writerOptions.config(), allocator);
     }
     TableIdentifier name;

@@ -1,5 +1,6 @@
 package dev.floe.cli;
 
+import dev.floe.iceberg.SchemaFiles;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.arrow.BadRecordPolicy;
@@ -32,7 +33,7 @@ class CorpusSchemasTest {
   }
 
   private static void assertEveryLineDecodes(String schemaFile, Supplier<byte[]> lines) {
-    var schema = ArrowSchemas.toArrow(IcebergSchemaFile.read(Path.of(schemaFile)));
+    var schema = ArrowSchemas.toArrow(SchemaFiles.read(Path.of(schemaFile)));
     try (BufferAllocator allocator = new RootAllocator();
         NativeJsonDecoder decoder = NativeJsonDecoder.create(schema, JsonDecoderConfig.defaults().withStrict(true));
         MessageBatch batch = new MessageBatch()) {

@@ -99,6 +99,22 @@ class SinkCommandTest {
     assertTrue(r.err().contains("--route"), r.err());
   }
 
+  /** floe sink's flags are the sink's settings: one per setting, with its documentation. */
+  @Test
+  void everySinkSettingIsAFlag() throws Exception {
+    CliProcess.Result help = CliProcess.run(dir, "sink", "--help");
+    assertEquals(0, help.exitCode(), help.err());
+    for (var key : dev.floe.kafka.sink.SinkSettings.definition().configKeys().values()) {
+      String name = key.name.replace('.', '-');
+      assertTrue(help.out().contains("--" + name) || help.out().contains("--[no-]" + name), name + " in: " + help.out());
+      assertTrue(help.out().replaceAll("\\s+", " ").contains(key.documentation.substring(0, 20)), key.name);
+    }
+    CliProcess.Result wrong = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
+        "--route", "a=db.a", "--commit-bytes", "lots");
+    assertEquals(FloeCli.EXIT_USAGE, wrong.exitCode());
+    assertTrue(wrong.err().contains("--commit.bytes") || wrong.err().contains("commit.bytes"), wrong.err());
+  }
+
   private static String schemaFile() {
     return Path.of("schemas", "nexmark.schema.json").toAbsolutePath().toString();
   }

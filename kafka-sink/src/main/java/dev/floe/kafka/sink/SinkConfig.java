@@ -1,5 +1,26 @@
 package dev.floe.kafka.sink;
 
+import static dev.floe.kafka.sink.SinkSettings.BATCH_BYTES;
+import static dev.floe.kafka.sink.SinkSettings.BATCH_RECORDS;
+import static dev.floe.kafka.sink.SinkSettings.COMMIT_BYTES;
+import static dev.floe.kafka.sink.SinkSettings.COMMIT_INTERVAL;
+import static dev.floe.kafka.sink.SinkSettings.COMMIT_RECORDS;
+import static dev.floe.kafka.sink.SinkSettings.DECODE_AHEAD;
+import static dev.floe.kafka.sink.SinkSettings.DLQ_TOPIC;
+import static dev.floe.kafka.sink.SinkSettings.ENCODE_THREADS;
+import static dev.floe.kafka.sink.SinkSettings.MAX_IN_FLIGHT_BYTES;
+import static dev.floe.kafka.sink.SinkSettings.ON_ERROR;
+import static dev.floe.kafka.sink.SinkSettings.OVERLAP_COMMITS;
+import static dev.floe.kafka.sink.SinkSettings.PARTITION_BY;
+import static dev.floe.kafka.sink.SinkSettings.ROUTE;
+import static dev.floe.kafka.sink.SinkSettings.ROUTE_FIELD;
+import static dev.floe.kafka.sink.SinkSettings.ROUTE_VALUE;
+import static dev.floe.kafka.sink.SinkSettings.SCHEMA;
+import static dev.floe.kafka.sink.SinkSettings.STOP_AT_END;
+import static dev.floe.kafka.sink.SinkSettings.TOPIC;
+import static dev.floe.kafka.sink.SinkSettings.UPSERT;
+import static dev.floe.kafka.sink.SinkSettings.defaultValue;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -80,11 +101,11 @@ public record SinkConfig(
     Objects.requireNonNull(catalog, "catalog");
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     Objects.requireNonNull(group, "group");
-    if (topics.isEmpty() == (topicPattern == null)) {
-      throw new IllegalArgumentException("give either topics or a topic pattern");
-    }
     if (routes.isEmpty()) {
       throw new IllegalArgumentException("give at least one route (topic -> table)");
+    }
+    if (topics.isEmpty() == (topicPattern == null)) {
+      throw new IllegalArgumentException("give either topics or a topic pattern");
     }
     if (badRecords == BadRecordMode.DEAD_LETTER && deadLetterTopic == null) {
       throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
@@ -122,8 +143,9 @@ public record SinkConfig(
   }
 
   /**
-   * Builder with defaults sized for one machine: commit every 10 s or 256 MiB of payload, 8192-message
-   * (at most 4 MiB) batches, 256 MiB for record data (64 MiB of it for batches).
+   * Builder with the defaults of {@link SinkSettings}, sized for one machine: commit every 10 s,
+   * 1,000,000 records or 256 MiB of payload, 8192-message (at most 4 MiB) batches, 256 MiB for
+   * record data (64 MiB of it for batches).
    */
   public static final class Builder {
     private final Catalog catalog;
@@ -133,28 +155,92 @@ public record SinkConfig(
     private Pattern topicPattern;
     private final List<TableRoute> routes = new ArrayList<>();
     private String routeField;
-    private Duration commitInterval = Duration.ofSeconds(10);
-    private long commitRecords = Long.MAX_VALUE;
-    private long commitBytes = 256L << 20;
-    private int batchRecords = 8192;
-    private long batchBytes = 4L << 20;
-    private long maxInFlightBytes = 256L << 20;
-    private BadRecordMode badRecords = BadRecordMode.FAIL;
+    private Duration commitInterval = SinkSettings.duration(defaultValue(COMMIT_INTERVAL));
+    private long commitRecords = (Long) defaultValue(COMMIT_RECORDS);
+    private long commitBytes = SinkSettings.bytes(defaultValue(COMMIT_BYTES));
+    private int batchRecords = (Integer) defaultValue(BATCH_RECORDS);
+    private long batchBytes = SinkSettings.bytes(defaultValue(BATCH_BYTES));
+    private long maxInFlightBytes = SinkSettings.bytes(defaultValue(MAX_IN_FLIGHT_BYTES));
+    private BadRecordMode badRecords = BadRecordMode.of((String) defaultValue(ON_ERROR));
     private String deadLetterTopic;
-    private boolean upsert;
-    private int encodeThreads = 1;
-    private boolean decodeAhead = true;
-    private boolean overlapCommits = true;
+    private boolean upsert = (Boolean) defaultValue(UPSERT);
+    private int encodeThreads = (Integer) defaultValue(ENCODE_THREADS);
+    private boolean decodeAhead = (Boolean) defaultValue(DECODE_AHEAD);
+    private boolean overlapCommits = (Boolean) defaultValue(OVERLAP_COMMITS);
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
     private final Map<String, Object> consumerProperties = new HashMap<>();
-    private boolean stopAtEnd;
+    private boolean stopAtEnd = (Boolean) defaultValue(STOP_AT_END);
 
     private Builder(Catalog catalog, String bootstrapServers, String group) {
       this.catalog = catalog;
       this.bootstrapServers = bootstrapServers;
       this.group = group;
+    }
+
+    /**
+     * Applies {@link SinkSettings} given by name (text or typed values, e.g. from a properties
+     * file, command-line flags or a connector's configuration); absent ones keep what this builder
+     * has. Routes and topics are added to those already given.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming a setting that is wrong, or
+     *     names that are not settings
+     */
+    public Builder settings(Map<String, ?> given) {
+      Map<String, Object> parsed = SinkSettings.parse(given);
+      SinkSettings.routes(ROUTE, list(parsed, ROUTE)).forEach(this::route);
+      topics(list(parsed, TOPIC));
+      if (parsed.get(ROUTE_FIELD) != null) {
+        routeField((String) parsed.get(ROUTE_FIELD));
+      }
+      SinkSettings.routes(ROUTE_VALUE, list(parsed, ROUTE_VALUE)).forEach(this::routeValue);
+      SinkSettings.createTables(this, (String) parsed.get(SCHEMA), (String) parsed.get(PARTITION_BY));
+      if (given.containsKey(COMMIT_INTERVAL)) {
+        commitInterval = SinkSettings.duration(parsed.get(COMMIT_INTERVAL));
+      }
+      if (given.containsKey(COMMIT_RECORDS)) {
+        commitRecords = (Long) parsed.get(COMMIT_RECORDS);
+      }
+      if (given.containsKey(COMMIT_BYTES)) {
+        commitBytes = SinkSettings.bytes(parsed.get(COMMIT_BYTES));
+      }
+      if (given.containsKey(BATCH_RECORDS)) {
+        batchRecords = (Integer) parsed.get(BATCH_RECORDS);
+      }
+      if (given.containsKey(BATCH_BYTES)) {
+        batchBytes = SinkSettings.bytes(parsed.get(BATCH_BYTES));
+      }
+      if (given.containsKey(MAX_IN_FLIGHT_BYTES)) {
+        maxInFlightBytes = SinkSettings.bytes(parsed.get(MAX_IN_FLIGHT_BYTES));
+      }
+      if (given.containsKey(ON_ERROR)) {
+        badRecords = BadRecordMode.of((String) parsed.get(ON_ERROR));
+      }
+      if (parsed.get(DLQ_TOPIC) != null) {
+        deadLetterTopic = (String) parsed.get(DLQ_TOPIC);
+      }
+      if (given.containsKey(UPSERT)) {
+        upsert = (Boolean) parsed.get(UPSERT);
+      }
+      if (given.containsKey(STOP_AT_END)) {
+        stopAtEnd = (Boolean) parsed.get(STOP_AT_END);
+      }
+      if (given.containsKey(ENCODE_THREADS)) {
+        encodeThreads = (Integer) parsed.get(ENCODE_THREADS);
+      }
+      if (given.containsKey(DECODE_AHEAD)) {
+        decodeAhead = (Boolean) parsed.get(DECODE_AHEAD);
+      }
+      if (given.containsKey(OVERLAP_COMMITS)) {
+        overlapCommits = (Boolean) parsed.get(OVERLAP_COMMITS);
+      }
+      return this;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> list(Map<String, Object> parsed, String name) {
+      return (List<String>) parsed.get(name);
     }
 
     /** Reads {@code topic} into {@code table}. */

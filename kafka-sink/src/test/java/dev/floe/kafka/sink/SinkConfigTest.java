@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.floe.iceberg.Catalogs;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,5 +48,47 @@ class SinkConfigTest {
   @Test
   void aCycleIsBoundedByBytesByDefault() throws Exception {
     assertEquals(256L << 20, build(b -> b).commitBytes());
+  }
+
+  @Test
+  void settingsByNameReachTheConfigAndTheirDefaultsAreTheBuilders() throws Exception {
+    SinkConfig defaults = build(b -> b);
+    SinkConfig fromDefinition = build(b -> b.settings(Map.of()));
+    assertEquals(defaults.toString(), fromDefinition.toString(), "an empty settings map changes nothing");
+    assertEquals(Duration.ofSeconds(10), defaults.commitInterval());
+    assertEquals(1_000_000, defaults.commitRecords());
+
+    SinkConfig set = build(b -> b.settings(Map.of(
+        SinkSettings.COMMIT_INTERVAL, "500ms",
+        SinkSettings.COMMIT_BYTES, "64MiB",
+        SinkSettings.ON_ERROR, "dlq",
+        SinkSettings.DLQ_TOPIC, "dead",
+        SinkSettings.DECODE_AHEAD, "false",
+        SinkSettings.ROUTE, "a=db.a,b=db.b",
+        SinkSettings.SCHEMA, "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\","
+            + "\"required\":true,\"type\":\"long\"}]}",
+        SinkSettings.PARTITION_BY, "bucket(4,id)")));
+    assertEquals(Duration.ofMillis(500), set.commitInterval());
+    assertEquals(64L << 20, set.commitBytes());
+    assertEquals(BadRecordMode.DEAD_LETTER, set.badRecords());
+    assertEquals("dead", set.deadLetterTopic());
+    assertEquals(false, set.decodeAhead());
+    assertEquals(List.of("t", "a", "b"), set.topics());
+    assertEquals(TableIdentifier.of("db", "b"), set.routes().get(2).table());
+    assertEquals("[1000: id_bucket: bucket[4](1)]", set.createSpec().fields().toString());
+  }
+
+  @Test
+  void aWrongOrUnknownSettingIsNamed() {
+    ConfigException wrong = assertThrows(ConfigException.class,
+        () -> build(b -> b.settings(Map.of(SinkSettings.COMMIT_BYTES, "lots"))));
+    assertTrue(wrong.getMessage().contains("commit.bytes") && wrong.getMessage().contains("'lots' is not a size"),
+        wrong.getMessage());
+    ConfigException unknown = assertThrows(ConfigException.class,
+        () -> build(b -> b.settings(Map.of("commit.seconds", "5", SinkSettings.UPSERT, "true"))));
+    assertTrue(unknown.getMessage().startsWith("not sink settings: [commit.seconds]"), unknown.getMessage());
+    ConfigException policy = assertThrows(ConfigException.class,
+        () -> build(b -> b.settings(Map.of(SinkSettings.ON_ERROR, "ignore"))));
+    assertTrue(policy.getMessage().contains("on.error"), policy.getMessage());
   }
 }

@@ -1,4 +1,4 @@
-package dev.floe.cli;
+package dev.floe.iceberg;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -12,11 +12,15 @@ import java.nio.file.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 
-/** Reads an Iceberg schema in Iceberg's JSON form (what {@link SchemaParser#toJson} writes). */
-final class IcebergSchemaFile {
-  private IcebergSchemaFile() {}
+/**
+ * Iceberg schemas in Iceberg's JSON form (what {@link SchemaParser#toJson} writes), from a file or
+ * text, with errors that say what and where instead of Jackson's multi-line excerpts.
+ */
+public final class SchemaFiles {
+  private SchemaFiles() {}
 
-  static Schema read(Path file) {
+  /** Reads the schema in {@code file}. */
+  public static Schema read(Path file) {
     String json;
     try {
       json = Files.readString(file, StandardCharsets.UTF_8);
@@ -27,10 +31,15 @@ final class IcebergSchemaFile {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read schema " + file, e);
     }
+    return parse(json, "schema " + file);
+  }
+
+  /** Parses schema JSON; {@code what} names it in errors. */
+  public static Schema parse(String json, String what) {
     try {
       return SchemaParser.fromJson(json);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("cannot read schema " + file + ": " + reason(e));
+      throw new IllegalArgumentException("cannot read " + what + ": " + reason(e));
     }
   }
 
@@ -43,6 +52,7 @@ final class IcebergSchemaFile {
             + ": " + json.getOriginalMessage().lines().findFirst().orElse("").replaceFirst("\\s*\\([^()]*\\[Source:.*$", "");
       }
     }
-    return "not an Iceberg schema (" + FloeCli.oneLine(e) + ")";
+    String message = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    return "not an Iceberg schema (" + e.getClass().getSimpleName() + ": " + message + ")";
   }
 }

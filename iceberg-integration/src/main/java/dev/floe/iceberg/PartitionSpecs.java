@@ -1,4 +1,4 @@
-package dev.floe.cli;
+package dev.floe.iceberg;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,15 +12,16 @@ import org.apache.iceberg.Schema;
  * Partition specs written as in Iceberg's SQL DDL: comma-separated terms, each a column (identity)
  * or a transform of one: {@code bucket(N, col)}, {@code truncate(W, col)}, {@code year(col)},
  * {@code month(col)}, {@code day(col)}, {@code hour(col)} (plural forms too), {@code identity(col)},
- * {@code void(col)}. Example: {@code bucket(4,id),day(ts)}.
+ * {@code void(col)}. Example: {@code bucket(4,id),day(ts)}. Used by the CLI's {@code
+ * --partition-by} and the sink's {@code partition.by} setting.
  */
-final class PartitionSpecs {
+public final class PartitionSpecs {
   private static final Pattern TERM = Pattern.compile("(\\w+)\\s*\\(([^()]*)\\)|([\\w.]+)");
 
   private PartitionSpecs() {}
 
   /** The spec for {@code schema}; blank text means unpartitioned. */
-  static PartitionSpec parse(String text, Schema schema) {
+  public static PartitionSpec parse(String text, Schema schema) {
     PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
     for (String term : terms(text)) {
       Matcher m = TERM.matcher(term);
