@@ -1,6 +1,7 @@
 package dev.floe.cli;
 
 import dev.floe.kafka.ServingPartitions;
+import dev.floe.kafka.Topics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
@@ -66,16 +66,17 @@ record KafkaTopic(String name, int partitions, boolean created) {
     }
   }
 
-  /** True if this call created the topic; false if someone else did in the meantime. */
+  /** True if this call created the topic (and it is served); false if someone else did in the meantime. */
   private static boolean create(Admin admin, NewTopic topic, String bootstrap, Duration timeout) {
     try {
-      await(admin.createTopics(List.of(topic)).all(), bootstrap, timeout);
-      return true;
+      return Topics.create(admin, topic, timeout);
+    } catch (TimeoutException e) {
+      throw unreachable(bootstrap, timeout);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof TopicExistsException) {
-        return false;
-      }
       throw failure("cannot create topic " + topic.name(), bootstrap, timeout, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while talking to Kafka at " + bootstrap, e);
     }
   }
 

@@ -27,7 +27,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) on loopback,
@@ -115,7 +114,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
   /**
    * Creates a topic with replication factor 1 and returns once the leader of every partition
-   * serves it (see {@link ServingPartitions}), so that producers and consumers can use it at once.
+   * serves it ({@link Topics#create}), so that producers and consumers can use it at once.
    */
   public void createTopic(String name, int partitions) {
     createTopic(name, partitions, Map.of());
@@ -125,23 +124,9 @@ public final class LocalKafkaBroker implements AutoCloseable {
   public void createTopic(String name, int partitions, Map<String, String> topicConfig) {
     checkOpen();
     try (Admin admin = Admin.create(adminConfig())) {
-      long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
-      while (true) {
-        try {
-          admin
-              .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(topicConfig)))
-              .all()
-              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-          break;
-        } catch (ExecutionException e) {
-          // A topic just deleted under this name is still being removed: wait it out.
-          if (!(e.getCause() instanceof TopicExistsException) || System.nanoTime() > deadline) {
-            throw e;
-          }
-          Thread.sleep(100);
-        }
+      if (!Topics.create(admin, new NewTopic(name, partitions, (short) 1).configs(topicConfig), ADMIN_TIMEOUT)) {
+        throw new IllegalStateException("topic " + name + " exists already on " + bootstrapServers());
       }
-      ServingPartitions.await(admin, List.of(name), ADMIN_TIMEOUT);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
           "cannot create topic " + name + " on " + bootstrapServers(), e);
