@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 3
+#define FLOE_ABI_VERSION 4
 
 /*
  Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
@@ -411,15 +411,6 @@ void floe_partitioned_batch_free(struct FloePartitionedBatch *batch);
  `partitioner` is null or a handle not yet freed, and no call on it is running.
  */
 void floe_partitioner_free(struct FloePartitioner *partitioner);
-
-/*
- Test-only: panics inside the boundary guard, to prove a panic becomes an error
- status (code 6) and never unwinds into the caller.
-
- # Safety
- `message` is null or NUL-terminated UTF-8.
- */
-int32_t floe_debug_panic(const char *message, char **out_error);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,5 +1,7 @@
 //! The error model shared by every entry point: a stable numeric code (mirrored by
-//! the Java `NativeException` hierarchy) plus a human-readable message.
+//! the Java `NativeException` hierarchy) plus a human-readable message. Parts with
+//! their own error types (the JSON decoder's `ValueError` and `SchemaError`) convert
+//! into it in one place each; `ffi` turns it into a status and message in one place.
 
 use std::fmt;
 
@@ -19,8 +21,19 @@ pub enum ErrorCode {
     Encoding = 4,
     /// The call is not allowed in the object's current state (write after close).
     IllegalState = 5,
-    /// A Rust panic was caught at the boundary. The handle involved must not be reused.
+    /// A Rust panic was caught at the boundary. A writer or decoder involved is failed: it
+    /// refuses every later call (see [`ErrorCode::fails_writer`]).
     Panic = 6,
+}
+
+impl ErrorCode {
+    /// Whether a writer call that fails with this code leaves the writer failed: `Io` and
+    /// `Encoding` errors happen part way through changing the file, and a panic may have left
+    /// anything half done. `InvalidArgument`, `SchemaMismatch` and `IllegalState` refuse the
+    /// call before it changes anything. The Java facade applies the same rule.
+    pub fn fails_writer(self) -> bool {
+        matches!(self, ErrorCode::Io | ErrorCode::Encoding | ErrorCode::Panic)
+    }
 }
 
 /// An error with its code; the message names what was wrong and where.

@@ -1,18 +1,29 @@
-//! The C ABI of libfloe: the only module with `extern "C"` and `unsafe`.
+//! The C ABI of libfloe: every `extern "C"` function, and all of the crate's `unsafe` but the
+//! JSON decoder's two uses behind safe functions (`json::unchecked`).
 //!
-//! Every entry point is a thin wrapper over safe Rust: it checks its pointers,
-//! runs the body under `catch_unwind`, and returns a status code (0 = ok, else an
-//! [`ErrorCode`]). On failure it stores a message in `*out_error` when that
-//! pointer is non-null; the caller frees it with [`floe_string_free`].
-//! Nothing unwinds across the boundary.
+//! Every entry point is a thin wrapper over safe Rust: it turns its pointers into references
+//! (each conversion an `unsafe` block citing the function's `# Safety` contract), runs the body
+//! under `catch_unwind`, and returns a status code (0 = ok, else an [`ErrorCode`]). On failure
+//! it stores a message in `*out_error` when that pointer is non-null; the caller frees it with
+//! [`floe_string_free`]. Nothing unwinds across the boundary.
+//!
+//! Common to every fallible entry point: its last argument `out_error` is null or points to
+//! memory writable for one `char *`, and every handle argument is null or a live handle of its
+//! kind (not yet freed).
+//!
+//! A writer that fails part way through changing its file (an `Io` or `Encoding` error) or
+//! panics is failed: it refuses every later call with `IllegalState` naming the first failure,
+//! and only `floe_writer_free` is left to do. A decoder that panics is failed the same way.
+//! `InvalidArgument` and `SchemaMismatch` refuse a call before it changes anything.
 //!
 //! Ownership rules are spelled out per function and collected in `docs/ffi.md`.
 
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::io::{self, Write};
+use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
@@ -25,13 +36,13 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 3;
+pub const FLOE_ABI_VERSION: i32 = 4;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
+    /// Holds the failed state too (`ParquetFileWriter::fail`), set by its own failures and by
+    /// this module after a panic.
     inner: ParquetFileWriter,
-    /// Set when a panic escaped the writer; its state can no longer be trusted.
-    poisoned: bool,
 }
 
 /// Output callback for stream sinks: consume `len` bytes at `data` (borrowed for
@@ -63,11 +74,16 @@ pub unsafe extern "C" fn floe_writer_open_path(
     out_writer: *mut *mut FloeWriter,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
-        let path = c_str(path, "path")?;
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
+        // SAFETY: `path` is NUL-terminated and readable for the call, per the contract.
+        let path = unsafe { c_str(path, "path") }?;
         let sink = OutputSink::Path(PathBuf::from(path));
-        open_writer(sink, schema, config, config_len, out_writer)
-    })
+        // SAFETY: `schema`, `config` and `out_writer` as `open_writer` needs, per the contract.
+        unsafe { open_writer(sink, schema, config, config_len, out_writer) }
+    });
+    report(result, out_error)
 }
 
 /// Opens a writer whose bytes go to `write_fn(context, data, len)`.
@@ -86,12 +102,16 @@ pub unsafe extern "C" fn floe_writer_open_stream(
     out_writer: *mut *mut FloeWriter,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
         let write_fn =
             write_fn.ok_or_else(|| FloeError::invalid_argument("write_fn must not be null"))?;
         let sink = OutputSink::Stream(Box::new(CallbackWrite { write_fn, context }));
-        open_writer(sink, schema, config, config_len, out_writer)
-    })
+        // SAFETY: `schema`, `config` and `out_writer` as `open_writer` needs, per the contract.
+        unsafe { open_writer(sink, schema, config, config_len, out_writer) }
+    });
+    report(result, out_error)
 }
 
 /// Writes one batch: a struct array whose children are the columns.
@@ -110,18 +130,24 @@ pub unsafe extern "C" fn floe_writer_write(
     schema: *const FFI_ArrowSchema,
     out_error: *mut *mut c_char,
 ) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
     // Take ownership first, so the array is released even when the call fails.
-    let imported = if array.is_null() {
-        None
-    } else {
-        Some(FFI_ArrowArray::from_raw(array))
-    };
-    guard_writer(writer, out_error, move |w| {
+    // SAFETY: `array` is null or a valid ArrowArray the caller moves in, per the contract.
+    let imported = unsafe { take_array(array) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    // SAFETY: `schema` is null or a valid ArrowSchema borrowed for the call, per the contract.
+    let schema = unsafe { schema.as_ref() };
+    let result = with_writer(writer, move |w| {
         let imported =
             imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
-        let batch = import_batch(imported, schema, w.schema())?;
+        // SAFETY: `schema` describes the array, or is null and the caller vouches that the
+        // writer's schema does, per the contract.
+        let batch = unsafe { import_batch(imported, schema, w.schema()) }?;
         w.write(&batch)
-    })
+    });
+    report(result, out_error)
 }
 
 /// Estimated file size so far: bytes already written plus buffered rows.
@@ -134,13 +160,17 @@ pub unsafe extern "C" fn floe_writer_estimated_size(
     out_size: *mut u64,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_writer(writer, out_error, |w| {
-        let out = out_size
-            .as_mut()
-            .ok_or_else(|| FloeError::invalid_argument("out_size must not be null"))?;
-        *out = w.estimated_size();
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    let result = with_writer(writer, |w| {
+        // SAFETY: `out_size` is writable, per the contract.
+        let out = unsafe { out_param(out_size, "out_size") }?;
+        out.write(w.estimated_size());
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Memory the writer holds for rows not yet written out: held batches and the row group in
@@ -154,13 +184,17 @@ pub unsafe extern "C" fn floe_writer_buffered_bytes(
     out_bytes: *mut u64,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_writer(writer, out_error, |w| {
-        let out = out_bytes
-            .as_mut()
-            .ok_or_else(|| FloeError::invalid_argument("out_bytes must not be null"))?;
-        *out = w.buffered_bytes();
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    let result = with_writer(writer, |w| {
+        // SAFETY: `out_bytes` is writable, per the contract.
+        let out = unsafe { out_param(out_bytes, "out_bytes") }?;
+        out.write(w.buffered_bytes());
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Writes the buffered rows out as a row group now (to free their memory); the file stays
@@ -173,7 +207,11 @@ pub unsafe extern "C" fn floe_writer_flush_row_group(
     writer: *mut FloeWriter,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_writer(writer, out_error, |w| w.flush_row_group())
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    report(with_writer(writer, |w| w.flush_row_group()), out_error)
 }
 
 /// Finishes the file and returns its footer facts as a JSON document.
@@ -189,17 +227,29 @@ pub unsafe extern "C" fn floe_writer_close(
     out_summary_len: *mut usize,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_writer(writer, out_error, |w| {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    let result = with_writer(writer, |w| {
         if out_summary.is_null() || out_summary_len.is_null() {
             return Err(FloeError::invalid_argument(
                 "out_summary and out_summary_len must not be null",
             ));
         }
+        // SAFETY: both are writable, per the contract (and checked non-null above).
+        let (summary, summary_len) = unsafe {
+            (
+                out_param(out_summary, "out_summary")?,
+                out_param(out_summary_len, "out_summary_len")?,
+            )
+        };
         let json = w.close()?.to_json().into_boxed_slice();
-        *out_summary_len = json.len();
-        *out_summary = Box::into_raw(json) as *mut u8;
+        summary_len.write(json.len());
+        summary.write(Box::into_raw(json) as *mut u8);
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Frees a writer. A writer that was not closed is aborted: buffered rows are
@@ -209,7 +259,8 @@ pub unsafe extern "C" fn floe_writer_close(
 /// `writer` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_writer_free(writer: *mut FloeWriter) {
-    free_boxed(writer);
+    // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
+    unsafe { free_boxed(writer) };
 }
 
 /// Frees an error message returned through `out_error`. Null is a no-op.
@@ -219,7 +270,9 @@ pub unsafe extern "C" fn floe_writer_free(writer: *mut FloeWriter) {
 #[no_mangle]
 pub unsafe extern "C" fn floe_string_free(message: *mut c_char) {
     if !message.is_null() {
-        drop(CString::from_raw(message));
+        // SAFETY: made by `CString::into_raw` (`ErrorOut::set`) and not yet freed, per the
+        // contract.
+        drop(unsafe { CString::from_raw(message) });
     }
 }
 
@@ -230,7 +283,10 @@ pub unsafe extern "C" fn floe_string_free(message: *mut c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
     if !data.is_null() {
-        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(data, len)));
+        let bytes = std::ptr::slice_from_raw_parts_mut(data, len);
+        // SAFETY: `data`/`len` are a boxed slice this library leaked with `Box::into_raw`
+        // (summaries, reject lists) and not yet freed, per the contract.
+        drop(unsafe { Box::from_raw(bytes) });
     }
 }
 
@@ -238,7 +294,13 @@ pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
 pub struct FloeDecoder {
     /// Locked per call, so two threads using one decoder at once (a caller bug)
     /// get an error instead of a race. Uncontended, it costs nanoseconds per batch.
-    inner: Mutex<JsonDecoder>,
+    inner: Mutex<DecoderSlot>,
+}
+
+struct DecoderSlot {
+    decoder: JsonDecoder,
+    /// Set by a panic during a call: the decoder is failed and refuses later calls.
+    failure: Option<String>,
 }
 
 /// What one decode call did. `rejects_json` (may be null when `rejected == 0`) is a
@@ -270,18 +332,25 @@ pub unsafe extern "C" fn floe_decoder_new(
     out_decoder: *mut *mut FloeDecoder,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
-        if out_decoder.is_null() {
-            return Err(FloeError::invalid_argument("out_decoder must not be null"));
-        }
-        let schema = Arc::new(import_schema(schema)?);
-        let config = DecoderConfig::from_json(bytes(config, config_len, "config")?)?;
-        let inner = JsonDecoder::new(schema, config)?;
-        *out_decoder = Box::into_raw(Box::new(FloeDecoder {
-            inner: Mutex::new(inner),
-        }));
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
+        // SAFETY: `out_decoder` is writable, per the contract.
+        let out = unsafe { out_param(out_decoder, "out_decoder") }?;
+        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per the contract.
+        let schema = Arc::new(import_schema(unsafe { borrowed(schema, "schema") }?)?);
+        // SAFETY: `config` is readable for `config_len` bytes, per the contract.
+        let config = DecoderConfig::from_json(unsafe { bytes(config, config_len, "config") }?)?;
+        let decoder = JsonDecoder::new(schema, config)?;
+        out.write(Box::into_raw(Box::new(FloeDecoder {
+            inner: Mutex::new(DecoderSlot {
+                decoder,
+                failure: None,
+            }),
+        })));
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Decodes `count` messages into one Arrow batch returned through C Data.
@@ -311,23 +380,38 @@ pub unsafe extern "C" fn floe_decoder_decode(
     out_result: *mut FloeDecodeResult,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_decoder(decoder, out_error, |d| {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle, per the common contract (concurrent use is caught by
+    // the decoder's lock).
+    let decoder = unsafe { decoder.as_ref() };
+    let result = with_decoder(decoder, |d| {
         if out_array.is_null() || out_schema.is_null() || out_result.is_null() {
             return Err(FloeError::invalid_argument(
                 "out_array, out_schema and out_result must not be null",
             ));
         }
-        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        // SAFETY: all three are writable, per the contract (and checked non-null above).
+        let (out_array, out_schema, out_result) = unsafe {
+            (
+                out_param(out_array, "out_array")?,
+                out_param(out_schema, "out_schema")?,
+                out_param(out_result, "out_result")?,
+            )
+        };
+        // SAFETY: `data`, `offsets` and `count` as `message_slices` needs, per the contract.
+        let (span, messages) = unsafe { message_slices(data, data_len, offsets, count) }?;
         let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         let columns = StructArray::from(decoded.batch.clone());
         let ffi_schema = FFI_ArrowSchema::try_from(d.schema().as_ref())
             .map_err(|e| FloeError::encoding(format!("cannot export arrow schema: {e}")))?;
         let ffi_array = FFI_ArrowArray::new(&columns.to_data());
-        *out_result = decode_result(&decoded);
-        std::ptr::write(out_array, ffi_array);
-        std::ptr::write(out_schema, ffi_schema);
+        out_result.write(decode_result(&decoded));
+        out_array.write(ffi_array);
+        out_schema.write(ffi_schema);
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Decodes `count` messages and writes the good ones straight into a writer, without
@@ -350,22 +434,31 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
     out_result: *mut FloeDecodeResult,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    let status = guard_decoder(decoder, out_error, |d| {
-        if out_result.is_null() {
-            return Err(FloeError::invalid_argument("out_result must not be null"));
-        }
-        let w = live_writer(writer)?;
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle, per the common contract (concurrent use is caught by
+    // the decoder's lock).
+    let decoder = unsafe { decoder.as_ref() };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let mut writer = unsafe { writer.as_mut() };
+    let result = with_decoder(decoder, |d| {
+        // SAFETY: `out_result` is writable, per the contract.
+        let out_result = unsafe { out_param(out_result, "out_result") }?;
+        let w = live_writer(writer.as_deref_mut())?;
         check_same_schema(w.inner.schema(), d.schema())?;
-        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        // SAFETY: `data`, `offsets` and `count` as `message_slices` needs, per the contract.
+        let (span, messages) = unsafe { message_slices(data, data_len, offsets, count) }?;
         let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         if !decoded.stopped {
             w.inner.write(&decoded.batch)?;
         }
-        *out_result = decode_result(&decoded);
+        out_result.write(decode_result(&decoded));
         Ok(())
     });
-    poison_after_panic(writer, status);
-    status
+    if let Err(e) = &result {
+        fail_writer(writer, e);
+    }
+    report(result, out_error)
 }
 
 /// Frees a decoder. Null is a no-op.
@@ -374,7 +467,8 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
 /// `decoder` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_decoder_free(decoder: *mut FloeDecoder) {
-    free_boxed(decoder);
+    // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
+    unsafe { free_boxed(decoder) };
 }
 
 /// Opaque partitioner handle: created by `floe_partitioner_new`, freed by
@@ -407,18 +501,20 @@ pub unsafe extern "C" fn floe_partitioner_new(
     out_partitioner: *mut *mut FloePartitioner,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
-        if out_partitioner.is_null() {
-            return Err(FloeError::invalid_argument(
-                "out_partitioner must not be null",
-            ));
-        }
-        let schema = Arc::new(import_schema(schema)?);
-        let spec = PartitionSpec::from_json(bytes(spec, spec_len, "spec")?)?;
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
+        // SAFETY: `out_partitioner` is writable, per the contract.
+        let out = unsafe { out_param(out_partitioner, "out_partitioner") }?;
+        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per the contract.
+        let schema = Arc::new(import_schema(unsafe { borrowed(schema, "schema") }?)?);
+        // SAFETY: `spec` is readable for `spec_len` bytes, per the contract.
+        let spec = PartitionSpec::from_json(unsafe { bytes(spec, spec_len, "spec") }?)?;
         let inner = Partitioner::new(&schema, &spec)?;
-        *out_partitioner = Box::into_raw(Box::new(FloePartitioner { inner, schema }));
+        out.write(Box::into_raw(Box::new(FloePartitioner { inner, schema })));
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Regroups one batch by partition.
@@ -442,26 +538,29 @@ pub unsafe extern "C" fn floe_partitioner_split(
     out_batch: *mut *mut FloePartitionedBatch,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    let imported = if array.is_null() {
-        None
-    } else {
-        Some(FFI_ArrowArray::from_raw(array))
-    };
-    guard(out_error, || {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // Take ownership first, so the array is released even when the call fails.
+    // SAFETY: `array` is null or a valid ArrowArray the caller moves in, per the contract.
+    let imported = unsafe { take_array(array) };
+    // SAFETY: null or a live handle (common contract); partitioners are immutable, so any
+    // number of callers may share one.
+    let partitioner = unsafe { partitioner.as_ref() };
+    // SAFETY: `schema` is null or a valid ArrowSchema borrowed for the call, per the contract.
+    let schema = unsafe { schema.as_ref() };
+    let result = run(move || {
         let p = partitioner
-            .as_ref()
             .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
         let imported =
             imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
-        let batch = import_batch(imported, schema, &p.schema)?;
-        let split = p.inner.split(&batch)?;
-        export_split(
-            split,
-            out_partitions_array,
-            out_partitions_schema,
-            out_batch,
-        )
-    })
+        // SAFETY: `out_*` are writable, per the contract.
+        let out = unsafe { SplitOut::new(out_partitions_array, out_partitions_schema, out_batch) }?;
+        // SAFETY: `schema` describes the array, or is null and the caller vouches that the
+        // partitioner's schema does, per the contract.
+        let batch = unsafe { import_batch(imported, schema, &p.schema) }?;
+        out.export(p.inner.split(&batch)?)
+    });
+    report(result, out_error)
 }
 
 /// Decodes `count` JSON messages and regroups the decoded rows by partition: the
@@ -487,31 +586,34 @@ pub unsafe extern "C" fn floe_decoder_decode_partitioned(
     out_result: *mut FloeDecodeResult,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_decoder(decoder, out_error, |d| {
-        if out_result.is_null() {
-            return Err(FloeError::invalid_argument("out_result must not be null"));
-        }
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle, per the common contract (concurrent use is caught by
+    // the decoder's lock).
+    let decoder = unsafe { decoder.as_ref() };
+    // SAFETY: null or a live handle (common contract); partitioners are immutable.
+    let partitioner = unsafe { partitioner.as_ref() };
+    let result = with_decoder(decoder, |d| {
+        // SAFETY: `out_result` is writable, per the contract.
+        let out_result = unsafe { out_param(out_result, "out_result") }?;
         let p = partitioner
-            .as_ref()
             .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
+        // SAFETY: `out_*` are writable, per the contract.
+        let out = unsafe { SplitOut::new(out_partitions_array, out_partitions_schema, out_batch) }?;
         check_same_schema(&p.schema, d.schema())?;
-        let (span, messages) = message_slices(data, data_len, offsets, count)?;
+        // SAFETY: `data`, `offsets` and `count` as `message_slices` needs, per the contract.
+        let (span, messages) = unsafe { message_slices(data, data_len, offsets, count) }?;
         let decoded = d.decode_packed(span, &messages, stop_at_first_reject != 0)?;
         let rows = if decoded.stopped {
             decoded.batch.slice(0, 0)
         } else {
             decoded.batch.clone()
         };
-        let split = p.inner.split(&rows)?;
-        export_split(
-            split,
-            out_partitions_array,
-            out_partitions_schema,
-            out_batch,
-        )?;
-        *out_result = decode_result(&decoded);
+        out.export(p.inner.split(&rows)?)?;
+        out_result.write(decode_result(&decoded));
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Writes the rows of group `group` of a regrouped batch.
@@ -526,16 +628,21 @@ pub unsafe extern "C" fn floe_writer_write_group(
     group: usize,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard_writer(writer, out_error, |w| {
-        let batch = batch
-            .as_ref()
-            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    // SAFETY: null or a live handle (common contract), only read here.
+    let batch = unsafe { batch.as_ref() };
+    let result = with_writer(writer, |w| {
+        let batch = batch.ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
         let rows = batch.inner.group(group)?;
         if !Arc::ptr_eq(w.schema(), rows.schema_ref()) {
             check_same_schema(w.schema(), rows.schema_ref())?;
         }
         w.write(&rows)
-    })
+    });
+    report(result, out_error)
 }
 
 /// Copies the row count of every group of a regrouped batch into `out_rows`.
@@ -550,21 +657,26 @@ pub unsafe extern "C" fn floe_partitioned_batch_group_rows(
     capacity: usize,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
-        let batch = batch
-            .as_ref()
-            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
-        if capacity != batch.inner.len() || (capacity > 0 && out_rows.is_null()) {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), only read here.
+    let batch = unsafe { batch.as_ref() };
+    let result = run(|| {
+        let batch = batch.ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+        let groups = batch.inner.len();
+        if capacity != groups {
             return Err(FloeError::invalid_argument(format!(
-                "out_rows must hold exactly {} group counts (capacity {capacity})",
-                batch.inner.len()
+                "out_rows must hold exactly {groups} group counts (capacity {capacity})"
             )));
         }
-        for (i, (_, rows)) in batch.inner.ranges.iter().enumerate() {
-            *out_rows.add(i) = *rows as i64;
+        // SAFETY: `out_rows` is writable for `capacity` values, per the contract.
+        let out = unsafe { out_slice(out_rows, capacity, "out_rows") }?;
+        for (slot, (_, rows)) in out.iter_mut().zip(&batch.inner.ranges) {
+            slot.write(*rows as i64);
         }
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Copies, for every row of a regrouped batch in group order, the index of that row in
@@ -580,22 +692,27 @@ pub unsafe extern "C" fn floe_partitioned_batch_row_order(
     capacity: usize,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
-        let batch = batch
-            .as_ref()
-            .ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), only read here.
+    let batch = unsafe { batch.as_ref() };
+    let result = run(|| {
+        let batch = batch.ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
         let rows = batch.inner.batch.num_rows();
-        if capacity != rows || (capacity > 0 && out_order.is_null()) {
+        if capacity != rows {
             return Err(FloeError::invalid_argument(format!(
                 "out_order must hold exactly {rows} row indices (capacity {capacity})"
             )));
         }
-        for row in 0..rows {
+        // SAFETY: `out_order` is writable for `capacity` values, per the contract.
+        let out = unsafe { out_slice(out_order, capacity, "out_order") }?;
+        for (row, slot) in out.iter_mut().enumerate() {
             let input = batch.inner.order.as_ref().map_or(row, |o| o[row] as usize);
-            *out_order.add(row) = input as i32;
+            slot.write(input as i32);
         }
         Ok(())
-    })
+    });
+    report(result, out_error)
 }
 
 /// Frees a regrouped batch. Null is a no-op.
@@ -604,7 +721,8 @@ pub unsafe extern "C" fn floe_partitioned_batch_row_order(
 /// `batch` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_partitioned_batch_free(batch: *mut FloePartitionedBatch) {
-    free_boxed(batch);
+    // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
+    unsafe { free_boxed(batch) };
 }
 
 /// Frees a partitioner. Null is a no-op.
@@ -613,30 +731,285 @@ pub unsafe extern "C" fn floe_partitioned_batch_free(batch: *mut FloePartitioned
 /// `partitioner` is null or a handle not yet freed, and no call on it is running.
 #[no_mangle]
 pub unsafe extern "C" fn floe_partitioner_free(partitioner: *mut FloePartitioner) {
-    free_boxed(partitioner);
+    // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
+    unsafe { free_boxed(partitioner) };
 }
 
-/// Test-only: panics inside the boundary guard, to prove a panic becomes an error
-/// status (code 6) and never unwinds into the caller.
+/// Test hook, only in builds with the `test-hooks` feature (and this crate's own tests), never
+/// in the released library, and not in `floe.h`: panics inside the boundary guard, to prove
+/// a panic becomes an error status (code 6) and never unwinds into the caller.
 ///
 /// # Safety
 /// `message` is null or NUL-terminated UTF-8.
+#[cfg(any(test, feature = "test-hooks"))]
 #[no_mangle]
 pub unsafe extern "C" fn floe_debug_panic(
     message: *const c_char,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    guard(out_error, || {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
         let text = if message.is_null() {
-            "floe_debug_panic".to_string()
+            "floe_debug_panic"
         } else {
-            c_str(message, "message")?.to_string()
+            // SAFETY: NUL-terminated and readable for the call, per the contract.
+            unsafe { c_str(message, "message") }?
         };
         panic!("{text}");
+    });
+    report(result, out_error)
+}
+
+// ---- guards: every entry point's body runs in one of these ----
+
+/// Runs `body`, turning a panic into an error (`Panic`): nothing unwinds into the caller.
+fn run(body: impl FnOnce() -> Result<()>) -> Result<()> {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        Err(FloeError::new(
+            ErrorCode::Panic,
+            format!("internal panic in libfloe: {}", panic_message(&*payload)),
+        ))
     })
 }
 
-// ---- helpers (all of the module's unsafe stays below, next to its reason) ----
+/// The status for a result, with the error's message handed to the caller.
+fn report(result: Result<()>, out_error: ErrorOut) -> i32 {
+    match result {
+        Ok(()) => ErrorCode::Ok as i32,
+        Err(e) => {
+            out_error.set(&e.message);
+            e.code as i32
+        }
+    }
+}
+
+/// [`run`] for calls on a writer handle: refuses a null or failed writer, and fails the
+/// writer when the call fails part way ([`fail_writer`]).
+fn with_writer(
+    mut writer: Option<&mut FloeWriter>,
+    body: impl FnOnce(&mut ParquetFileWriter) -> Result<()>,
+) -> Result<()> {
+    let result = run(|| body(&mut live_writer(writer.as_deref_mut())?.inner));
+    if let Err(e) = &result {
+        fail_writer(writer, e);
+    }
+    result
+}
+
+/// The writer behind a handle, unless it is null or failed.
+fn live_writer(writer: Option<&mut FloeWriter>) -> Result<&mut FloeWriter> {
+    let handle = writer.ok_or_else(|| FloeError::invalid_argument("writer must not be null"))?;
+    if let Some(reason) = handle.inner.failure() {
+        return Err(FloeError::illegal_state(format!(
+            "writer failed earlier: {reason}"
+        )));
+    }
+    Ok(handle)
+}
+
+/// After a writer call failed with `error`: an error that fails writers (see
+/// [`ErrorCode::fails_writer`]) moves the writer to its failed state, which drops its buffered
+/// batches (their release callbacks run) and deletes an incomplete file -- inside a panic
+/// guard of its own, as neither may unwind into the caller.
+fn fail_writer(writer: Option<&mut FloeWriter>, error: &FloeError) {
+    if let Some(handle) = writer.filter(|_| error.code.fails_writer()) {
+        let _ = catch_unwind(AssertUnwindSafe(|| handle.inner.fail(&error.message)));
+    }
+}
+
+/// [`run`] for calls on a decoder handle: null checks, concurrent-use detection, and the
+/// failed state after a panic.
+fn with_decoder(
+    decoder: Option<&FloeDecoder>,
+    body: impl FnOnce(&mut JsonDecoder) -> Result<()>,
+) -> Result<()> {
+    let result = run(|| {
+        let handle =
+            decoder.ok_or_else(|| FloeError::invalid_argument("decoder must not be null"))?;
+        let mut slot = match handle.inner.try_lock() {
+            Ok(slot) => slot,
+            Err(TryLockError::WouldBlock) => {
+                return Err(FloeError::illegal_state(
+                    "decoder is in use by another thread; use one decoder per thread",
+                ))
+            }
+            // Only a panic poisons the lock, and a panic fails the decoder (below).
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
+        if let Some(reason) = &slot.failure {
+            return Err(FloeError::illegal_state(format!(
+                "decoder failed earlier: {reason}"
+            )));
+        }
+        body(&mut slot.decoder)
+    });
+    if let (Err(e), Some(handle)) = (&result, decoder) {
+        if e.code == ErrorCode::Panic {
+            // A panic may have left the decoder's buffers anywhere: it refuses later calls.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                let mut slot = handle.inner.lock().unwrap_or_else(PoisonError::into_inner);
+                slot.failure.get_or_insert_with(|| e.message.clone());
+            }));
+        }
+    }
+    result
+}
+
+// ---- helpers: pointers in, values out ----
+
+/// Where an entry point reports its error message: the caller's `out_error`, unless null.
+struct ErrorOut<'a>(Option<&'a mut MaybeUninit<*mut c_char>>);
+
+impl ErrorOut<'_> {
+    /// # Safety
+    /// `out_error` is null or writable for one `char *` until the entry point returns.
+    unsafe fn new(out_error: *mut *mut c_char) -> Self {
+        // SAFETY: null or writable, per this function's contract; `as_mut` checks null.
+        Self(unsafe { out_error.cast::<MaybeUninit<*mut c_char>>().as_mut() })
+    }
+
+    /// Hands `message` to the caller (who frees it with `floe_string_free`). Never panics: a
+    /// NUL inside the message is escaped.
+    fn set(self, message: &str) {
+        if let Some(slot) = self.0 {
+            let text = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+            slot.write(text.into_raw());
+        }
+    }
+}
+
+fn null_argument(name: &str) -> FloeError {
+    FloeError::invalid_argument(format!("{name} must not be null"))
+}
+
+/// `ptr` as a reference for the call; an `InvalidArgument` naming it when it is null.
+///
+/// # Safety
+/// `ptr` is null or points to a valid `T` that nothing writes to while `'a` lasts.
+unsafe fn borrowed<'a, T>(ptr: *const T, name: &str) -> Result<&'a T> {
+    // SAFETY: null or valid, per this function's contract; `as_ref` checks null.
+    unsafe { ptr.as_ref() }.ok_or_else(|| null_argument(name))
+}
+
+/// A caller-allocated out-parameter, written without reading or dropping what it held; an
+/// `InvalidArgument` naming it when it is null.
+///
+/// # Safety
+/// `ptr` is null or valid for writing one `T`, and nothing else accesses it while `'a` lasts.
+unsafe fn out_param<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut MaybeUninit<T>> {
+    // SAFETY: null or writable, per this function's contract; `as_mut` checks null, and a
+    // `MaybeUninit` may refer to memory that holds no valid `T` yet.
+    unsafe { ptr.cast::<MaybeUninit<T>>().as_mut() }.ok_or_else(|| null_argument(name))
+}
+
+/// [`out_param`] for `len` values; null is fine for none.
+///
+/// # Safety
+/// `ptr` is null or valid for writing `len` values of `T`, and nothing else accesses them
+/// while `'a` lasts.
+unsafe fn out_slice<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    name: &str,
+) -> Result<&'a mut [MaybeUninit<T>]> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(null_argument(name));
+    }
+    // SAFETY: non-null and writable for `len` values, per this function's contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<T>>(), len) })
+}
+
+/// # Safety
+/// `ptr` is null or NUL-terminated and readable up to its NUL while `'a` lasts.
+unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str> {
+    if ptr.is_null() {
+        return Err(null_argument(name));
+    }
+    // SAFETY: non-null, NUL-terminated and readable, per this function's contract.
+    unsafe { CStr::from_ptr(ptr) }
+        .to_str()
+        .map_err(|_| FloeError::invalid_argument(format!("{name} is not valid UTF-8")))
+}
+
+/// # Safety
+/// `ptr` is null or readable for `len` bytes that nothing writes to while `'a` lasts.
+unsafe fn bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]> {
+    match (ptr.is_null(), len) {
+        (_, 0) => Ok(&[]),
+        (true, _) => Err(FloeError::invalid_argument(format!(
+            "{name} is null but its length is {len}"
+        ))),
+        // SAFETY: non-null and readable for `len` bytes, per this function's contract.
+        (false, _) => Ok(unsafe { std::slice::from_raw_parts(ptr, len) }),
+    }
+}
+
+/// Takes over an `ArrowArray` the caller moves in; the caller's struct is marked released.
+///
+/// # Safety
+/// `array` is null or a valid, not yet released C Data `ArrowArray` the caller hands over.
+unsafe fn take_array(array: *mut FFI_ArrowArray) -> Option<FFI_ArrowArray> {
+    if array.is_null() {
+        return None;
+    }
+    // SAFETY: non-null and a valid array the caller moves in, per this function's contract.
+    Some(unsafe { FFI_ArrowArray::from_raw(array) })
+}
+
+/// Drops a handle made by `Box::into_raw`; null is a no-op. A panic in a destructor is
+/// swallowed: freeing must never unwind into the caller.
+///
+/// # Safety
+/// `handle` is null or came from `Box::into_raw` and is not yet freed; it is invalid afterwards.
+unsafe fn free_boxed<T>(handle: *mut T) {
+    if !handle.is_null() {
+        // SAFETY: from `Box::into_raw` and freed only now, per this function's contract.
+        let boxed = unsafe { Box::from_raw(handle) };
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(boxed)));
+    }
+}
+
+/// The messages of a packed batch, checked against the buffer's bounds, and the part of the
+/// buffer they cover (back to back: message `i` ends where `i + 1` starts).
+///
+/// # Safety
+/// `data` is null or readable for `data_len` bytes and `offsets` null or readable for
+/// `count + 1` values, neither written to while `'a` lasts.
+unsafe fn message_slices<'a>(
+    data: *const u8,
+    data_len: usize,
+    offsets: *const i64,
+    count: usize,
+) -> Result<(&'a [u8], Vec<&'a [u8]>)> {
+    if count == 0 {
+        return Ok((&[], Vec::new()));
+    }
+    if offsets.is_null() {
+        return Err(FloeError::invalid_argument("offsets must not be null"));
+    }
+    // SAFETY: readable for `data_len` bytes, per this function's contract.
+    let data = unsafe { bytes(data, data_len, "data") }?;
+    // SAFETY: non-null and readable for `count + 1` values, per this function's contract.
+    let offsets = unsafe { std::slice::from_raw_parts(offsets, count + 1) };
+    let mut messages = Vec::with_capacity(count);
+    for (i, pair) in offsets.windows(2).enumerate() {
+        let (start, end) = (pair[0], pair[1]);
+        if start < 0 || end < start || end as usize > data.len() {
+            return Err(FloeError::invalid_argument(format!(
+                "offsets[{i}..{}] = {start}..{end} is outside the {}-byte buffer or decreasing",
+                i + 1,
+                data.len()
+            )));
+        }
+        messages.push(&data[start as usize..end as usize]);
+    }
+    let span = &data[offsets[0] as usize..offsets[count] as usize];
+    Ok((span, messages))
+}
 
 fn decode_result(decoded: &DecodedBatch) -> FloeDecodeResult {
     let (json, len) = if decoded.rejects.is_empty() {
@@ -657,82 +1030,49 @@ fn decode_result(decoded: &DecodedBatch) -> FloeDecodeResult {
     }
 }
 
-/// Hands a split batch to the caller: partition values through C Data, the rows as a handle.
-unsafe fn export_split(
-    split: PartitionedBatch,
-    out_partitions_array: *mut FFI_ArrowArray,
-    out_partitions_schema: *mut FFI_ArrowSchema,
-    out_batch: *mut *mut FloePartitionedBatch,
-) -> Result<()> {
-    if out_partitions_array.is_null() || out_partitions_schema.is_null() || out_batch.is_null() {
-        return Err(FloeError::invalid_argument(
-            "out_partitions_array, out_partitions_schema and out_batch must not be null",
-        ));
-    }
-    let ffi_schema = FFI_ArrowSchema::try_from(split.partitions.data_type())
-        .map_err(|e| FloeError::encoding(format!("cannot export partition schema: {e}")))?;
-    let ffi_array = FFI_ArrowArray::new(&split.partitions.to_data());
-    std::ptr::write(out_partitions_array, ffi_array);
-    std::ptr::write(out_partitions_schema, ffi_schema);
-    *out_batch = Box::into_raw(Box::new(FloePartitionedBatch { inner: split }));
-    Ok(())
+/// The out-parameters of a split: the partition values through C Data, the rows as a handle.
+struct SplitOut<'a> {
+    partitions_array: &'a mut MaybeUninit<FFI_ArrowArray>,
+    partitions_schema: &'a mut MaybeUninit<FFI_ArrowSchema>,
+    batch: &'a mut MaybeUninit<*mut FloePartitionedBatch>,
 }
 
-/// The messages of a packed batch, checked against the buffer's bounds, and the part of the
-/// buffer they cover (back to back: message `i` ends where `i + 1` starts).
-unsafe fn message_slices<'a>(
-    data: *const u8,
-    data_len: usize,
-    offsets: *const i64,
-    count: usize,
-) -> Result<(&'a [u8], Vec<&'a [u8]>)> {
-    if count == 0 {
-        return Ok((&[], Vec::new()));
-    }
-    if offsets.is_null() {
-        return Err(FloeError::invalid_argument("offsets must not be null"));
-    }
-    let data = bytes(data, data_len, "data")?;
-    let offsets = std::slice::from_raw_parts(offsets, count + 1);
-    let mut messages = Vec::with_capacity(count);
-    for (i, pair) in offsets.windows(2).enumerate() {
-        let (start, end) = (pair[0], pair[1]);
-        if start < 0 || end < start || end as usize > data.len() {
-            return Err(FloeError::invalid_argument(format!(
-                "offsets[{i}..{}] = {start}..{end} is outside the {}-byte buffer or decreasing",
-                i + 1,
-                data.len()
-            )));
+impl SplitOut<'_> {
+    /// # Safety
+    /// Each pointer is null or writable for one value of its type, as for [`out_param`].
+    unsafe fn new(
+        partitions_array: *mut FFI_ArrowArray,
+        partitions_schema: *mut FFI_ArrowSchema,
+        batch: *mut *mut FloePartitionedBatch,
+    ) -> Result<Self> {
+        if partitions_array.is_null() || partitions_schema.is_null() || batch.is_null() {
+            return Err(FloeError::invalid_argument(
+                "out_partitions_array, out_partitions_schema and out_batch must not be null",
+            ));
         }
-        messages.push(&data[start as usize..end as usize]);
+        // SAFETY: each is writable, per this function's contract (and non-null, checked above).
+        unsafe {
+            Ok(Self {
+                partitions_array: out_param(partitions_array, "out_partitions_array")?,
+                partitions_schema: out_param(partitions_schema, "out_partitions_schema")?,
+                batch: out_param(batch, "out_batch")?,
+            })
+        }
     }
-    let span = &data[offsets[0] as usize..offsets[count] as usize];
-    Ok((span, messages))
-}
 
-/// `guard` for calls on a decoder handle: null checks and concurrent-use detection.
-unsafe fn guard_decoder(
-    decoder: *mut FloeDecoder,
-    out_error: *mut *mut c_char,
-    body: impl FnOnce(&mut JsonDecoder) -> Result<()>,
-) -> i32 {
-    guard(out_error, || {
-        let handle = decoder
-            .as_ref()
-            .ok_or_else(|| FloeError::invalid_argument("decoder must not be null"))?;
-        let mut inner = match handle.inner.try_lock() {
-            Ok(inner) => inner,
-            Err(TryLockError::WouldBlock) => {
-                return Err(FloeError::illegal_state(
-                    "decoder is in use by another thread; use one decoder per thread",
-                ))
-            }
-            // A panic during an earlier call: the decoder's buffers may be half-filled,
-            // but `decode` starts every batch from its own row count, so it stays usable.
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-        };
-        body(&mut inner)
-    })
+    /// Hands a split batch to the caller.
+    fn export(self, split: PartitionedBatch) -> Result<()> {
+        let ffi_schema = FFI_ArrowSchema::try_from(split.partitions.data_type())
+            .map_err(|e| FloeError::encoding(format!("cannot export partition schema: {e}")))?;
+        let ffi_array = FFI_ArrowArray::new(&split.partitions.to_data());
+        self.partitions_array.write(ffi_array);
+        self.partitions_schema.write(ffi_schema);
+        self.batch
+            .write(Box::into_raw(Box::new(FloePartitionedBatch {
+                inner: split,
+            })));
+        Ok(())
+    }
 }
 
 /// Sends bytes to the caller's callback.
@@ -764,6 +1104,9 @@ impl Write for CallbackWrite {
     }
 }
 
+/// # Safety
+/// `schema` is null or a valid ArrowSchema borrowed for the call, `config` null or readable
+/// for `config_len` bytes, `out_writer` null or writable for one pointer.
 unsafe fn open_writer(
     sink: OutputSink,
     schema: *const FFI_ArrowSchema,
@@ -771,40 +1114,45 @@ unsafe fn open_writer(
     config_len: usize,
     out_writer: *mut *mut FloeWriter,
 ) -> Result<()> {
-    if out_writer.is_null() {
-        return Err(FloeError::invalid_argument("out_writer must not be null"));
-    }
+    // SAFETY: all three as this function's contract says.
+    let (out, schema, config) = unsafe {
+        (
+            out_param(out_writer, "out_writer")?,
+            borrowed(schema, "schema")?,
+            bytes(config, config_len, "config")?,
+        )
+    };
     let schema = import_schema(schema)?;
-    let config = WriterConfig::from_json(bytes(config, config_len, "config")?)?;
+    let config = WriterConfig::from_json(config)?;
     let inner = ParquetFileWriter::open(sink, Arc::new(schema), &config)?;
-    let handle = Box::new(FloeWriter {
-        inner,
-        poisoned: false,
-    });
-    *out_writer = Box::into_raw(handle);
+    out.write(Box::into_raw(Box::new(FloeWriter { inner })));
     Ok(())
 }
 
-unsafe fn import_schema(schema: *const FFI_ArrowSchema) -> Result<Schema> {
-    let schema = schema
-        .as_ref()
-        .ok_or_else(|| FloeError::invalid_argument("schema must not be null"))?;
+fn import_schema(schema: &FFI_ArrowSchema) -> Result<Schema> {
     Schema::try_from(schema)
         .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow schema: {e}")))
 }
 
-/// Builds a record batch from a moved struct array, checking it against the writer's schema.
+/// Builds a record batch from a moved struct array, checking it against `target`, the
+/// writer's (or partitioner's) schema, which the batch takes (its field ids).
+///
+/// # Safety
+/// `array` is a valid C Data array described by `schema`, or by `target` when `schema` is
+/// `None`.
 unsafe fn import_batch(
     array: FFI_ArrowArray,
-    schema: *const FFI_ArrowSchema,
-    writer_schema: &Arc<Schema>,
+    schema: Option<&FFI_ArrowSchema>,
+    target: &Arc<Schema>,
 ) -> Result<RecordBatch> {
-    let data = match schema.as_ref() {
+    let data = match schema {
         Some(ffi_schema) => {
-            check_same_schema(writer_schema, &import_schema(ffi_schema)?)?;
-            from_ffi(array, ffi_schema)
+            check_same_schema(target, &import_schema(ffi_schema)?)?;
+            // SAFETY: `ffi_schema` describes `array`, per this function's contract.
+            unsafe { from_ffi(array, ffi_schema) }
         }
-        None => from_ffi_and_data_type(array, DataType::Struct(writer_schema.fields().clone())),
+        // SAFETY: `target` describes `array`, per this function's contract.
+        None => unsafe { from_ffi_and_data_type(array, DataType::Struct(target.fields().clone())) },
     }
     .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow array: {e}")))?;
     if !matches!(data.data_type(), DataType::Struct(_)) {
@@ -825,100 +1173,11 @@ unsafe fn import_batch(
     let (_, arrays, _) = columns.into_parts();
     // The writer's schema carries the field ids; the batch only supplies the data.
     RecordBatch::try_new_with_options(
-        writer_schema.clone(),
+        target.clone(),
         arrays,
         &RecordBatchOptions::new().with_row_count(Some(num_rows)),
     )
     .map_err(|e| FloeError::schema_mismatch(format!("batch does not fit the writer schema: {e}")))
-}
-
-unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str> {
-    if ptr.is_null() {
-        return Err(FloeError::invalid_argument(format!(
-            "{name} must not be null"
-        )));
-    }
-    CStr::from_ptr(ptr)
-        .to_str()
-        .map_err(|_| FloeError::invalid_argument(format!("{name} is not valid UTF-8")))
-}
-
-unsafe fn bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]> {
-    match (ptr.is_null(), len) {
-        (_, 0) => Ok(&[]),
-        (true, _) => Err(FloeError::invalid_argument(format!(
-            "{name} is null but its length is {len}"
-        ))),
-        (false, _) => Ok(std::slice::from_raw_parts(ptr, len)),
-    }
-}
-
-/// Drops a handle made by `Box::into_raw`; null is a no-op. A panic in a destructor is
-/// swallowed: freeing must never unwind into the caller.
-unsafe fn free_boxed<T>(handle: *mut T) {
-    if !handle.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(handle))));
-    }
-}
-
-/// Runs `body`, turning errors and panics into a status code and message.
-fn guard(out_error: *mut *mut c_char, body: impl FnOnce() -> Result<()>) -> i32 {
-    let result = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
-        Err(FloeError::new(
-            ErrorCode::Panic,
-            format!("internal panic in libfloe: {}", panic_message(&*payload)),
-        ))
-    });
-    match result {
-        Ok(()) => ErrorCode::Ok as i32,
-        Err(e) => {
-            set_error(out_error, &e.message);
-            e.code as i32
-        }
-    }
-}
-
-/// `guard` for calls on a writer handle: null checks, and poisoning after a panic.
-unsafe fn guard_writer(
-    writer: *mut FloeWriter,
-    out_error: *mut *mut c_char,
-    body: impl FnOnce(&mut ParquetFileWriter) -> Result<()>,
-) -> i32 {
-    let status = guard(out_error, || body(&mut live_writer(writer)?.inner));
-    poison_after_panic(writer, status);
-    status
-}
-
-/// The writer behind a handle, unless it is null or poisoned by an earlier panic.
-unsafe fn live_writer<'a>(writer: *mut FloeWriter) -> Result<&'a mut FloeWriter> {
-    let handle = writer
-        .as_mut()
-        .ok_or_else(|| FloeError::invalid_argument("writer must not be null"))?;
-    if handle.poisoned {
-        return Err(FloeError::illegal_state(
-            "writer is unusable after an internal panic",
-        ));
-    }
-    Ok(handle)
-}
-
-/// A panic may have left the writer half-updated: refuse further use and drop its data.
-unsafe fn poison_after_panic(writer: *mut FloeWriter, status: i32) {
-    if status == ErrorCode::Panic as i32 {
-        if let Some(handle) = writer.as_mut() {
-            handle.poisoned = true;
-            handle.inner.abort();
-        }
-    }
-}
-
-fn set_error(out_error: *mut *mut c_char, message: &str) {
-    if out_error.is_null() {
-        return;
-    }
-    let text = CString::new(message.replace('\0', "\\0")).expect("NULs were replaced");
-    // SAFETY: out_error is non-null and, per every entry point's contract, writable.
-    unsafe { *out_error = text.into_raw() };
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -928,5 +1187,115 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         s.clone()
     } else {
         "(non-string panic payload)".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ptr;
+
+    use arrow_array::{Int64Array, RecordBatch};
+    use arrow_schema::Field;
+
+    use super::*;
+
+    fn take_error(err: *mut c_char) -> String {
+        assert!(!err.is_null(), "an error message was set");
+        // SAFETY: a message this library just returned, freed right after.
+        let text = unsafe { CStr::from_ptr(err) }.to_str().unwrap().to_string();
+        // SAFETY: as above, freed once.
+        unsafe { floe_string_free(err) };
+        text
+    }
+
+    fn schema() -> Arc<Schema> {
+        Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]))
+    }
+
+    fn batch() -> RecordBatch {
+        RecordBatch::try_new(schema(), vec![Arc::new(Int64Array::from(vec![1, 2, 3]))]).unwrap()
+    }
+
+    #[test]
+    fn a_panic_is_an_error_status() {
+        let msg = CString::new("kaboom").unwrap();
+        let mut err = ptr::null_mut();
+        // SAFETY: a NUL-terminated message and a writable error slot.
+        let status = unsafe { floe_debug_panic(msg.as_ptr(), &mut err) };
+        assert_eq!(status, ErrorCode::Panic as i32);
+        assert_eq!(take_error(err), "internal panic in libfloe: kaboom");
+    }
+
+    #[test]
+    fn a_panic_fails_the_writer_and_removes_its_file() {
+        let dir = std::env::temp_dir().join(format!("floe-ffi-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("panicked.parquet");
+        let inner = ParquetFileWriter::open(
+            OutputSink::Path(path.clone()),
+            schema(),
+            &WriterConfig::default(),
+        )
+        .unwrap();
+        let mut handle = FloeWriter { inner };
+        with_writer(Some(&mut handle), |w| w.write(&batch())).unwrap();
+        assert!(path.exists());
+
+        let panicked = with_writer(Some(&mut handle), |_| panic!("kaboom")).unwrap_err();
+        assert_eq!(panicked.code, ErrorCode::Panic);
+        assert!(!path.exists(), "the incomplete file is gone at once");
+        for refused in [
+            with_writer(Some(&mut handle), |w| w.write(&batch())),
+            with_writer(Some(&mut handle), |w| w.close().map(|_| ())),
+            with_writer(Some(&mut handle), |w| w.flush_row_group()),
+        ] {
+            let refused = refused.unwrap_err();
+            assert_eq!(refused.code, ErrorCode::IllegalState);
+            assert_eq!(
+                refused.message,
+                "writer failed earlier: internal panic in libfloe: kaboom"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_refused_call_leaves_the_writer_usable() {
+        let inner = ParquetFileWriter::open(
+            OutputSink::Stream(Box::new(io::sink())),
+            schema(),
+            &WriterConfig::default(),
+        )
+        .unwrap();
+        let mut handle = FloeWriter { inner };
+        for code in [ErrorCode::InvalidArgument, ErrorCode::SchemaMismatch] {
+            let error = with_writer(Some(&mut handle), |_| Err(FloeError::new(code, "no")));
+            assert_eq!(error.unwrap_err().code, code);
+        }
+        with_writer(Some(&mut handle), |w| w.write(&batch())).unwrap();
+        let failed = with_writer(Some(&mut handle), |_| Err(FloeError::encoding("broke")));
+        assert_eq!(failed.unwrap_err().message, "broke");
+        let refused = with_writer(Some(&mut handle), |w| w.write(&batch())).unwrap_err();
+        assert_eq!(refused.message, "writer failed earlier: broke");
+    }
+
+    #[test]
+    fn a_panic_fails_the_decoder() {
+        let decoder = FloeDecoder {
+            inner: Mutex::new(DecoderSlot {
+                decoder: JsonDecoder::new(schema(), DecoderConfig::default()).unwrap(),
+                failure: None,
+            }),
+        };
+        let decode = |d: &mut JsonDecoder| d.decode([&b"{\"id\": 1}"[..]], false).map(|_| ());
+        with_decoder(Some(&decoder), decode).unwrap();
+        let panicked = with_decoder(Some(&decoder), |_| panic!("kaboom")).unwrap_err();
+        assert_eq!(panicked.code, ErrorCode::Panic);
+        let refused = with_decoder(Some(&decoder), decode).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::IllegalState);
+        assert_eq!(
+            refused.message,
+            "decoder failed earlier: internal panic in libfloe: kaboom"
+        );
     }
 }

@@ -72,12 +72,18 @@ impl Write for CountingWrite {
 }
 
 /// Writes Arrow record batches of one fixed schema into one Parquet file.
+///
+/// A call that fails part way through changing the file (an encoding or sink error) leaves the
+/// writer failed: the incomplete file is discarded at once and every later call is refused with
+/// the first failure's message. A call refused up front (a batch of another schema, a call
+/// after close) changes nothing.
 pub struct ParquetFileWriter {
     schema: SchemaRef,
     nans: NanCounter,
     config: WriterConfig,
     state: State,
-    /// Set for path sinks, so an aborted file does not stay behind looking complete.
+    /// The local file while it is incomplete (path sinks only): removed if the writer fails or
+    /// is aborted, so nothing incomplete stays behind looking finished. Cleared by `close`.
     path: Option<PathBuf>,
 }
 
@@ -87,6 +93,8 @@ enum State {
     Pending(CountingWrite),
     Open(Box<RunEncoder<CountingWrite>>),
     Closed,
+    /// Why the writer failed (the first failure).
+    Failed(String),
 }
 
 /// Buffer between the encoder and the sink: fewer, larger writes (and upcalls).
@@ -167,19 +175,58 @@ impl ParquetFileWriter {
     /// Takes one batch. Its rows are encoded in runs (see [`runs`]: the batch's arrays are
     /// held, not copied, until then) and written out per row group.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.check_usable()?;
         check_same_schema(&self.schema, batch.schema_ref())?;
-        match self.state {
-            State::Closed => return Err(FloeError::illegal_state("writer is already closed")),
-            State::Pending(_) if batch.num_rows() == 0 => return Ok(()),
-            State::Pending(_) => self.start(Some(batch))?,
-            State::Open(_) => {}
+        if matches!(self.state, State::Pending(_)) && batch.num_rows() == 0 {
+            return Ok(());
         }
-        let State::Open(writer) = &mut self.state else {
-            unreachable!("started above")
-        };
-        writer.write(batch.clone())?;
-        self.nans.count(batch);
-        Ok(())
+        self.failing(|w| {
+            w.start(Some(batch))?;
+            let State::Open(writer) = &mut w.state else {
+                unreachable!("started above")
+            };
+            writer.write(batch.clone())?;
+            w.nans.count(batch);
+            Ok(())
+        })
+    }
+
+    /// Refuses calls on a closed or failed writer.
+    fn check_usable(&self) -> Result<()> {
+        match &self.state {
+            State::Closed => Err(FloeError::illegal_state("writer is already closed")),
+            State::Failed(reason) => Err(FloeError::illegal_state(format!(
+                "writer failed earlier: {reason}"
+            ))),
+            State::Pending(_) | State::Open(_) => Ok(()),
+        }
+    }
+
+    /// Runs a step that changes the file; if it fails, so does the writer.
+    fn failing<T>(&mut self, step: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let result = step(self);
+        if let Err(e) = &result {
+            self.fail(&e.message);
+        }
+        result
+    }
+
+    /// Moves the writer to the failed state, unless it failed before (the first reason stays):
+    /// buffered rows are dropped and an incomplete local file is removed. Also for the FFI
+    /// layer, after a panic left the writer in an unknown state.
+    pub fn fail(&mut self, reason: &str) {
+        if !matches!(self.state, State::Failed(_)) {
+            self.state = State::Failed(reason.to_string());
+            self.remove_incomplete_file();
+        }
+    }
+
+    /// Why the writer failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.state {
+            State::Failed(reason) => Some(reason),
+            _ => None,
+        }
     }
 
     /// Bytes flushed to the sink so far plus the estimated encoded size of buffered rows.
@@ -201,20 +248,22 @@ impl ParquetFileWriter {
     /// Writes everything buffered out as a row group now, freeing its memory; the file stays
     /// open for more rows. Row groups close earlier than the byte limit, nothing else changes.
     pub fn flush_row_group(&mut self) -> Result<()> {
-        match &mut self.state {
-            State::Closed => Err(FloeError::illegal_state("writer is already closed")),
-            State::Pending(_) => Ok(()),
-            State::Open(w) => Ok(w.flush()?),
-        }
+        self.check_usable()?;
+        self.failing(|w| match &mut w.state {
+            State::Open(encoder) => Ok(encoder.flush()?),
+            _ => Ok(()),
+        })
     }
 
     /// Finishes the file (last row group, footer), flushes the sink, returns the facts.
     pub fn close(&mut self) -> Result<FileSummary> {
-        if let State::Closed = self.state {
-            return Err(FloeError::illegal_state("writer is already closed"));
-        }
+        self.check_usable()?;
+        self.failing(Self::finish_file)
+    }
+
+    fn finish_file(&mut self) -> Result<FileSummary> {
         self.start(None)?;
-        let State::Open(mut writer) = std::mem::replace(&mut self.state, State::Closed) else {
+        let State::Open(writer) = &mut self.state else {
             unreachable!("started above")
         };
         // Everything finish() writes (page indexes, footer) is captured, so the exact footer
@@ -224,21 +273,25 @@ impl ParquetFileWriter {
         // finish() writes the footer and flushes every layer down to the sink.
         let metadata = writer.finish()?;
         let out = writer.inner();
-        Ok(
-            FileSummary::from_metadata(&metadata, out.written, out.footer()?)
-                .with_nan_counts(self.nans.counts()),
-        )
+        let summary = FileSummary::from_metadata(&metadata, out.written, out.footer()?)
+            .with_nan_counts(self.nans.counts());
+        self.state = State::Closed;
+        self.path = None; // complete: it stays
+        Ok(summary)
     }
 
-    /// Drops buffered data; a partially written local file is removed.
+    /// Drops buffered data; an incomplete local file is removed. A closed or failed writer
+    /// stays as it is.
     pub fn abort(&mut self) {
-        if !matches!(
-            std::mem::replace(&mut self.state, State::Closed),
-            State::Closed
-        ) {
-            if let Some(path) = &self.path {
-                let _ = std::fs::remove_file(path);
-            }
+        if matches!(self.state, State::Pending(_) | State::Open(_)) {
+            self.state = State::Closed;
+        }
+        self.remove_incomplete_file();
+    }
+
+    fn remove_incomplete_file(&mut self) {
+        if let Some(path) = self.path.take() {
+            let _ = std::fs::remove_file(path);
         }
     }
 

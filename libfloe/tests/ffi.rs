@@ -1,7 +1,7 @@
-//! The C ABI guards: null pointers, panics, schema mismatches and use after
+//! The C ABI guards: null pointers, schema mismatches, failed writers and use after
 //! close come back as status codes with messages, never as crashes or unwinding.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::ptr;
 use std::sync::Arc;
 
@@ -61,14 +61,9 @@ fn abi_version_is_exported() {
     assert_eq!(floe_abi_version(), FLOE_ABI_VERSION);
 }
 
-#[test]
-fn a_panic_is_an_error_status() {
-    let msg = CString::new("kaboom").unwrap();
-    let mut err = ptr::null_mut();
-    let status = unsafe { floe_debug_panic(msg.as_ptr(), &mut err) };
-    assert_eq!(status, ErrorCode::Panic as i32);
-    assert!(take_error(err).contains("kaboom"));
-}
+// A panic at the boundary (`floe_debug_panic`, a test hook) is tested in `src/ffi.rs`: the hook
+// is compiled into this crate's own tests and the `test-hooks` build, not into the library
+// these tests link.
 
 #[test]
 fn null_pointers_are_invalid_arguments() {
@@ -146,4 +141,73 @@ fn write_moves_the_array_and_checks_the_schema() {
     assert!(take_error(err).contains("closed"));
     unsafe { floe_writer_free(writer) };
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An output callback that refuses every byte, like a full disk.
+unsafe extern "C" fn refuse(_context: *mut c_void, _data: *const u8, _len: usize) -> i32 {
+    1
+}
+
+/// Values that do not compress, so a batch's pages pass the writer's 1 MiB output buffer.
+fn noise(rows: usize) -> Vec<i64> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..rows)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as i64
+        })
+        .collect()
+}
+
+#[test]
+fn a_writer_whose_output_failed_refuses_every_later_call() {
+    let ffi_schema = FFI_ArrowSchema::try_from(schema("price")).unwrap();
+    let mut writer = ptr::null_mut();
+    let mut err = ptr::null_mut();
+    let status = unsafe {
+        floe_writer_open_stream(
+            Some(refuse),
+            ptr::null_mut(),
+            &ffi_schema,
+            ptr::null(),
+            0,
+            &mut writer,
+            &mut err,
+        )
+    };
+    assert_eq!(status, 0);
+
+    // A schema mismatch refuses the batch up front: the writer stays usable.
+    let (mut array, batch_schema) = struct_array("cost", vec![1]);
+    let status = unsafe { floe_writer_write(writer, &mut array, &batch_schema, &mut err) };
+    assert_eq!(status, ErrorCode::SchemaMismatch as i32);
+    take_error(err);
+
+    let (mut array, batch_schema) = struct_array("price", noise(400_000));
+    let status = unsafe { floe_writer_write(writer, &mut array, &batch_schema, &mut err) };
+    assert_eq!(status, 0);
+    let status = unsafe { floe_writer_flush_row_group(writer, &mut err) };
+    assert_eq!(status, ErrorCode::Io as i32);
+    let first = take_error(err);
+    assert!(first.contains("output callback failed"), "{first}");
+
+    // Failed: every call is refused with the first failure, before touching the file.
+    let expected = format!("writer failed earlier: {first}");
+    let (mut array, batch_schema) = struct_array("price", vec![1, 2]);
+    let status = unsafe { floe_writer_write(writer, &mut array, &batch_schema, &mut err) };
+    assert_eq!(status, ErrorCode::IllegalState as i32);
+    assert_eq!(take_error(err), expected);
+    assert!(array.is_released(), "a refused array is still taken over");
+    let mut bytes = 0u64;
+    let status = unsafe { floe_writer_buffered_bytes(writer, &mut bytes, &mut err) };
+    assert_eq!(status, ErrorCode::IllegalState as i32);
+    assert_eq!(take_error(err), expected);
+    let (mut summary, mut len) = (ptr::null_mut(), 0usize);
+    let status = unsafe { floe_writer_close(writer, &mut summary, &mut len, &mut err) };
+    assert_eq!(status, ErrorCode::IllegalState as i32);
+    assert_eq!(take_error(err), expected);
+    assert!(summary.is_null());
+    unsafe { floe_writer_free(writer) };
 }

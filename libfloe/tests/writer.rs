@@ -288,6 +288,51 @@ fn close_twice_and_write_after_close_are_illegal_state() {
     );
 }
 
+/// A sink that accepts `left` bytes, then fails like a full disk.
+struct FillingUp {
+    left: usize,
+}
+
+impl std::io::Write for FillingUp {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.left {
+            return Err(std::io::Error::other("disk full"));
+        }
+        self.left -= buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failed_close_fails_the_writer_for_good() {
+    let schema = schema();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(FillingUp { left: 64 })),
+        schema.clone(),
+        &WriterConfig::default(),
+    )
+    .unwrap();
+    writer.write(&batch(&schema, 0, 100)).unwrap();
+    let first = writer.close().unwrap_err();
+    assert_eq!(first.code, ErrorCode::Io);
+    assert!(first.message.contains("disk full"), "{}", first.message);
+    assert_eq!(writer.failure(), Some(first.message.as_str()));
+    let expected = format!("writer failed earlier: {}", first.message);
+    for refused in [
+        writer.close().map(|_| ()),
+        writer.write(&batch(&schema, 100, 1)),
+        writer.flush_row_group(),
+    ] {
+        let refused = refused.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::IllegalState);
+        assert_eq!(refused.message, expected);
+    }
+}
+
 #[test]
 fn an_aborted_path_writer_leaves_no_file() {
     let dir = std::env::temp_dir().join(format!("floe-abort-{}", std::process::id()));

@@ -11,18 +11,21 @@ use arrow_array::types::{
     TimestampMillisecondType, TimestampNanosecondType,
 };
 use arrow_array::{
-    ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericListArray,
-    GenericStringArray, MapArray, OffsetSizeTrait, PrimitiveArray, StructArray,
+    ArrayRef, BooleanArray, FixedSizeBinaryArray, GenericBinaryArray, GenericListArray, MapArray,
+    OffsetSizeTrait, PrimitiveArray, StructArray,
 };
-use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    BooleanBufferBuilder, Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer,
+};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 
 use super::cursor::{Cursor, Token};
-use super::error::DecodeError;
+use super::error::{DecodeError, SchemaError, ValueError};
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
 use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
+use super::unchecked::string_array;
 
 /// Arrow's extension-name metadata key and the canonical UUID extension.
 const EXTENSION_NAME: &str = "ARROW:extension:name";
@@ -73,7 +76,7 @@ fn take_reserving<T>(values: &mut Vec<T>) -> Vec<T> {
 }
 
 /// Builds the decoder for a field, or explains why its type is not supported.
-pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Column>, String> {
+pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Column>, SchemaError> {
     let dt = field.data_type().clone();
     let is_uuid = field
         .metadata()
@@ -129,15 +132,15 @@ pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Col
                 TimeUnit::Second => return Err(unsupported(path, field)),
             }
         }
-        DataType::Utf8 => Box::new(BytesColumn::<i32>::new(BytesKind::Utf8)),
-        DataType::LargeUtf8 => Box::new(BytesColumn::<i64>::new(BytesKind::Utf8)),
-        DataType::Binary => Box::new(BytesColumn::<i32>::new(BytesKind::Base64)),
-        DataType::LargeBinary => Box::new(BytesColumn::<i64>::new(BytesKind::Base64)),
+        DataType::Utf8 => Box::new(BytesColumn::<i32, String>::new()),
+        DataType::LargeUtf8 => Box::new(BytesColumn::<i64, String>::new()),
+        DataType::Binary => Box::new(BytesColumn::<i32, Vec<u8>>::new()),
+        DataType::LargeBinary => Box::new(BytesColumn::<i64, Vec<u8>>::new()),
         DataType::FixedSizeBinary(width) => {
             if is_uuid && *width != 16 {
-                return Err(format!(
-                    "field '{path}': arrow.uuid must be fixed_size_binary(16)"
-                ));
+                return Err(SchemaError::UuidWidth {
+                    path: path.to_string(),
+                });
             }
             Box::new(FixedColumn::new(*width, is_uuid))
         }
@@ -153,11 +156,11 @@ pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Col
     })
 }
 
-fn unsupported(path: &str, field: &Field) -> String {
-    format!(
-        "field '{path}': Arrow type {} is not supported by the JSON decoder",
-        field.data_type()
-    )
+fn unsupported(path: &str, field: &Field) -> SchemaError {
+    SchemaError::Unsupported {
+        path: path.to_string(),
+        data_type: field.data_type().clone(),
+    }
 }
 
 fn child_path(parent: &str, name: &str) -> String {
@@ -280,7 +283,7 @@ impl ValueParser<f64> for Float64Parser {
     fn parse(&self, cur: &mut Cursor) -> Result<f64, DecodeError> {
         let pos = cur.pos();
         match float_text(cur, "float64")? {
-            FloatText::Number(text) => parse_f64(text).map_err(|m| DecodeError::new(m, pos)),
+            FloatText::Number(text) => parse_f64(text).map_err(|e| e.at(pos)),
             FloatText::Special(v) => Ok(v),
         }
     }
@@ -292,7 +295,7 @@ impl ValueParser<f32> for Float32Parser {
     fn parse(&self, cur: &mut Cursor) -> Result<f32, DecodeError> {
         let pos = cur.pos();
         match float_text(cur, "float32")? {
-            FloatText::Number(text) => parse_f32(text).map_err(|m| DecodeError::new(m, pos)),
+            FloatText::Number(text) => parse_f32(text).map_err(|e| e.at(pos)),
             FloatText::Special(v) => Ok(v as f32),
         }
     }
@@ -314,27 +317,26 @@ impl ValueParser<i128> for DecimalParser {
             let number = cur.parse_number("decimal")?;
             parse_decimal(number.text, self.precision, self.scale)
         };
-        result.map_err(|m| DecodeError::new(m, pos))
+        result.map_err(|e| e.at(pos))
     }
 }
 
 /// Runs a text parser over a JSON string value, mapping its error to the value's position.
 fn with_string<T>(
     cur: &mut Cursor,
-    expected: &str,
-    parse: impl FnOnce(&[u8]) -> Result<T, String>,
+    expected: &'static str,
+    parse: impl FnOnce(&[u8]) -> Result<T, ValueError>,
 ) -> Result<T, DecodeError> {
     cur.skip_ws();
     let pos = cur.pos();
     let text = cur.parse_str(expected)?;
-    parse(&text).map_err(|m| {
-        DecodeError::new(
-            format!(
-                "invalid {expected} \"{}\": {m}",
-                String::from_utf8_lossy(&text)
-            ),
-            pos,
-        )
+    parse(&text).map_err(|reason| {
+        ValueError::InvalidText {
+            expected,
+            text: String::from_utf8_lossy(&text).into_owned(),
+            reason: Box::new(reason),
+        }
+        .at(pos)
     })
 }
 
@@ -440,65 +442,131 @@ impl Column for BoolColumn {
 
 // ---------------------------------------------------------------- bytes
 
-#[derive(Clone, Copy)]
-enum BytesKind {
-    /// JSON string copied as UTF-8.
-    Utf8,
-    /// JSON string holding standard base64.
-    Base64,
-}
-
-struct BytesColumn<O: OffsetSizeTrait> {
+/// A utf8 or binary column: offsets into one value buffer, `V` -- a `String` for utf8, bytes
+/// for binary (see [`ValueBytes`]).
+struct BytesColumn<O: OffsetSizeTrait, V> {
     offsets: Vec<O>,
-    values: Vec<u8>,
+    values: V,
     nulls: NullBufferBuilder,
-    kind: BytesKind,
 }
 
-impl<O: OffsetSizeTrait> BytesColumn<O> {
-    fn new(kind: BytesKind) -> Self {
+/// What a utf8 or binary column's value buffer takes from JSON and finishes as.
+trait ValueBytes: Default + Send {
+    /// Appends the (non-null) JSON value at the cursor.
+    fn decode(&mut self, cur: &mut Cursor, pos: usize) -> Result<(), DecodeError>;
+    fn byte_len(&self) -> usize;
+    /// Cuts back to `len` bytes, an offset of the column (so a value boundary).
+    fn cut(&mut self, len: usize);
+    /// Takes the bytes, leaving an empty buffer with the same capacity.
+    fn take_reserving(&mut self) -> Self;
+    fn into_array<O: OffsetSizeTrait>(
+        self,
+        offsets: OffsetBuffer<O>,
+        nulls: Option<NullBuffer>,
+    ) -> Result<ArrayRef, ArrowError>;
+}
+
+/// utf8: JSON strings, escapes decoded. Only whole `&str`s go in, so the values are valid UTF-8
+/// by their type and every offset is a character boundary: the array skips Arrow's second UTF-8
+/// pass ([`string_array`]).
+impl ValueBytes for String {
+    #[inline]
+    fn decode(&mut self, cur: &mut Cursor, _pos: usize) -> Result<(), DecodeError> {
+        cur.parse_string_into(self)
+    }
+
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+
+    fn cut(&mut self, len: usize) {
+        self.truncate(len);
+    }
+
+    fn take_reserving(&mut self) -> Self {
+        let capacity = self.len();
+        std::mem::replace(self, String::with_capacity(capacity))
+    }
+
+    fn into_array<O: OffsetSizeTrait>(
+        self,
+        offsets: OffsetBuffer<O>,
+        nulls: Option<NullBuffer>,
+    ) -> Result<ArrayRef, ArrowError> {
+        Ok(Arc::new(string_array(offsets, self, nulls)?))
+    }
+}
+
+/// binary: JSON strings holding standard base64.
+impl ValueBytes for Vec<u8> {
+    fn decode(&mut self, cur: &mut Cursor, pos: usize) -> Result<(), DecodeError> {
+        let text = cur.parse_str("base64 string")?;
+        BASE64
+            .decode_vec(&*text, self)
+            .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))
+    }
+
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+
+    fn cut(&mut self, len: usize) {
+        self.truncate(len);
+    }
+
+    fn take_reserving(&mut self) -> Self {
+        take_reserving(self)
+    }
+
+    fn into_array<O: OffsetSizeTrait>(
+        self,
+        offsets: OffsetBuffer<O>,
+        nulls: Option<NullBuffer>,
+    ) -> Result<ArrayRef, ArrowError> {
+        let values = Buffer::from_vec(self);
+        Ok(Arc::new(GenericBinaryArray::<O>::try_new(
+            offsets, values, nulls,
+        )?))
+    }
+}
+
+impl<O: OffsetSizeTrait, V: ValueBytes> BytesColumn<O, V> {
+    fn new() -> Self {
         Self {
             offsets: vec![O::zero()],
-            values: Vec::new(),
+            values: V::default(),
             nulls: NullBufferBuilder::new(0),
-            kind,
         }
     }
 
+    /// Ends the value appended to `values`.
     #[inline]
-    fn push_offset(&mut self, pos: usize) -> Result<(), DecodeError> {
-        let end = O::from_usize(self.values.len()).ok_or_else(|| {
+    fn end_value(&mut self, pos: usize) -> Result<(), DecodeError> {
+        let end = O::from_usize(self.values.byte_len()).ok_or_else(|| {
             DecodeError::new(
                 "this batch's column data exceeds 2 GiB; use a large_utf8/large_binary column or smaller batches",
                 pos,
             )
         })?;
         self.offsets.push(end);
-        Ok(())
-    }
-
-    fn append_bytes(&mut self, bytes: &[u8], pos: usize) -> Result<(), DecodeError> {
-        self.values.extend_from_slice(bytes);
         self.nulls.append_non_null();
-        self.push_offset(pos)
+        Ok(())
     }
 }
 
-impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
+impl<O: OffsetSizeTrait> BytesColumn<O, String> {
+    fn append_str(&mut self, value: &str, pos: usize) -> Result<(), DecodeError> {
+        self.values.push_str(value);
+        self.end_value(pos)
+    }
+}
+
+impl<O: OffsetSizeTrait, V: ValueBytes> Column for BytesColumn<O, V> {
     #[inline]
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         let pos = cur.pos();
-        match self.kind {
-            BytesKind::Utf8 => cur.parse_string_into(&mut self.values)?,
-            BytesKind::Base64 => {
-                let text = cur.parse_str("base64 string")?;
-                BASE64
-                    .decode_vec(&*text, &mut self.values)
-                    .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))?;
-            }
-        }
-        self.nulls.append_non_null();
-        self.push_offset(pos)
+        self.values.decode(cur, pos)?;
+        self.end_value(pos)
     }
 
     fn append_null(&mut self) {
@@ -520,7 +588,7 @@ impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
     fn truncate(&mut self, len: usize) {
         self.offsets.truncate(len + 1);
         let end = self.offsets[len].as_usize();
-        self.values.truncate(end);
+        self.values.cut(end);
         self.nulls.truncate(len);
     }
 
@@ -528,19 +596,8 @@ impl<O: OffsetSizeTrait> Column for BytesColumn<O> {
         let offsets = take_reserving(&mut self.offsets);
         self.offsets.push(O::zero());
         let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
-        let values = Buffer::from_vec(take_reserving(&mut self.values));
-        let nulls = self.nulls.finish();
-        Ok(match self.kind {
-            // SAFETY: offsets only grow (one push per value); every value is a string of a
-            // message checked to be valid UTF-8 (`JsonDecoder::decode_one`), cut at quotes, or
-            // unescaped into whole characters -- so Arrow's second UTF-8 pass is skipped.
-            BytesKind::Utf8 => {
-                Arc::new(unsafe { GenericStringArray::<O>::new_unchecked(offsets, values, nulls) })
-            }
-            BytesKind::Base64 => {
-                Arc::new(GenericBinaryArray::<O>::try_new(offsets, values, nulls)?)
-            }
-        })
+        let values = self.values.take_reserving();
+        values.into_array(offsets, self.nulls.finish())
     }
 }
 
@@ -572,7 +629,7 @@ impl Column for FixedColumn {
         let start = self.values.len();
         if self.uuid {
             let text = cur.parse_str("uuid string")?;
-            parse_uuid(&text, &mut self.values).map_err(|m| DecodeError::new(m, pos))?;
+            parse_uuid(&text, &mut self.values).map_err(|e| e.at(pos))?;
         } else {
             let text = cur.parse_str("base64 string")?;
             BASE64
@@ -646,7 +703,7 @@ pub struct StructColumn {
 }
 
 impl StructColumn {
-    pub fn new(fields: Fields, path: &str, strict: bool) -> Result<Self, String> {
+    pub fn new(fields: Fields, path: &str, strict: bool) -> Result<Self, SchemaError> {
         let mut children = Vec::with_capacity(fields.len());
         for f in fields.iter() {
             children.push(column_for(f, &child_path(path, f.name()), strict)?);
@@ -743,8 +800,8 @@ impl Column for StructColumn {
                 match cur.next_key(first)? {
                     None => break,
                     Some(key) => self
-                        .lookup(&key, expected)
-                        .ok_or_else(|| String::from_utf8_lossy(&key).into_owned()),
+                        .lookup(key.as_bytes(), expected)
+                        .ok_or_else(|| key.to_string()),
                 }
             };
             first = false;
@@ -836,7 +893,7 @@ struct ListColumn<O: OffsetSizeTrait> {
 }
 
 impl<O: OffsetSizeTrait> ListColumn<O> {
-    fn new(element: FieldRef, path: &str, strict: bool) -> Result<Self, String> {
+    fn new(element: FieldRef, path: &str, strict: bool) -> Result<Self, SchemaError> {
         let child = column_for(&element, &format!("{path}[]"), strict)?;
         Ok(Self {
             element_nullable: element.is_nullable(),
@@ -897,7 +954,7 @@ impl<O: OffsetSizeTrait> Column for ListColumn<O> {
 struct MapColumn {
     entries: FieldRef,
     ordered: bool,
-    keys: BytesColumn<i32>,
+    keys: BytesColumn<i32, String>,
     values: Box<dyn Column>,
     value_nullable: bool,
     offsets: Vec<i32>,
@@ -905,21 +962,28 @@ struct MapColumn {
 }
 
 impl MapColumn {
-    fn new(entries: FieldRef, ordered: bool, path: &str, strict: bool) -> Result<Self, String> {
+    fn new(
+        entries: FieldRef,
+        ordered: bool,
+        path: &str,
+        strict: bool,
+    ) -> Result<Self, SchemaError> {
         let DataType::Struct(kv) = entries.data_type() else {
-            return Err(format!("field '{path}': map entries must be a struct"));
+            return Err(SchemaError::MapEntriesNotStruct {
+                path: path.to_string(),
+            });
         };
         if kv.len() != 2 || kv[0].data_type() != &DataType::Utf8 {
-            return Err(format!(
-                "field '{path}': only maps with utf8 keys can be decoded from JSON objects"
-            ));
+            return Err(SchemaError::MapKeysNotUtf8 {
+                path: path.to_string(),
+            });
         }
         let values = column_for(&kv[1], &format!("{path}{{}}"), strict)?;
         Ok(Self {
             value_nullable: kv[1].is_nullable(),
             entries,
             ordered,
-            keys: BytesColumn::new(BytesKind::Utf8),
+            keys: BytesColumn::new(),
             values,
             offsets: vec![0],
             nulls: NullBufferBuilder::new(0),
@@ -935,7 +999,7 @@ impl Column for MapColumn {
             let pos = cur.pos();
             match cur.next_key(first)? {
                 None => break,
-                Some(key) => self.keys.append_bytes(&key, pos)?,
+                Some(key) => self.keys.append_str(key, pos)?,
             }
             first = false;
             decode_nullable(self.values.as_mut(), self.value_nullable, cur)

@@ -5,7 +5,8 @@
 
 use std::borrow::Cow;
 
-use super::error::{excerpt, DecodeError};
+use super::error::{excerpt, DecodeError, ValueError};
+use super::unchecked::find_special;
 
 /// Kinds of JSON value, for "expected X, found Y" messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +36,17 @@ impl Token {
     }
 }
 
+/// Positions are byte offsets into the message. Every position a string is cut at (a quote, a
+/// backslash, the end of an escape) is an ASCII byte, so a character boundary: string values
+/// come out as `&str` pieces of the message without another UTF-8 check.
 pub struct Cursor<'a> {
+    text: &'a str,
     buf: &'a [u8],
     pos: usize,
     depth: usize,
     max_depth: usize,
     /// Reused for keys and values that contain escapes.
-    scratch: Vec<u8>,
+    scratch: String,
 }
 
 /// A parsed number's text.
@@ -50,13 +55,15 @@ pub struct NumberText<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    pub fn new(buf: &'a [u8], max_depth: usize) -> Self {
+    /// A cursor over one message, which is valid UTF-8 by its type (the decoder checks it).
+    pub fn new(text: &'a str, max_depth: usize) -> Self {
         Self {
-            buf,
+            text,
+            buf: text.as_bytes(),
             pos: 0,
             depth: 0,
             max_depth,
-            scratch: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -222,7 +229,7 @@ impl<'a> Cursor<'a> {
 
     /// The next key of an object (escapes decoded), consuming it and its `:`;
     /// `None` at the closing `}`. `first` is true for the first call on an object.
-    pub fn next_key(&mut self, first: bool) -> Result<Option<Cow<'_, [u8]>>, DecodeError> {
+    pub fn next_key(&mut self, first: bool) -> Result<Option<&str>, DecodeError> {
         self.skip_ws();
         match self.buf.get(self.pos) {
             Some(b'}') => {
@@ -254,13 +261,13 @@ impl<'a> Cursor<'a> {
         }
         let (start, end, escaped) = self.scan_string()?;
         self.consume(b':', "':' after a key")?;
+        let text = self.text;
         if escaped {
             self.scratch.clear();
-            let raw = &self.buf[start..end];
-            unescape_into(raw, &mut self.scratch).map_err(|m| DecodeError::new(m, start))?;
-            Ok(Some(Cow::Borrowed(&self.scratch)))
+            unescape_into(&text[start..end], &mut self.scratch).map_err(|e| e.at(start))?;
+            Ok(Some(&self.scratch))
         } else {
-            Ok(Some(Cow::Borrowed(&self.buf[start..end])))
+            Ok(Some(&text[start..end]))
         }
     }
 
@@ -343,11 +350,11 @@ impl<'a> Cursor<'a> {
     /// Appends the string value's decoded bytes to `out`, in one pass: the runs between
     /// escapes are copied as the scan finds them.
     #[inline]
-    pub fn parse_string_into(&mut self, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    pub fn parse_string_into(&mut self, out: &mut String) -> Result<(), DecodeError> {
         if self.peek() != Token::String {
             return Err(self.unexpected("string"));
         }
-        let buf = self.buf;
+        let (text, buf) = (self.text, self.buf);
         let start = self.pos + 1;
         let mut copied = start; // everything before this is in `out` already
         let mut i = start;
@@ -358,12 +365,12 @@ impl<'a> Cursor<'a> {
             };
             match buf[at] {
                 b'"' => {
-                    out.extend_from_slice(&buf[copied..at]);
+                    out.push_str(&text[copied..at]);
                     self.pos = at + 1;
                     return Ok(());
                 }
                 b'\\' => {
-                    out.extend_from_slice(&buf[copied..at]);
+                    out.push_str(&text[copied..at]);
                     if at + 1 >= buf.len() {
                         self.pos = buf.len();
                         return Err(self.error("truncated message inside a string"));
@@ -375,7 +382,7 @@ impl<'a> Cursor<'a> {
                             self.pos = buf.len();
                             return Err(self.error("truncated message inside a string"));
                         }
-                        Err(m) => return Err(DecodeError::new(m, start)),
+                        Err(e) => return Err(e.at(start)),
                     };
                     copied = i;
                 }
@@ -395,13 +402,13 @@ impl<'a> Cursor<'a> {
             return Err(self.unexpected(expected));
         }
         let (start, end, escaped) = self.scan_string()?;
-        let raw = &self.buf[start..end];
+        let raw = &self.text[start..end];
         if escaped {
-            let mut out = Vec::with_capacity(raw.len());
-            unescape_into(raw, &mut out).map_err(|m| DecodeError::new(m, start))?;
-            Ok(Cow::Owned(out))
+            let mut out = String::with_capacity(raw.len());
+            unescape_into(raw, &mut out).map_err(|e| e.at(start))?;
+            Ok(Cow::Owned(out.into_bytes()))
         } else {
-            Ok(Cow::Borrowed(raw))
+            Ok(Cow::Borrowed(raw.as_bytes()))
         }
     }
 
@@ -584,9 +591,8 @@ impl<'a> Cursor<'a> {
                 let (start, end, escaped) = self.scan_string()?;
                 if escaped {
                     self.scratch.clear();
-                    let raw = &self.buf[start..end];
-                    unescape_into(raw, &mut self.scratch)
-                        .map_err(|m| DecodeError::new(m, start))?;
+                    let text = self.text;
+                    unescape_into(&text[start..end], &mut self.scratch).map_err(|e| e.at(start))?;
                 }
                 Ok(())
             }
@@ -695,65 +701,6 @@ fn is_ws(b: u8) -> bool {
     b == b' ' || b == b'\n' || b == b'\r' || b == b'\t'
 }
 
-/// Index of the first `"`, `\\` or control character (< 0x20) at or after `from`.
-/// On x86_64 it looks at 16 bytes per step with SSE2 (part of every x86_64 CPU); the rest,
-/// and other targets, eight bytes at a time (SWAR). Either beats a per-string memchr call on
-/// the short strings JSON messages are made of.
-#[inline]
-fn find_special(buf: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-            _mm_or_si128, _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is in the x86_64 baseline; every load reads 16 bytes inside `buf`
-        // (`i + 16 <= buf.len()`), unaligned loads allowed.
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            let backslash = _mm_set1_epi8(b'\\' as i8);
-            let below_space = _mm_set1_epi8(0x1f);
-            while i + 16 <= buf.len() {
-                let chunk = _mm_loadu_si128(buf.as_ptr().add(i).cast::<__m128i>());
-                // A control character is one that min(byte, 0x1f) leaves unchanged.
-                let hits = _mm_or_si128(
-                    _mm_or_si128(
-                        _mm_cmpeq_epi8(chunk, quote),
-                        _mm_cmpeq_epi8(chunk, backslash),
-                    ),
-                    _mm_cmpeq_epi8(_mm_min_epu8(chunk, below_space), chunk),
-                );
-                let mask = _mm_movemask_epi8(hits) as u32;
-                if mask != 0 {
-                    return Some(i + mask.trailing_zeros() as usize);
-                }
-                i += 16;
-            }
-        }
-    }
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    while i + 8 <= buf.len() {
-        let word = u64::from_le_bytes(buf[i..i + 8].try_into().expect("8 bytes"));
-        let quote = word ^ (ONES * b'"' as u64);
-        let backslash = word ^ (ONES * b'\\' as u64);
-        // A byte is flagged when it is zero after the xor (a match) or below 0x20.
-        let hits = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let hits = hits & HIGHS;
-        if hits != 0 {
-            return Some(i + (hits.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    buf[i..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|p| i + p)
-}
-
 fn describe_byte(b: u8) -> String {
     if b.is_ascii_graphic() {
         format!("'{}'", b as char)
@@ -762,81 +709,72 @@ fn describe_byte(b: u8) -> String {
     }
 }
 
-/// Decodes JSON escapes in a string body (quotes excluded), appending UTF-8 to `out`.
-pub fn unescape_into(raw: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+/// Decodes JSON escapes in a string body (quotes excluded), appending it to `out`.
+pub fn unescape_into(raw: &str, out: &mut String) -> Result<(), ValueError> {
+    let bytes = raw.as_bytes();
     let mut i = 0;
     while i < raw.len() {
-        let Some(off) = memchr::memchr(b'\\', &raw[i..]) else {
-            out.extend_from_slice(&raw[i..]);
+        let Some(off) = memchr::memchr(b'\\', &bytes[i..]) else {
+            out.push_str(&raw[i..]);
             break;
         };
-        out.extend_from_slice(&raw[i..i + off]);
-        i = unescape_one(raw, i + off, out)?;
+        out.push_str(&raw[i..i + off]);
+        i = unescape_one(bytes, i + off, out)?;
     }
     Ok(())
 }
 
 /// Decodes the escape starting with the backslash at `raw[at]`, appending its UTF-8 to `out`;
 /// returns the index just after it.
-fn unescape_one(raw: &[u8], at: usize, out: &mut Vec<u8>) -> Result<usize, String> {
-    let esc = *raw
-        .get(at + 1)
-        .ok_or("invalid JSON: a string ends with a backslash")?;
+/// (All of an escape is ASCII, so the index returned is a character boundary.)
+fn unescape_one(raw: &[u8], at: usize, out: &mut String) -> Result<usize, ValueError> {
+    let esc = *raw.get(at + 1).ok_or(ValueError::BackslashAtEnd)?;
     let mut i = at + 2;
     match esc {
-        b'"' => out.push(b'"'),
-        b'\\' => out.push(b'\\'),
-        b'/' => out.push(b'/'),
-        b'b' => out.push(0x08),
-        b'f' => out.push(0x0c),
-        b'n' => out.push(b'\n'),
-        b'r' => out.push(b'\r'),
-        b't' => out.push(b'\t'),
+        b'"' => out.push('"'),
+        b'\\' => out.push('\\'),
+        b'/' => out.push('/'),
+        b'b' => out.push('\u{8}'),
+        b'f' => out.push('\u{c}'),
+        b'n' => out.push('\n'),
+        b'r' => out.push('\r'),
+        b't' => out.push('\t'),
         b'u' => {
             let high = hex4(raw, i)?;
             i += 4;
+            let unpaired =
+                ValueError::UnicodeEscape(Some("a high surrogate without its low surrogate"));
             let code = if (0xD800..0xDC00).contains(&high) {
                 if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
-                    return Err(
-                        "invalid \\u escape: a high surrogate without its low surrogate".into(),
-                    );
+                    return Err(unpaired);
                 }
                 let low = hex4(raw, i + 2)?;
                 if !(0xDC00..0xE000).contains(&low) {
-                    return Err(
-                        "invalid \\u escape: a high surrogate without its low surrogate".into(),
-                    );
+                    return Err(unpaired);
                 }
                 i += 6;
                 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00..0xE000).contains(&high) {
-                return Err("invalid \\u escape: a lone low surrogate".into());
+                return Err(ValueError::UnicodeEscape(Some("a lone low surrogate")));
             } else {
                 high
             };
-            let c = char::from_u32(code).ok_or("invalid \\u escape")?;
-            let mut utf8 = [0u8; 4];
-            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            out.push(char::from_u32(code).ok_or(ValueError::UnicodeEscape(None))?);
         }
-        other => {
-            return Err(format!(
-                "invalid JSON: unknown escape '\\{}'",
-                other as char
-            ))
-        }
+        other => return Err(ValueError::UnknownEscape(other)),
     }
     Ok(i)
 }
 
-fn hex4(raw: &[u8], at: usize) -> Result<u32, String> {
+fn hex4(raw: &[u8], at: usize) -> Result<u32, ValueError> {
     let digits = raw
         .get(at..at + 4)
-        .ok_or("invalid \\u escape: fewer than 4 hex digits")?;
+        .ok_or(ValueError::UnicodeEscape(Some("fewer than 4 hex digits")))?;
     let mut value = 0u32;
     for &d in digits {
         let v = (d as char)
             .to_digit(16)
-            .ok_or("invalid \\u escape: not a hex digit")?;
+            .ok_or(ValueError::UnicodeEscape(Some("not a hex digit")))?;
         value = value * 16 + v;
     }
     Ok(value)
@@ -848,7 +786,7 @@ mod tests {
 
     /// The message of the error for expecting an int64 where `json` is.
     fn found(json: &str) -> String {
-        let mut cur = Cursor::new(json.as_bytes(), 64);
+        let mut cur = Cursor::new(json, 64);
         cur.parse_integer("int64", i64::MIN, i64::MAX)
             .unwrap_err()
             .message()
@@ -864,36 +802,6 @@ mod tests {
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
-        }
-    }
-
-    #[test]
-    fn special_byte_scan_matches_a_plain_search() {
-        let mut rng = Bytes(0x9e37_79b9_7f4a_7c15);
-        // Mostly letters and UTF-8 bytes, sometimes a quote, backslash or control character,
-        // at every length and start so both the 16-byte and the 8-byte steps and the tail run.
-        let alphabet: &[u8] = b"abcxyz0189 ~\x7f\x80\xc3\xa9\xff";
-        let specials: &[u8] = b"\"\\\x00\x1f\n";
-        for len in 0..80 {
-            for _ in 0..40 {
-                let buf: Vec<u8> = (0..len)
-                    .map(|_| {
-                        let r = rng.next();
-                        if r % 23 == 0 {
-                            specials[(r >> 8) as usize % specials.len()]
-                        } else {
-                            alphabet[(r >> 8) as usize % alphabet.len()]
-                        }
-                    })
-                    .collect();
-                for from in 0..=len {
-                    let expected = buf[from..]
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                        .map(|p| from + p);
-                    assert_eq!(find_special(&buf, from), expected, "{buf:?} from {from}");
-                }
-            }
         }
     }
 
@@ -930,7 +838,7 @@ mod tests {
         for text in &texts {
             for after in ["", ",", "}", " ,\"b\":12345678901}", "]]]]]]]]]]]]]]]]]"] {
                 let json = format!("{text}{after}");
-                let mut cur = Cursor::new(json.as_bytes(), 64);
+                let mut cur = Cursor::new(&json, 64);
                 let got = cur.parse_integer("int64", i64::MIN, i64::MAX);
                 match text.parse::<i64>() {
                     Ok(want) => {
@@ -945,7 +853,7 @@ mod tests {
                         );
                     }
                 }
-                let mut cur = Cursor::new(json.as_bytes(), 64);
+                let mut cur = Cursor::new(&json, 64);
                 let narrow = cur.parse_integer("int32", i32::MIN as i64, i32::MAX as i64);
                 assert_eq!(
                     narrow.ok(),
@@ -969,7 +877,7 @@ mod tests {
             ),
             ("00000000000000000000,", "invalid JSON number"),
         ] {
-            let mut cur = Cursor::new(json.as_bytes(), 64);
+            let mut cur = Cursor::new(json, 64);
             let message = cur
                 .parse_integer("int64", i64::MIN, i64::MAX)
                 .unwrap_err()
@@ -1016,7 +924,7 @@ mod tests {
         assert_eq!(found("null]"), "expected int64, found null null");
         assert_eq!(found(r#"{"a":1},"b":2}"#), "expected int64, found object");
         assert_eq!(found("[1,2],\"b\":2}"), "expected int64, found array");
-        let mut cur = Cursor::new(b"12.5e3,\"b\":true}", 64);
+        let mut cur = Cursor::new("12.5e3,\"b\":true}", 64);
         let message = cur.parse_bool().unwrap_err().message().to_string();
         assert_eq!(message, "expected boolean, found number 12.5e3");
     }

@@ -86,8 +86,7 @@ pub struct JsonDecoder {
 
 impl JsonDecoder {
     pub fn new(schema: SchemaRef, config: DecoderConfig) -> Result<Self> {
-        let root = StructColumn::new(schema.fields().clone(), "", config.strict)
-            .map_err(FloeError::invalid_argument)?;
+        let root = StructColumn::new(schema.fields().clone(), "", config.strict)?;
         Ok(Self {
             schema,
             root,
@@ -106,7 +105,8 @@ impl JsonDecoder {
         messages: impl IntoIterator<Item = &'m [u8]>,
         stop_at_first_reject: bool,
     ) -> Result<DecodedBatch> {
-        self.decode_all(messages, stop_at_first_reject, false)
+        let messages = messages.into_iter().map(Message::Bytes);
+        self.decode_all(messages, stop_at_first_reject)
     }
 
     /// [`Self::decode`] for messages that lie back to back in `span` and cover it exactly, as a
@@ -119,25 +119,29 @@ impl JsonDecoder {
         messages: &[&[u8]],
         stop_at_first_reject: bool,
     ) -> Result<DecodedBatch> {
-        let utf8_checked =
-            tile_on_char_boundaries(span, messages) && simdutf8::basic::from_utf8(span).is_ok();
-        self.decode_all(messages.iter().copied(), stop_at_first_reject, utf8_checked)
+        match packed_texts(span, messages) {
+            Some(texts) => {
+                self.decode_all(texts.into_iter().map(Message::Text), stop_at_first_reject)
+            }
+            None => {
+                let messages = messages.iter().map(|m| Message::Bytes(m));
+                self.decode_all(messages, stop_at_first_reject)
+            }
+        }
     }
 
-    /// `utf8_checked`: every message is already known to be valid UTF-8.
     fn decode_all<'m>(
         &mut self,
-        messages: impl IntoIterator<Item = &'m [u8]>,
+        messages: impl Iterator<Item = Message<'m>>,
         stop_at_first_reject: bool,
-        utf8_checked: bool,
     ) -> Result<DecodedBatch> {
         // Leftovers of a batch interrupted by a panic must not leak into this one.
         self.root.truncate(0);
         let mut rows = 0;
         let mut rejects = Vec::new();
         let mut stopped = false;
-        for (index, message) in messages.into_iter().enumerate() {
-            match self.decode_one(message, utf8_checked) {
+        for (index, message) in messages.enumerate() {
+            match self.decode_one(message) {
                 Ok(()) => rows += 1,
                 Err(e) => {
                     self.root.truncate(rows);
@@ -165,30 +169,31 @@ impl JsonDecoder {
         })
     }
 
-    /// Every message that reaches the columns is valid UTF-8 (checked here or by the caller):
-    /// string columns rely on it and skip Arrow's own check.
-    fn decode_one(
-        &mut self,
-        message: &[u8],
-        utf8_checked: bool,
-    ) -> std::result::Result<(), DecodeError> {
-        if message.len() > self.config.max_message_bytes {
+    /// The cursor, and so the columns, only ever see a message as `&str`: checked UTF-8.
+    fn decode_one(&mut self, message: Message) -> std::result::Result<(), DecodeError> {
+        let len = match message {
+            Message::Text(text) => text.len(),
+            Message::Bytes(bytes) => bytes.len(),
+        };
+        if len > self.config.max_message_bytes {
             return Err(DecodeError::new(
                 format!(
-                    "message of {} bytes exceeds the limit of {} bytes",
-                    message.len(),
+                    "message of {len} bytes exceeds the limit of {} bytes",
                     self.config.max_message_bytes
                 ),
                 0,
             ));
         }
-        if !utf8_checked && simdutf8::basic::from_utf8(message).is_err() {
-            let at = simdutf8::compat::from_utf8(message)
-                .err()
-                .map_or(0, |e| e.valid_up_to());
-            return Err(DecodeError::new("invalid UTF-8", at));
-        }
-        let mut cur = Cursor::new(message, self.config.max_depth);
+        let text = match message {
+            Message::Text(text) => text,
+            Message::Bytes(bytes) => simdutf8::basic::from_utf8(bytes).map_err(|_| {
+                let at = simdutf8::compat::from_utf8(bytes)
+                    .err()
+                    .map_or(0, |e| e.valid_up_to());
+                DecodeError::new("invalid UTF-8", at)
+            })?,
+        };
+        let mut cur = Cursor::new(text, self.config.max_depth);
         match cur.peek() {
             Token::Object => {}
             Token::End => return Err(DecodeError::new("empty message", 0)),
@@ -205,18 +210,33 @@ impl JsonDecoder {
     }
 }
 
-/// True when `messages` follow each other without gaps from the first byte of `span` to its
-/// last, each starting on a UTF-8 character boundary (not on a continuation byte). Then, if
-/// `span` is valid UTF-8, so is every message: the pieces of a valid text cut at character
-/// boundaries are valid.
-fn tile_on_char_boundaries(span: &[u8], messages: &[&[u8]]) -> bool {
-    let mut next = span.as_ptr_range().start;
+/// A message on its way to [`JsonDecoder::decode_one`]: already known to be UTF-8, or not yet.
+#[derive(Clone, Copy)]
+enum Message<'m> {
+    Text(&'m str),
+    Bytes(&'m [u8]),
+}
+
+/// The messages as pieces of `span` checked for UTF-8 in one pass, when they follow each other
+/// without gaps from its first byte to its last and each starts on a character boundary: the
+/// pieces of a valid text cut at character boundaries are valid. `None` when they do not tile
+/// `span` that way or `span` is not valid UTF-8 (the caller then checks them one by one, so a
+/// bad message is still named).
+fn packed_texts<'m>(span: &'m [u8], messages: &[&'m [u8]]) -> Option<Vec<&'m str>> {
+    let base = span.as_ptr() as usize;
+    let mut next = 0;
+    let mut ranges = Vec::with_capacity(messages.len());
     for message in messages {
-        let range = message.as_ptr_range();
-        if range.start != next || message.first().is_some_and(|&b| b & 0xC0 == 0x80) {
-            return false;
+        if (message.as_ptr() as usize).checked_sub(base) != Some(next) {
+            return None;
         }
-        next = range.end;
+        ranges.push(next..next + message.len());
+        next += message.len();
     }
-    next == span.as_ptr_range().end
+    if next != span.len() {
+        return None;
+    }
+    let text = simdutf8::basic::from_utf8(span).ok()?;
+    // `get` is None for a range that does not start and end on character boundaries.
+    ranges.into_iter().map(|range| text.get(range)).collect()
 }

@@ -3,6 +3,10 @@
 
 use std::fmt;
 
+use arrow_schema::DataType;
+
+use crate::error::FloeError;
+
 /// Boxed so that `Result<(), DecodeError>` stays one word on the clean path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError(Box<Inner>);
@@ -60,6 +64,198 @@ impl fmt::Display for DecodeError {
                 self.0.message, self.0.position
             )
         }
+    }
+}
+
+/// Why a value's text does not convert to its column's type (a number, a date, an escape).
+/// The parsers return it without a position; [`ValueError::at`] turns it into the message's
+/// [`DecodeError`] -- the one place that happens. The texts are the reject reasons callers see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueError {
+    NotADecimal {
+        text: String,
+    },
+    DecimalTooPrecise {
+        text: String,
+        precision: u8,
+        scale: i8,
+    },
+    DecimalOutOfRange {
+        text: String,
+        precision: u8,
+        scale: i8,
+    },
+    NotANumber {
+        text: String,
+    },
+    FloatOutOfRange {
+        text: String,
+        type_name: &'static str,
+    },
+    NotAUuid {
+        text: String,
+        reason: &'static str,
+    },
+    /// Fewer than `count` digits where a date or time needs them.
+    Digits {
+        count: usize,
+        part: &'static str,
+    },
+    /// A missing `-` or `:` in a date or time.
+    Separator {
+        byte: u8,
+        place: &'static str,
+    },
+    /// Text left over after a complete date, time or offset.
+    TrailingText {
+        after: &'static str,
+    },
+    OutOfRange {
+        what: &'static str,
+    },
+    NoSuchMonth {
+        month: u32,
+    },
+    NoSuchDay {
+        year: i64,
+        month: u32,
+        day: u32,
+    },
+    NoSuchTime {
+        hour: u32,
+        minute: u32,
+        second: u32,
+    },
+    FractionDigits,
+    FractionTooFine {
+        digits: String,
+        keep: usize,
+    },
+    DateTimeSeparator,
+    ZoneRequired,
+    ZoneForbidden,
+    BackslashAtEnd,
+    UnknownEscape(u8),
+    /// A bad `\u` escape, and what is wrong with it when that is more than "bad".
+    UnicodeEscape(Option<&'static str>),
+    /// A string value that does not parse as `expected` (a date, a time, a timestamp).
+    InvalidText {
+        expected: &'static str,
+        text: String,
+        reason: Box<ValueError>,
+    },
+}
+
+impl ValueError {
+    /// The reject for this error at byte `position` of the message.
+    #[cold]
+    pub fn at(self, position: usize) -> DecodeError {
+        DecodeError::new(self.to_string(), position)
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotADecimal { text } => write!(f, "{text} is not a valid decimal number"),
+            Self::DecimalTooPrecise {
+                text,
+                precision,
+                scale,
+            } => write!(
+                f,
+                "{text} has more fraction digits than decimal({precision},{scale}) allows"
+            ),
+            Self::DecimalOutOfRange {
+                text,
+                precision,
+                scale,
+            } => write!(f, "{text} is out of range for decimal({precision},{scale})"),
+            Self::NotANumber { text } => write!(f, "{text} is not a valid number"),
+            Self::FloatOutOfRange { text, type_name } => {
+                write!(f, "number {text} is out of range for {type_name}")
+            }
+            Self::NotAUuid { text, reason } => write!(f, "'{text}' is not a UUID ({reason})"),
+            Self::Digits { count, part } => write!(f, "expected {count} digits for the {part}"),
+            Self::Separator { byte, place } => write!(f, "expected '{}' {place}", *byte as char),
+            Self::TrailingText { after } => write!(f, "unexpected characters after {after}"),
+            Self::OutOfRange { what } => write!(f, "{what} out of range"),
+            Self::NoSuchMonth { month } => write!(f, "month {month} is not in 1..12"),
+            Self::NoSuchDay { year, month, day } => {
+                write!(f, "day {day} does not exist in {year:04}-{month:02}")
+            }
+            Self::NoSuchTime {
+                hour,
+                minute,
+                second,
+            } => write!(
+                f,
+                "time {hour:02}:{minute:02}:{second:02} is not a valid time of day"
+            ),
+            Self::FractionDigits => f.write_str("a fraction of a second needs 1 to 9 digits"),
+            Self::FractionTooFine { digits, keep } => write!(
+                f,
+                "fraction .{digits} is finer than the column's precision ({keep} digits)"
+            ),
+            Self::DateTimeSeparator => {
+                f.write_str("expected 'T' or ' ' between the date and the time")
+            }
+            Self::ZoneRequired => f.write_str("a timestamp with time zone needs 'Z' or an offset"),
+            Self::ZoneForbidden => {
+                f.write_str("a timestamp without time zone must not carry 'Z' or an offset")
+            }
+            Self::BackslashAtEnd => f.write_str("invalid JSON: a string ends with a backslash"),
+            Self::UnknownEscape(byte) => {
+                write!(f, "invalid JSON: unknown escape '\\{}'", *byte as char)
+            }
+            Self::UnicodeEscape(None) => f.write_str("invalid \\u escape"),
+            Self::UnicodeEscape(Some(reason)) => write!(f, "invalid \\u escape: {reason}"),
+            Self::InvalidText {
+                expected,
+                text,
+                reason,
+            } => write!(f, "invalid {expected} \"{text}\": {reason}"),
+        }
+    }
+}
+
+/// Why no decoder can be built for a target field. [`JsonDecoder::new`](super::JsonDecoder::new)
+/// reports it as an `InvalidArgument` through the one conversion below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaError {
+    Unsupported { path: String, data_type: DataType },
+    UuidWidth { path: String },
+    MapEntriesNotStruct { path: String },
+    MapKeysNotUtf8 { path: String },
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unsupported { path, data_type } => write!(
+                f,
+                "field '{path}': Arrow type {data_type} is not supported by the JSON decoder"
+            ),
+            Self::UuidWidth { path } => {
+                write!(
+                    f,
+                    "field '{path}': arrow.uuid must be fixed_size_binary(16)"
+                )
+            }
+            Self::MapEntriesNotStruct { path } => {
+                write!(f, "field '{path}': map entries must be a struct")
+            }
+            Self::MapKeysNotUtf8 { path } => write!(
+                f,
+                "field '{path}': only maps with utf8 keys can be decoded from JSON objects"
+            ),
+        }
+    }
+}
+
+impl From<SchemaError> for FloeError {
+    fn from(e: SchemaError) -> Self {
+        FloeError::invalid_argument(e.to_string())
     }
 }
 

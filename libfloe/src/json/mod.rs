@@ -7,6 +7,9 @@ mod decoder;
 mod error;
 mod numbers;
 mod temporal;
+// The decoder's only unsafe code, behind safe functions (see the module).
+#[allow(unsafe_code)]
+mod unchecked;
 
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
 pub use error::DecodeError;

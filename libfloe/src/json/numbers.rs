@@ -1,11 +1,14 @@
 //! Exact number conversions: decimals from the number's text, floats correctly
 //! rounded by the standard library's parser.
 
+use super::error::ValueError;
+
 /// Parses decimal text (`-12.340`, `1.5e3`) into the unscaled value of a
 /// `decimal(precision, scale)`. More fraction digits than the scale allows (unless
 /// they are zeros) and values beyond the precision are errors, never rounded.
-pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, String> {
+pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, ValueError> {
     let shown = || String::from_utf8_lossy(text).into_owned();
+    let not_decimal = || ValueError::NotADecimal { text: shown() };
     let (negative, rest) = match text.first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -32,15 +35,15 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Stri
                     .ok()
                     // unsigned_abs: i64::MIN has no i64 absolute value (abs() overflows).
                     .filter(|e| e.unsigned_abs() < 1000)
-                    .ok_or_else(|| format!("{} is not a valid decimal number", shown()))?;
+                    .ok_or_else(not_decimal)?;
                 break;
             }
-            _ => return Err(format!("{} is not a valid decimal number", shown())),
+            _ => return Err(not_decimal()),
         }
         i += 1;
     }
     if digits.is_empty() {
-        return Err(format!("{} is not a valid decimal number", shown()));
+        return Err(not_decimal());
     }
     // unscaled = digits x 10^shift
     let mut shift = exponent - fraction_digits + scale as i64;
@@ -51,19 +54,19 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Stri
                 shift += 1;
             }
             Some(_) => {
-                return Err(format!(
-                    "{} has more fraction digits than decimal({precision},{scale}) allows",
-                    shown()
-                ))
+                return Err(ValueError::DecimalTooPrecise {
+                    text: shown(),
+                    precision,
+                    scale,
+                })
             }
             None => break,
         }
     }
-    let out_of_range = || {
-        format!(
-            "{} is out of range for decimal({precision},{scale})",
-            shown()
-        )
+    let out_of_range = || ValueError::DecimalOutOfRange {
+        text: shown(),
+        precision,
+        scale,
     };
     let mut value: i128 = 0;
     for &d in &digits {
@@ -85,28 +88,33 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Stri
 }
 
 /// Parses a JSON number's text as f64; out-of-range magnitudes are errors, not infinities.
-pub fn parse_f64(text: &[u8]) -> Result<f64, String> {
-    let s = std::str::from_utf8(text).map_err(|_| "invalid number".to_string())?;
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s} is not a valid number"))?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(format!("number {s} is out of range for float64"))
-    }
+pub fn parse_f64(text: &[u8]) -> Result<f64, ValueError> {
+    parse_float(text, "float64")
 }
 
 /// Parses a JSON number's text directly as f32 (one rounding, not via f64).
-pub fn parse_f32(text: &[u8]) -> Result<f32, String> {
-    let s = std::str::from_utf8(text).map_err(|_| "invalid number".to_string())?;
-    let v: f32 = s
+pub fn parse_f32(text: &[u8]) -> Result<f32, ValueError> {
+    parse_float(text, "float32")
+}
+
+fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(
+    text: &[u8],
+    type_name: &'static str,
+) -> Result<F, ValueError> {
+    let not_number = || ValueError::NotANumber {
+        text: String::from_utf8_lossy(text).into_owned(),
+    };
+    let v: F = std::str::from_utf8(text)
+        .map_err(|_| not_number())?
         .parse()
-        .map_err(|_| format!("{s} is not a valid number"))?;
-    if v.is_finite() {
+        .map_err(|_| not_number())?;
+    if v.into().is_finite() {
         Ok(v)
     } else {
-        Err(format!("number {s} is out of range for float32"))
+        Err(ValueError::FloatOutOfRange {
+            text: String::from_utf8_lossy(text).into_owned(),
+            type_name,
+        })
     }
 }
 
@@ -121,8 +129,11 @@ pub fn special_float(text: &[u8]) -> Option<f64> {
 }
 
 /// Canonical UUID text (`8-4-4-4-12` hex digits, any case) to its 16 bytes.
-pub fn parse_uuid(text: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-    let not_uuid = |why: &str| format!("'{}' is not a UUID ({why})", String::from_utf8_lossy(text));
+pub fn parse_uuid(text: &[u8], out: &mut Vec<u8>) -> Result<(), ValueError> {
+    let not_uuid = |reason: &'static str| ValueError::NotAUuid {
+        text: String::from_utf8_lossy(text).into_owned(),
+        reason,
+    };
     if text.len() != 36 || [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
         return Err(not_uuid("expected 8-4-4-4-12 hex digits"));
     }
@@ -175,12 +186,18 @@ mod tests {
         assert_eq!(parse_decimal(b"1.5e2", 10, 2), Ok(15000));
         assert_eq!(parse_decimal(b"12.3400", 10, 2), Ok(1234));
         assert_eq!(parse_decimal(b"1234.5E-2", 10, 3), Ok(12345));
-        assert!(parse_decimal(b"12.345", 10, 2)
-            .unwrap_err()
-            .contains("more fraction digits"));
-        assert!(parse_decimal(b"123456789", 10, 2)
-            .unwrap_err()
-            .contains("out of range"));
+        assert_eq!(
+            parse_decimal(b"12.345", 10, 2).unwrap_err().to_string(),
+            "12.345 has more fraction digits than decimal(10,2) allows"
+        );
+        assert_eq!(
+            parse_decimal(b"123456789", 10, 2).unwrap_err().to_string(),
+            "123456789 is out of range for decimal(10,2)"
+        );
+        assert_eq!(
+            parse_decimal(b"1.2.3", 10, 2).unwrap_err().to_string(),
+            "1.2.3 is not a valid decimal number"
+        );
         assert_eq!(
             parse_decimal(b"9999999999999999999999999999.9999999999", 38, 10),
             Ok(99_999_999_999_999_999_999_999_999_999_999_999_999)
@@ -193,8 +210,18 @@ mod tests {
         assert_eq!(parse_f64(b"0.1"), Ok(0.1));
         assert_eq!(parse_f32(b"16777217"), Ok(16_777_216.0));
         assert_eq!(parse_f32(b"0.1"), Ok(0.1f32));
-        assert!(parse_f64(b"1e400").is_err());
-        assert!(parse_f32(b"1e39").is_err());
+        assert_eq!(
+            parse_f64(b"1e400").unwrap_err().to_string(),
+            "number 1e400 is out of range for float64"
+        );
+        assert_eq!(
+            parse_f32(b"1e39").unwrap_err().to_string(),
+            "number 1e39 is out of range for float32"
+        );
+        assert_eq!(
+            parse_f64(b"1e").unwrap_err().to_string(),
+            "1e is not a valid number"
+        );
     }
 
     #[test]
@@ -226,7 +253,7 @@ mod tests {
                 text[at] = bad;
                 let mut out = Vec::new();
                 let error = parse_uuid(&text, &mut out).expect_err("a bad digit is refused");
-                assert!(error.contains("non-hex digit"), "{error}");
+                assert!(error.to_string().contains("non-hex digit"), "{error}");
                 assert!(out.is_empty(), "nothing is appended on error");
             }
         }

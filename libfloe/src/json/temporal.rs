@@ -7,6 +7,8 @@
 
 use std::cell::Cell;
 
+use super::error::ValueError;
+
 /// Time unit of a target column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
@@ -63,12 +65,15 @@ struct Scanner<'a> {
 }
 
 impl<'a> Scanner<'a> {
-    fn digits(&mut self, n: usize, what: &str) -> Result<u32, String> {
+    fn digits(&mut self, n: usize, what: &'static str) -> Result<u32, ValueError> {
         let part = self
             .s
             .get(self.i..self.i + n)
             .filter(|d| d.iter().all(u8::is_ascii_digit))
-            .ok_or_else(|| format!("expected {n} digits for the {what}"))?;
+            .ok_or(ValueError::Digits {
+                count: n,
+                part: what,
+            })?;
         self.i += n;
         Ok(part.iter().fold(0, |v, d| v * 10 + (d - b'0') as u32))
     }
@@ -82,11 +87,14 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn expect(&mut self, b: u8, what: &str) -> Result<(), String> {
+    fn expect(&mut self, b: u8, what: &'static str) -> Result<(), ValueError> {
         if self.byte(b) {
             Ok(())
         } else {
-            Err(format!("expected '{}' {what}", b as char))
+            Err(ValueError::Separator {
+                byte: b,
+                place: what,
+            })
         }
     }
 
@@ -96,41 +104,45 @@ impl<'a> Scanner<'a> {
 }
 
 /// Days since the epoch for `yyyy-MM-dd`.
-pub fn parse_date(text: &[u8]) -> Result<i32, String> {
+pub fn parse_date(text: &[u8]) -> Result<i32, ValueError> {
     let mut sc = Scanner { s: text, i: 0 };
     let days = date_part(&mut sc)?;
     if !sc.done() {
-        return Err("unexpected characters after the date (expected yyyy-MM-dd)".into());
+        return Err(ValueError::TrailingText {
+            after: "the date (expected yyyy-MM-dd)",
+        });
     }
-    i32::try_from(days).map_err(|_| "date out of range".into())
+    i32::try_from(days).map_err(|_| ValueError::OutOfRange { what: "date" })
 }
 
-fn date_part(sc: &mut Scanner) -> Result<i64, String> {
+fn date_part(sc: &mut Scanner) -> Result<i64, ValueError> {
     let year = sc.digits(4, "year")? as i64;
     sc.expect(b'-', "after the year")?;
     let month = sc.digits(2, "month")?;
     sc.expect(b'-', "after the month")?;
     let day = sc.digits(2, "day")?;
     if !(1..=12).contains(&month) {
-        return Err(format!("month {month} is not in 1..12"));
+        return Err(ValueError::NoSuchMonth { month });
     }
     if day < 1 || day > days_in_month(year, month) {
-        return Err(format!("day {day} does not exist in {year:04}-{month:02}"));
+        return Err(ValueError::NoSuchDay { year, month, day });
     }
     Ok(days_from_civil(year, month, day))
 }
 
 /// Time of day in `unit`s since midnight.
-pub fn parse_time(text: &[u8], unit: Unit) -> Result<i64, String> {
+pub fn parse_time(text: &[u8], unit: Unit) -> Result<i64, ValueError> {
     let mut sc = Scanner { s: text, i: 0 };
     let value = time_part(&mut sc, unit)?;
     if !sc.done() {
-        return Err("unexpected characters after the time (expected HH:mm:ss[.fraction])".into());
+        return Err(ValueError::TrailingText {
+            after: "the time (expected HH:mm:ss[.fraction])",
+        });
     }
     Ok(value)
 }
 
-fn time_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
+fn time_part(sc: &mut Scanner, unit: Unit) -> Result<i64, ValueError> {
     // The usual full `HH:mm:ss` is taken in one step.
     let (hour, minute, second) = match hh_mm_ss(sc.s.get(sc.i..sc.i + 8)) {
         Some(hms) => {
@@ -157,9 +169,11 @@ fn time_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
     };
     let second = second.unwrap_or(0);
     if hour > 23 || minute > 59 || second > 59 {
-        return Err(format!(
-            "time {hour:02}:{minute:02}:{second:02} is not a valid time of day"
-        ));
+        return Err(ValueError::NoSuchTime {
+            hour,
+            minute,
+            second,
+        });
     }
     Ok(((hour as i64 * 60 + minute as i64) * 60 + second as i64) * unit.per_second() + fraction)
 }
@@ -178,21 +192,21 @@ fn hh_mm_ss(text: Option<&[u8]>) -> Option<(u32, u32, u32)> {
     Some((two(h1, h2), two(m1, m2), two(s1, s2)))
 }
 
-fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
+fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, ValueError> {
     let start = sc.i;
     while sc.i < sc.s.len() && sc.s[sc.i].is_ascii_digit() {
         sc.i += 1;
     }
     let digits = &sc.s[start..sc.i];
     if digits.is_empty() || digits.len() > 9 {
-        return Err("a fraction of a second needs 1 to 9 digits".into());
+        return Err(ValueError::FractionDigits);
     }
     let keep = unit.digits();
     if digits.len() > keep && digits[keep..].iter().any(|&d| d != b'0') {
-        return Err(format!(
-            "fraction .{} is finer than the column's precision ({keep} digits)",
-            String::from_utf8_lossy(digits)
-        ));
+        return Err(ValueError::FractionTooFine {
+            digits: String::from_utf8_lossy(digits).into_owned(),
+            keep,
+        });
     }
     let mut value = 0i64;
     for i in 0..keep {
@@ -207,7 +221,7 @@ fn fraction_part(sc: &mut Scanner, unit: Unit) -> Result<i64, String> {
 pub struct LastDate(Cell<Option<([u8; 10], i64)>>);
 
 impl LastDate {
-    fn date_part(&self, sc: &mut Scanner) -> Result<i64, String> {
+    fn date_part(&self, sc: &mut Scanner) -> Result<i64, ValueError> {
         let Some(text) = sc.s.get(sc.i..sc.i + 10) else {
             return date_part(sc);
         };
@@ -227,7 +241,7 @@ impl LastDate {
 /// or an offset and store UTC; local columns must not carry one. (Columns use
 /// [`parse_timestamp_after`]; this is its reference in tests.)
 #[cfg(test)]
-pub fn parse_timestamp(text: &[u8], unit: Unit, zoned: bool) -> Result<i64, String> {
+pub fn parse_timestamp(text: &[u8], unit: Unit, zoned: bool) -> Result<i64, ValueError> {
     parse_timestamp_after(text, unit, zoned, &LastDate::default())
 }
 
@@ -237,11 +251,11 @@ pub fn parse_timestamp_after(
     unit: Unit,
     zoned: bool,
     last: &LastDate,
-) -> Result<i64, String> {
+) -> Result<i64, ValueError> {
     let mut sc = Scanner { s: text, i: 0 };
     let days = last.date_part(&mut sc)?;
     if !(sc.byte(b'T') || sc.byte(b't') || sc.byte(b' ')) {
-        return Err("expected 'T' or ' ' between the date and the time".into());
+        return Err(ValueError::DateTimeSeparator);
     }
     let time = time_part(&mut sc, unit)?;
     let offset_seconds = if sc.done() {
@@ -254,7 +268,9 @@ pub fn parse_timestamp_after(
         } else if sc.byte(b'-') {
             -1
         } else {
-            return Err("unexpected characters after the time (expected Z or an offset)".into());
+            return Err(ValueError::TrailingText {
+                after: "the time (expected Z or an offset)",
+            });
         };
         let hours = sc.digits(2, "offset hours")?;
         let minutes = if sc.done() {
@@ -264,28 +280,26 @@ pub fn parse_timestamp_after(
             sc.digits(2, "offset minutes")?
         };
         if hours > 18 || minutes > 59 {
-            return Err("offset out of range".into());
+            return Err(ValueError::OutOfRange { what: "offset" });
         }
         Some(sign * (hours as i64 * 3600 + minutes as i64 * 60))
     };
     if !sc.done() {
-        return Err("unexpected characters after the offset".into());
+        return Err(ValueError::TrailingText {
+            after: "the offset",
+        });
     }
     let offset = match (offset_seconds, zoned) {
         (Some(o), true) => o,
-        (None, true) => {
-            return Err("a timestamp with time zone needs 'Z' or an offset".into());
-        }
-        (Some(_), false) => {
-            return Err("a timestamp without time zone must not carry 'Z' or an offset".into());
-        }
+        (None, true) => return Err(ValueError::ZoneRequired),
+        (Some(_), false) => return Err(ValueError::ZoneForbidden),
         (None, false) => 0,
     };
     let per_day = 86_400 * unit.per_second();
     days.checked_mul(per_day)
         .and_then(|v| v.checked_add(time))
         .and_then(|v| v.checked_sub(offset * unit.per_second()))
-        .ok_or_else(|| "timestamp out of range".into())
+        .ok_or(ValueError::OutOfRange { what: "timestamp" })
 }
 
 #[cfg(test)]
@@ -303,13 +317,25 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(parse_date(b"2026-11-30"), Ok(20_787));
-        assert!(parse_date(b"2026-02-29")
-            .unwrap_err()
-            .contains("does not exist"));
+        assert_eq!(
+            parse_date(b"2026-02-29").unwrap_err().to_string(),
+            "day 29 does not exist in 2026-02"
+        );
         assert!(parse_date(b"2024-02-29").is_ok());
         assert!(parse_date(b"2026-13-01").is_err());
         assert!(parse_date(b"2026-1-01").is_err());
-        assert!(parse_date(b"2026-01-01x").is_err());
+        assert_eq!(
+            parse_date(b"2026-01-01x").unwrap_err().to_string(),
+            "unexpected characters after the date (expected yyyy-MM-dd)"
+        );
+        assert_eq!(
+            parse_date(b"2026-1-01").unwrap_err().to_string(),
+            "expected 2 digits for the month"
+        );
+        assert_eq!(
+            parse_date(b"2026/01/01").unwrap_err().to_string(),
+            "expected '-' after the year"
+        );
     }
 
     #[test]
@@ -323,14 +349,24 @@ mod tests {
             parse_time(b"12:00:00.5", Unit::Nanos),
             Ok(43_200_500_000_000)
         );
-        assert!(parse_time(b"24:00:00", Unit::Micros).is_err());
+        assert_eq!(
+            parse_time(b"24:00:00", Unit::Micros)
+                .unwrap_err()
+                .to_string(),
+            "time 24:00:00 is not a valid time of day"
+        );
         assert_eq!(parse_time(b"07:08:09", Unit::Millis), Ok(25_689_000));
         assert_eq!(parse_time(b"07:08", Unit::Millis), Ok(25_680_000));
         assert!(parse_time(b"07:08.5", Unit::Millis).is_err()); // a fraction needs seconds
         assert!(parse_time(b"07:0a:09", Unit::Millis).is_err());
         assert!(parse_time(b"07:60:09", Unit::Millis).is_err());
         assert!(parse_time(b"7:08:09", Unit::Millis).is_err());
-        assert!(parse_time(b"12:00:00.1234567", Unit::Micros).is_err());
+        assert_eq!(
+            parse_time(b"12:00:00.1234567", Unit::Micros)
+                .unwrap_err()
+                .to_string(),
+            "fraction .1234567 is finer than the column's precision (6 digits)"
+        );
         assert_eq!(
             parse_time(b"12:00:00.1234560", Unit::Micros),
             Ok(43_200_123_456)
@@ -364,9 +400,31 @@ mod tests {
             parse_timestamp(b"1969-12-31T23:59:59.999999999Z", Unit::Nanos, true),
             Ok(-1)
         );
-        assert!(parse_timestamp(b"2026-11-30T12:00:00", Unit::Micros, true).is_err());
-        assert!(parse_timestamp(b"2026-11-30T12:00:00Z", Unit::Micros, false).is_err());
-        assert!(parse_timestamp(b"2026-11-30X12:00:00", Unit::Micros, false).is_err());
+        let error = |text: &[u8], zoned| {
+            parse_timestamp(text, Unit::Micros, zoned)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error(b"2026-11-30T12:00:00", true),
+            "a timestamp with time zone needs 'Z' or an offset"
+        );
+        assert_eq!(
+            error(b"2026-11-30T12:00:00Z", false),
+            "a timestamp without time zone must not carry 'Z' or an offset"
+        );
+        assert_eq!(
+            error(b"2026-11-30X12:00:00", false),
+            "expected 'T' or ' ' between the date and the time"
+        );
+        assert_eq!(
+            error(b"2026-11-30T12:00:00+19:00", true),
+            "offset out of range"
+        );
+        assert_eq!(
+            error(b"2026-11-30T12:00:00+01:00x", true),
+            "unexpected characters after the offset"
+        );
     }
 
     #[test]

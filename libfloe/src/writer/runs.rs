@@ -16,15 +16,21 @@
 //! run is started early when it would not fit the row group in progress.
 //!
 //! With `encode_threads > 1` the columns of a run are shared out among that many threads
-//! (largest first, each thread taking the next column when it is done). A column writer is
-//! only ever touched by one thread at a time and its pages do not depend on which, so the
-//! file does not change; the run's batches stay owned by the calling thread, which also drops
-//! them (their buffers may belong to the JVM, released through a callback).
+//! (largest first, each thread taking the next column when it is done): the calling thread and
+//! the helpers of an [`EncodePool`], started with the first run and reused by every later one
+//! until the encoder is dropped. A column writer is only ever touched by one thread at a time
+//! and its pages do not depend on which, so the file does not change; the run's batches stay
+//! owned by the calling thread, which also drops them (their buffers may belong to the JVM,
+//! released through a callback): helpers let go of a run before they report its columns done,
+//! and the calling thread waits for every column of the run.
 
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -63,6 +69,10 @@ pub struct RunEncoder<W: Write + Send> {
     held: VecDeque<RecordBatch>,
     held_rows: usize,
     held_bytes: usize,
+    /// Helper threads for encoding a run's columns (0: the calling thread only)...
+    helpers: usize,
+    /// ...started with the first run that needs them, kept until the encoder is dropped.
+    pool: Option<EncodePool>,
 }
 
 impl<W: Write + Send> RunEncoder<W> {
@@ -86,6 +96,7 @@ impl<W: Write + Send> RunEncoder<W> {
         let file =
             SerializedFileWriter::new(out, parquet_schema.root_schema_ptr(), Arc::new(props))?;
         let factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
+        let helpers = limits.encode_threads.min(leaves.len()).saturating_sub(1);
         Ok(Self {
             file,
             factory,
@@ -98,6 +109,8 @@ impl<W: Write + Send> RunEncoder<W> {
             held: VecDeque::new(),
             held_rows: 0,
             held_bytes: 0,
+            helpers,
+            pool: None,
         })
     }
 
@@ -165,35 +178,35 @@ impl<W: Write + Send> RunEncoder<W> {
 
     /// Encodes the first `rows` held rows, one top-level column at a time.
     fn encode_rows(&mut self, rows: usize) -> Result<()> {
+        if self.helpers > 0 && self.pool.is_none() {
+            let pool = EncodePool::start(self.helpers).map_err(|e| {
+                ParquetError::General(format!("cannot start column encoding threads: {e}"))
+            })?;
+            self.pool = Some(pool);
+        }
         let run = self.take_held(rows);
-        let writers = match &mut self.row_group {
+        let mut writers = match self.row_group.take() {
             Some(writers) => writers,
-            None => self.row_group.insert(
-                self.factory
-                    .create_column_writers(self.file.flushed_row_groups().len())?,
-            ),
+            None => self
+                .factory
+                .create_column_writers(self.file.flushed_row_groups().len())?,
         };
-        // Each top-level field's leaf writers, as a slice of their own.
-        let mut columns = Vec::with_capacity(self.leaves.len());
-        let writers_len = writers.len();
-        let mut rest = writers.as_mut_slice();
-        for (field, &(first, count)) in self.leaves.iter().enumerate() {
-            debug_assert_eq!(first, writers_len - rest.len(), "leaves are in field order");
-            let (head, tail) = rest.split_at_mut(count);
-            columns.push(ColumnRun {
-                field,
-                writers: head,
-            });
-            rest = tail;
-        }
-        let threads = self.limits.encode_threads.min(columns.len());
-        if threads <= 1 {
-            for column in columns {
-                column.encode(&self.schema, &run)?;
+        match &self.pool {
+            None => {
+                for (field, &(first, count)) in self.leaves.iter().enumerate() {
+                    encode_column(
+                        &self.schema,
+                        field,
+                        &mut writers[first..first + count],
+                        &run,
+                    )?;
+                }
             }
-        } else {
-            encode_in_parallel(columns, threads, &self.schema, &run)?;
+            Some(pool) => {
+                writers = encode_in_parallel(pool, writers, &self.leaves, &self.schema, run)?;
+            }
         }
+        self.row_group = Some(writers);
         self.row_group_rows += rows;
         self.row_bytes = Some(self.row_group_bytes() / self.row_group_rows).filter(|b| *b > 0);
         Ok(())
@@ -288,76 +301,230 @@ impl<W: Write + Send> RunEncoder<W> {
     }
 }
 
-/// One top-level column of a run and the writers of its leaves.
-struct ColumnRun<'a> {
-    field: usize,
-    writers: &'a mut [ArrowColumnWriter],
-}
-
-impl ColumnRun<'_> {
-    fn encode(self, schema: &SchemaRef, run: &[RecordBatch]) -> Result<()> {
-        let field = schema.field(self.field);
-        for batch in run {
-            for (writer, leaf) in self
-                .writers
-                .iter_mut()
-                .zip(compute_leaves(field, batch.column(self.field))?)
-            {
-                writer.write(&leaf)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Arrow memory of this column in the run: the order columns are handed out in.
-    fn weight(&self, run: &[RecordBatch]) -> usize {
-        run.iter()
-            .map(|b| b.column(self.field).get_array_memory_size())
-            .sum()
-    }
-}
-
-/// Encodes `columns` on the calling thread and `threads - 1` scoped helpers, largest column
-/// first; returns the first error any of them met.
-fn encode_in_parallel(
-    mut columns: Vec<ColumnRun<'_>>,
-    threads: usize,
+/// Encodes one top-level column of a run: `writers` are the writers of its leaves.
+fn encode_column(
     schema: &SchemaRef,
+    field: usize,
+    writers: &mut [ArrowColumnWriter],
     run: &[RecordBatch],
 ) -> Result<()> {
-    columns.sort_by_cached_key(|c| Reverse(c.weight(run)));
-    let queue = Mutex::new(columns.into_iter());
-    let work = || -> Result<()> {
-        loop {
-            // The lock is held only to take the next column, not while encoding it.
-            let next = queue.lock().map_err(|_| poisoned())?.next();
-            match next {
-                Some(column) => column.encode(schema, run)?,
-                None => return Ok(()),
-            }
+    let arrow_field = schema.field(field);
+    for batch in run {
+        for (writer, leaf) in writers
+            .iter_mut()
+            .zip(compute_leaves(arrow_field, batch.column(field))?)
+        {
+            writer.write(&leaf)?;
         }
-    };
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut result = work();
-        for helper in helpers {
-            // A panic in a helper becomes an error here (the FFI layer turns panics on the
-            // calling thread into errors too).
-            let joined = helper.join().unwrap_or_else(|_| {
-                Err(ParquetError::General(
-                    "a column encoding thread panicked".to_string(),
-                ))
-            });
-            if result.is_ok() {
-                result = joined;
-            }
-        }
-        result
-    })
+    }
+    Ok(())
 }
 
-fn poisoned() -> ParquetError {
-    ParquetError::General("a column encoding thread panicked".to_string())
+/// Arrow memory of a column in the run: the order columns are handed out in.
+fn weight(field: usize, run: &[RecordBatch]) -> usize {
+    run.iter()
+        .map(|b| b.column(field).get_array_memory_size())
+        .sum()
+}
+
+/// Encodes the run's columns on the calling thread and the pool's helpers, largest column
+/// first, and gives back the row group's writers in their order; returns the error of the
+/// first column (in field order) that failed.
+fn encode_in_parallel(
+    pool: &EncodePool,
+    mut writers: Vec<ArrowColumnWriter>,
+    leaves: &[(usize, usize)],
+    schema: &SchemaRef,
+    run: Vec<RecordBatch>,
+) -> Result<Vec<ArrowColumnWriter>> {
+    let total = writers.len();
+    let run = Arc::new(Run {
+        schema: schema.clone(),
+        batches: run,
+    });
+    let mut jobs: Vec<Job> = leaves
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(field, &(_, count))| Job {
+            field,
+            writers: writers.split_off(writers.len() - count),
+            run: run.clone(),
+        })
+        .collect();
+    jobs.sort_by_cached_key(|job| Reverse(weight(job.field, &job.run.batches)));
+    let mut done = pool.encode(jobs);
+    // Every job is back, so this is the last reference: the batches are dropped here, on the
+    // calling thread.
+    drop(run);
+    if done.len() != leaves.len() {
+        return Err(ParquetError::General(
+            "a column encoding thread stopped".to_string(),
+        ));
+    }
+    done.sort_by_key(|d| d.field);
+    let mut writers = Vec::with_capacity(total);
+    for d in done {
+        d.result?;
+        writers.extend(d.writers);
+    }
+    Ok(writers)
+}
+
+/// The batches of a run being encoded in parallel, shared by its jobs.
+struct Run {
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+}
+
+/// One top-level column of a run to encode, with the writers of its leaves.
+struct Job {
+    field: usize,
+    writers: Vec<ArrowColumnWriter>,
+    run: Arc<Run>,
+}
+
+/// A job back from encoding: the column's writers and how it went.
+struct Done {
+    field: usize,
+    writers: Vec<ArrowColumnWriter>,
+    result: Result<()>,
+}
+
+impl Job {
+    /// Encodes the column, then lets go of the run before reporting back (the calling thread
+    /// must hold the batches' last reference). A panic becomes the column's error.
+    fn run(self) -> Done {
+        let Job {
+            field,
+            mut writers,
+            run,
+        } = self;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            encode_column(&run.schema, field, &mut writers, &run.batches)
+        }))
+        .unwrap_or_else(|_| {
+            Err(ParquetError::General(
+                "a column encoding thread panicked".to_string(),
+            ))
+        });
+        drop(run);
+        Done {
+            field,
+            writers,
+            result,
+        }
+    }
+}
+
+/// Helper threads encoding the columns of runs: started once per encoder, reused by every
+/// run, ended and joined when the pool (with the encoder) is dropped. Between runs they wait,
+/// parked.
+struct EncodePool {
+    shared: Arc<Shared>,
+    done: Receiver<Done>,
+    helpers: Vec<JoinHandle<()>>,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when jobs arrive and when the pool closes.
+    work: Condvar,
+}
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    closing: bool,
+}
+
+impl Shared {
+    /// The queue; no code panics while holding it, but a poisoned lock would still be usable.
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl EncodePool {
+    fn start(helpers: usize) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                closing: false,
+            }),
+            work: Condvar::new(),
+        });
+        let (report, done) = mpsc::channel();
+        let mut pool = Self {
+            shared,
+            done,
+            helpers: Vec::with_capacity(helpers),
+        };
+        for i in 0..helpers {
+            let (shared, report) = (pool.shared.clone(), report.clone());
+            // On error, dropping `pool` ends the helpers already started.
+            let helper = std::thread::Builder::new()
+                .name(format!("floe-encode-{i}"))
+                .spawn(move || help(&shared, &report))?;
+            pool.helpers.push(helper);
+        }
+        Ok(pool)
+    }
+
+    /// Runs every job, on the calling thread and the helpers; returns when all are back (fewer
+    /// only if every helper has stopped, which `Job::run` catching panics should prevent).
+    fn encode(&self, jobs: Vec<Job>) -> Vec<Done> {
+        let count = jobs.len();
+        self.shared.queue().jobs.extend(jobs);
+        self.shared.work.notify_all();
+        let mut done = Vec::with_capacity(count);
+        loop {
+            // A statement of its own, so the lock is released before the job runs.
+            let next = self.shared.queue().jobs.pop_front();
+            let Some(job) = next else { break };
+            done.push(job.run());
+        }
+        while done.len() < count {
+            match self.done.recv() {
+                Ok(d) => done.push(d),
+                Err(_) => break,
+            }
+        }
+        done
+    }
+}
+
+/// A helper's life: take a job, run it, report it; until the pool closes.
+fn help(shared: &Shared, report: &Sender<Done>) {
+    loop {
+        let job = {
+            let mut queue = shared.queue();
+            loop {
+                if let Some(job) = queue.jobs.pop_front() {
+                    break job;
+                }
+                if queue.closing {
+                    return;
+                }
+                queue = shared
+                    .work
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        if report.send(job.run()).is_err() {
+            return;
+        }
+    }
+}
+
+impl Drop for EncodePool {
+    fn drop(&mut self) {
+        self.shared.queue().closing = true;
+        self.shared.work.notify_all();
+        for helper in self.helpers.drain(..) {
+            let _ = helper.join();
+        }
+    }
 }
 
 /// The Arrow memory holding a batch keeps alive: whole buffers, also when the batch is a

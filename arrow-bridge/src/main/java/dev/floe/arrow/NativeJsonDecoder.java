@@ -1,6 +1,5 @@
 package dev.floe.arrow;
 
-import dev.floe.arrow.internal.NativeStatus;
 import dev.floe.arrow.internal.RejectsJson;
 import dev.floe.ffm.NativeLibrary;
 import dev.floe.ffm.internal.FloeDecodeResult;
@@ -46,17 +45,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>One decoder per thread: its methods are synchronized, and libfloe also refuses concurrent use
  * of one native decoder. Closing is idempotent; other calls after close throw {@link
- * IllegalStateException}.
+ * IllegalStateException}. After a {@link NativePanicException} the decoder is failed: every later
+ * call except {@code close()} throws {@link IllegalStateException} naming the panic. Bad messages
+ * and refused arguments do not fail it.
  */
-public final class NativeJsonDecoder implements AutoCloseable {
-  private final Arena arena;
+public final class NativeJsonDecoder extends NativeHandle {
   private final Schema schema;
   private final MemorySegment errorSlot;
   private final MemorySegment result;
-  private MemorySegment handle;
 
   private NativeJsonDecoder(Arena arena, Schema schema) {
-    this.arena = arena;
+    // Decoding starts every batch afresh, so only a panic (which may stop anywhere) fails it.
+    super("NativeJsonDecoder", arena, code -> code == NativeException.PANIC);
     this.schema = schema;
     this.errorSlot = arena.allocate(ValueLayout.ADDRESS);
     this.result = FloeDecodeResult.allocate(arena);
@@ -72,18 +72,18 @@ public final class NativeJsonDecoder implements AutoCloseable {
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       Data.exportSchema(allocator, schema, null, ffiSchema);
       byte[] json = config.toJsonBytes();
-      MemorySegment blob = decoder.arena.allocate(json.length);
+      MemorySegment blob = decoder.arena().allocate(json.length);
       MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
-      MemorySegment out = decoder.arena.allocate(ValueLayout.ADDRESS);
+      MemorySegment out = decoder.arena().allocate(ValueLayout.ADDRESS);
       try {
         int status =
             floe_h.floe_decoder_new(
                 MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, decoder.errorSlot);
-        NativeStatus.check(status, decoder.errorSlot, null);
+        decoder.check(status, decoder.errorSlot, null);
       } finally {
         ffiSchema.release();
       }
-      decoder.handle = out.get(ValueLayout.ADDRESS, 0);
+      decoder.adopt(out.get(ValueLayout.ADDRESS, 0));
       return decoder;
     } catch (RuntimeException | Error e) {
       decoder.close();
@@ -104,12 +104,12 @@ public final class NativeJsonDecoder implements AutoCloseable {
    */
   public synchronized DecodedBatch decode(
       MessageBatch batch, BadRecordPolicy policy, BufferAllocator allocator) {
-    ensureOpen();
+    MemorySegment decoder = handle();
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       int status =
           floe_h.floe_decoder_decode(
-              handle,
+              decoder,
               batch.data(),
               batch.byteSize(),
               batch.offsets(),
@@ -119,7 +119,7 @@ public final class NativeJsonDecoder implements AutoCloseable {
               MemorySegment.ofAddress(ffiSchema.memoryAddress()),
               result,
               errorSlot);
-      NativeStatus.check(status, errorSlot, null);
+      check(status, errorSlot, null);
       List<RejectedMessage> rejected = takeRejects(batch, policy);
       // The structs now own the decoded batch; importing moves it into Java vectors.
       VectorSchemaRoot root = Data.importVectorSchemaRoot(allocator, array, ffiSchema, null);
@@ -139,22 +139,29 @@ public final class NativeJsonDecoder implements AutoCloseable {
    */
   public synchronized DecodeStats decodeInto(
       MessageBatch batch, NativeParquetWriter writer, BadRecordPolicy policy) {
-    ensureOpen();
+    MemorySegment decoder = handle();
     Objects.requireNonNull(writer, "writer");
-    int status =
-        writer.callWithHandle(
-            writerHandle ->
-                floe_h.floe_decoder_decode_to_writer(
-                    handle,
-                    writerHandle,
-                    batch.data(),
-                    batch.byteSize(),
-                    batch.offsets(),
-                    batch.size(),
-                    policy == BadRecordPolicy.FAIL ? 1 : 0,
-                    result,
-                    errorSlot));
-    NativeStatus.check(status, errorSlot, writer.outputFailure());
+    writer.callWithHandle(
+        writerHandle -> {
+          int status =
+              floe_h.floe_decoder_decode_to_writer(
+                  decoder,
+                  writerHandle,
+                  batch.data(),
+                  batch.byteSize(),
+                  batch.offsets(),
+                  batch.size(),
+                  policy == BadRecordPolicy.FAIL ? 1 : 0,
+                  result,
+                  errorSlot);
+          try {
+            check(status, errorSlot, writer.outputFailure());
+          } catch (NativeException e) {
+            writer.failOn(e); // by the writer's own rule: e.g. its output failed
+            throw e;
+          }
+          return null;
+        });
     List<RejectedMessage> rejected = takeRejects(batch, policy);
     if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
       throw new BadRecordException(rejected.getFirst());
@@ -176,8 +183,8 @@ public final class NativeJsonDecoder implements AutoCloseable {
       NativePartitioner partitioner,
       BadRecordPolicy policy,
       BufferAllocator allocator) {
-    ensureOpen();
-    MemorySegment partitionerHandle = partitioner.handleOrThrow();
+    MemorySegment decoder = handle();
+    MemorySegment partitionerHandle = partitioner.handle();
     PartitionedBatch split;
     try (Arena call = Arena.ofConfined()) {
       split =
@@ -186,7 +193,7 @@ public final class NativeJsonDecoder implements AutoCloseable {
               call,
               (partitionsArray, partitionsSchema, outBatch, error) ->
                   floe_h.floe_decoder_decode_partitioned(
-                      handle,
+                      decoder,
                       partitionerHandle,
                       batch.data(),
                       batch.byteSize(),
@@ -198,6 +205,9 @@ public final class NativeJsonDecoder implements AutoCloseable {
                       outBatch,
                       result,
                       error));
+    } catch (NativeException e) {
+      failOn(e);
+      throw e;
     }
     List<RejectedMessage> rejected;
     try {
@@ -235,20 +245,14 @@ public final class NativeJsonDecoder implements AutoCloseable {
     return policy == BadRecordPolicy.COLLECT ? all : List.of();
   }
 
+  /** Frees the native decoder. Idempotent; also frees a failed decoder. */
   @Override
   public synchronized void close() {
-    if (handle != null) {
-      floe_h.floe_decoder_free(handle);
-      handle = null;
-    }
-    if (arena.scope().isAlive()) {
-      arena.close();
-    }
+    super.close();
   }
 
-  private void ensureOpen() {
-    if (handle == null) {
-      throw new IllegalStateException("NativeJsonDecoder is closed");
-    }
+  @Override
+  void free(MemorySegment decoder) {
+    floe_h.floe_decoder_free(decoder);
   }
 }

@@ -1,6 +1,5 @@
 package dev.floe.arrow;
 
-import dev.floe.arrow.internal.NativeStatus;
 import dev.floe.arrow.internal.OutputStreamSink;
 import dev.floe.arrow.internal.SummaryJson;
 import dev.floe.ffm.NativeLibrary;
@@ -44,11 +43,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * producers but is never corrupted by them.
  *
  * <p>State: {@code close()} is idempotent. Any other call after {@code finish()} or {@code close()}
- * throws {@link IllegalStateException}. After an I/O failure or a {@link NativePanicException}, only
- * {@code close()} is useful.
+ * throws {@link IllegalStateException}. A call that fails part way through writing the file -- a
+ * {@link NativeIOException} (the output failed), an encoding {@link NativeException} or a {@link
+ * NativePanicException} -- fails the writer: the incomplete file is discarded, and every later
+ * call except {@code close()} throws {@link IllegalStateException} naming that first failure. A
+ * call refused up front ({@link SchemaMismatchException}, {@link InvalidArgumentException}) leaves
+ * the writer usable.
  */
-public final class NativeParquetWriter implements AutoCloseable {
-  private final Arena arena;
+public final class NativeParquetWriter extends NativeHandle {
   private final BufferAllocator allocator;
   private final Schema schema;
   private final OutputStreamSink streamSink;
@@ -57,13 +59,12 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   private final MemorySegment pointerSlot;
   private final MemorySegment lengthSlot;
-  private MemorySegment handle;
   private boolean finished;
   private ParquetFileSummary summary;
 
   private NativeParquetWriter(
       Arena arena, BufferAllocator allocator, Schema schema, OutputStreamSink streamSink) {
-    this.arena = arena;
+    super("NativeParquetWriter", arena, NativeParquetWriter::failsWriter);
     this.allocator = allocator;
     this.schema = schema;
     this.streamSink = streamSink;
@@ -84,7 +85,7 @@ public final class NativeParquetWriter implements AutoCloseable {
     NativeLibrary.load();
     NativeParquetWriter writer = create(schema, allocator, null);
     try {
-      MemorySegment nativePath = writer.arena.allocateFrom(path.toAbsolutePath().toString());
+      MemorySegment nativePath = writer.arena().allocateFrom(path.toAbsolutePath().toString());
       writer.openWith(
           config,
           (ffiSchema, blob) ->
@@ -108,7 +109,7 @@ public final class NativeParquetWriter implements AutoCloseable {
     NativeLibrary.load();
     NativeParquetWriter writer = create(schema, allocator, new OutputStreamSink(out));
     try {
-      MemorySegment stub = writer.streamSink.upcallStub(writer.arena);
+      MemorySegment stub = writer.streamSink.upcallStub(writer.arena());
       writer.openWith(
           config,
           (ffiSchema, blob) ->
@@ -140,18 +141,28 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   private void openWith(ParquetWriterConfig config, OpenCall call) {
     byte[] json = Objects.requireNonNull(config, "config").toJsonBytes();
-    MemorySegment blob = arena.allocate(json.length);
+    MemorySegment blob = arena().allocate(json.length);
     MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
     try (ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       Data.exportSchema(allocator, schema, null, ffiSchema);
       try {
         int status = call.open(segment(ffiSchema.memoryAddress()), blob);
-        NativeStatus.check(status, errorSlot, null);
+        check(status, errorSlot, null);
       } finally {
         ffiSchema.release();
       }
     }
-    handle = pointerSlot.get(ValueLayout.ADDRESS, 0);
+    adopt(pointerSlot.get(ValueLayout.ADDRESS, 0));
+  }
+
+  /**
+   * Whether a native error leaves the writer failed: it happened part way through changing the
+   * file (I/O, encoding) or is a panic. The same rule as libfloe's {@code ErrorCode::fails_writer}.
+   */
+  private static boolean failsWriter(int code) {
+    return code == NativeException.IO
+        || code == NativeException.ENCODING
+        || code == NativeException.PANIC;
   }
 
   /** The Arrow schema every batch must have. */
@@ -166,7 +177,7 @@ public final class NativeParquetWriter implements AutoCloseable {
    */
   public synchronized void write(VectorSchemaRoot root) {
     Objects.requireNonNull(root, "root");
-    ensureWritable();
+    writableHandle();
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
@@ -192,7 +203,7 @@ public final class NativeParquetWriter implements AutoCloseable {
     if (arrowArrayAddress == 0) {
       throw new IllegalArgumentException("arrowArrayAddress must not be 0");
     }
-    ensureWritable();
+    writableHandle();
     writeExported(arrowArrayAddress, arrowSchemaAddress);
   }
 
@@ -206,24 +217,25 @@ public final class NativeParquetWriter implements AutoCloseable {
       throw new IndexOutOfBoundsException(
           "group " + group + " of a batch with " + batch.groupCount() + " groups");
     }
-    ensureWritable();
-    int status = floe_h.floe_writer_write_group(handle, batch.handle(), group, errorSlot);
-    NativeStatus.check(status, errorSlot, streamFailure());
+    MemorySegment writer = writableHandle();
+    int status = floe_h.floe_writer_write_group(writer, batch.handle(), group, errorSlot);
+    check(status, errorSlot, streamFailure());
   }
 
   private void writeExported(long arrayAddress, long schemaAddress) {
     int status =
-        floe_h.floe_writer_write(handle, segment(arrayAddress), segment(schemaAddress), errorSlot);
-    NativeStatus.check(status, errorSlot, streamFailure());
+        floe_h.floe_writer_write(
+            writableHandle(), segment(arrayAddress), segment(schemaAddress), errorSlot);
+    check(status, errorSlot, streamFailure());
   }
 
   /**
    * Runs a native call that uses this writer's handle (e.g. a decode straight into the writer),
-   * with the writer's lock held and its state checked; a stream failure becomes the cause.
+   * with the writer's lock held and its state checked. The call reports its native errors to
+   * {@link #failOn} itself.
    */
   synchronized <T> T callWithHandle(java.util.function.Function<MemorySegment, T> call) {
-    ensureWritable();
-    return call.apply(handle);
+    return call.apply(writableHandle());
   }
 
   /** The exception the output stream threw, if any (the cause of a native I/O error). */
@@ -233,9 +245,8 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /** Bytes written so far plus the estimated encoded size of buffered rows. */
   public synchronized long estimatedSize() {
-    ensureWritable();
-    int status = floe_h.floe_writer_estimated_size(handle, lengthSlot, errorSlot);
-    NativeStatus.check(status, errorSlot, null);
+    int status = floe_h.floe_writer_estimated_size(writableHandle(), lengthSlot, errorSlot);
+    check(status, errorSlot, null);
     return lengthSlot.get(ValueLayout.JAVA_LONG, 0);
   }
 
@@ -244,9 +255,8 @@ public final class NativeParquetWriter implements AutoCloseable {
    * group in progress. What {@link #flushRowGroup()} frees.
    */
   public synchronized long bufferedBytes() {
-    ensureWritable();
-    int status = floe_h.floe_writer_buffered_bytes(handle, lengthSlot, errorSlot);
-    NativeStatus.check(status, errorSlot, null);
+    int status = floe_h.floe_writer_buffered_bytes(writableHandle(), lengthSlot, errorSlot);
+    check(status, errorSlot, null);
     return lengthSlot.get(ValueLayout.JAVA_LONG, 0);
   }
 
@@ -255,22 +265,21 @@ public final class NativeParquetWriter implements AutoCloseable {
    * in new row groups. For a caller bounding memory: row groups then close before the size limit.
    */
   public synchronized void flushRowGroup() {
-    ensureWritable();
-    int status = floe_h.floe_writer_flush_row_group(handle, errorSlot);
-    NativeStatus.check(status, errorSlot, streamFailure());
+    int status = floe_h.floe_writer_flush_row_group(writableHandle(), errorSlot);
+    check(status, errorSlot, streamFailure());
   }
 
   /**
    * Completes the file (last row group and footer) and returns its footer facts. The writer is
    * finished afterwards; {@link #close()} still releases it.
    *
-   * @throws IllegalStateException if already finished or closed
+   * @throws IllegalStateException if already finished, closed or failed
    */
   public synchronized ParquetFileSummary finish() {
-    ensureWritable();
+    MemorySegment writer = writableHandle();
     finished = true;
-    int status = floe_h.floe_writer_close(handle, pointerSlot, lengthSlot, errorSlot);
-    NativeStatus.check(status, errorSlot, streamFailure());
+    int status = floe_h.floe_writer_close(writer, pointerSlot, lengthSlot, errorSlot);
+    check(status, errorSlot, streamFailure());
     MemorySegment json = pointerSlot.get(ValueLayout.ADDRESS, 0);
     long length = lengthSlot.get(ValueLayout.JAVA_LONG, 0);
     try {
@@ -288,27 +297,25 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /**
    * Releases the native writer. An unfinished file is discarded (a local file is deleted).
-   * Idempotent.
+   * Idempotent; also frees a failed writer.
    */
   @Override
   public synchronized void close() {
-    if (handle != null) {
-      floe_h.floe_writer_free(handle);
-      handle = null;
-    }
-    if (arena.scope().isAlive()) {
-      arena.close();
-    }
-    finished = true;
+    super.close();
   }
 
-  private void ensureWritable() {
-    if (handle == null) {
-      throw new IllegalStateException("NativeParquetWriter is closed");
-    }
+  @Override
+  void free(MemorySegment writer) {
+    floe_h.floe_writer_free(writer);
+  }
+
+  /** The handle of a writer that is neither closed, failed nor finished. */
+  private MemorySegment writableHandle() {
+    MemorySegment writer = handle();
     if (finished) {
       throw new IllegalStateException("NativeParquetWriter is already finished");
     }
+    return writer;
   }
 
   private Throwable streamFailure() {

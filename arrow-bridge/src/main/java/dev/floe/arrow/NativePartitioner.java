@@ -1,6 +1,5 @@
 package dev.floe.arrow;
 
-import dev.floe.arrow.internal.NativeStatus;
 import dev.floe.ffm.NativeLibrary;
 import dev.floe.ffm.internal.floe_h;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -36,19 +35,19 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p>Transform results equal Iceberg Java's: bucket, year, month, day and hour give int32 (day
  * counts days since 1970-01-01); identity and truncate keep the source type; void gives nulls.
  *
- * <p>A partitioner is immutable: any number of threads may split batches with it at once. Closing
- * is idempotent; splitting after close throws {@link IllegalStateException}.
+ * <p>A partitioner is immutable: any number of threads may split batches with it at once, and a
+ * failed split (even a {@link NativePanicException}) leaves it usable. Closing is idempotent;
+ * splitting after close throws {@link IllegalStateException}.
  */
-public final class NativePartitioner implements AutoCloseable {
+public final class NativePartitioner extends NativeHandle {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Arena arena;
   private final Schema schema;
   private final List<PartitionField> fields;
-  private volatile MemorySegment handle;
 
   private NativePartitioner(Arena arena, Schema schema, List<PartitionField> fields) {
-    this.arena = arena;
+    // Immutable natively, so no error can leave it half-updated: nothing fails it.
+    super("NativePartitioner", arena, code -> false);
     this.schema = schema;
     this.fields = fields;
   }
@@ -77,11 +76,11 @@ public final class NativePartitioner implements AutoCloseable {
         int status =
             floe_h.floe_partitioner_new(
                 MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, error);
-        NativeStatus.check(status, error, null);
+        partitioner.check(status, error, null);
       } finally {
         ffiSchema.release();
       }
-      partitioner.handle = out.get(ValueLayout.ADDRESS, 0);
+      partitioner.adopt(out.get(ValueLayout.ADDRESS, 0));
       return partitioner;
     } catch (RuntimeException | Error e) {
       partitioner.close();
@@ -104,7 +103,7 @@ public final class NativePartitioner implements AutoCloseable {
    */
   public PartitionedBatch split(VectorSchemaRoot root, BufferAllocator allocator) {
     Objects.requireNonNull(root, "root");
-    MemorySegment partitioner = handleOrThrow();
+    MemorySegment partitioner = handle();
     try (Arena call = Arena.ofConfined();
         ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
@@ -128,23 +127,15 @@ public final class NativePartitioner implements AutoCloseable {
     }
   }
 
-  MemorySegment handleOrThrow() {
-    MemorySegment h = handle;
-    if (h == null) {
-      throw new IllegalStateException("NativePartitioner is closed");
-    }
-    return h;
+  /** Frees the native partitioner (no split may be running). Idempotent. */
+  @Override
+  public synchronized void close() {
+    super.close();
   }
 
   @Override
-  public synchronized void close() {
-    if (handle != null) {
-      floe_h.floe_partitioner_free(handle);
-      handle = null;
-    }
-    if (arena.scope().isAlive()) {
-      arena.close();
-    }
+  void free(MemorySegment partitioner) {
+    floe_h.floe_partitioner_free(partitioner);
   }
 
   private static byte[] specJson(List<PartitionField> fields) {

@@ -18,17 +18,17 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * PartitionedBatch, int)} encodes them. Groups are numbered in order of their first row.
  *
  * <p>Owns native memory and the partition values' Arrow buffers: close it (idempotent) when every
- * group is written. Not thread-safe.
+ * group is written. Immutable natively, so no failure leaves it unusable. Not thread-safe.
  */
-public final class PartitionedBatch implements AutoCloseable {
+public final class PartitionedBatch extends NativeHandle {
   private final VectorSchemaRoot partitions;
   private final long[] groupRows;
   private final DecodeStats decodeStats;
-  private MemorySegment handle;
 
   private PartitionedBatch(
       MemorySegment handle, VectorSchemaRoot partitions, long[] groupRows, DecodeStats decodeStats) {
-    this.handle = handle;
+    super("PartitionedBatch", null, code -> false);
+    adopt(handle);
     this.partitions = partitions;
     this.groupRows = groupRows;
     this.decodeStats = decodeStats;
@@ -72,7 +72,7 @@ public final class PartitionedBatch implements AutoCloseable {
       MemorySegment order = call.allocate(ValueLayout.JAVA_INT, rows);
       MemorySegment error = call.allocate(ValueLayout.ADDRESS);
       int status = floe_h.floe_partitioned_batch_row_order(handle(), order, rows, error);
-      NativeStatus.check(status, error, null);
+      check(status, error, null);
       return order.toArray(ValueLayout.JAVA_INT);
     }
   }
@@ -82,26 +82,25 @@ public final class PartitionedBatch implements AutoCloseable {
     return decodeStats;
   }
 
+  /** This batch, with its decode stats; it takes over the native batch and the partitions. */
   PartitionedBatch withDecodeStats(DecodeStats stats) {
-    PartitionedBatch moved = new PartitionedBatch(handle, partitions, groupRows, stats);
-    handle = null;
-    return moved;
+    return new PartitionedBatch(detach(), partitions, groupRows, stats);
   }
 
-  MemorySegment handle() {
-    if (handle == null) {
-      throw new IllegalStateException("PartitionedBatch is closed");
-    }
-    return handle;
+  /** Frees the native batch and the partition values. Idempotent. */
+  @Override
+  public synchronized void close() {
+    super.close();
   }
 
   @Override
-  public void close() {
-    if (handle != null) {
-      floe_h.floe_partitioned_batch_free(handle);
-      handle = null;
-      partitions.close();
-    }
+  void free(MemorySegment batch) {
+    floe_h.floe_partitioned_batch_free(batch);
+  }
+
+  @Override
+  void freed() {
+    partitions.close();
   }
 
   /** A native call that fills the partition values' C Data structs and the batch handle. */

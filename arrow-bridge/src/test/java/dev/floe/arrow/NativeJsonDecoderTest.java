@@ -185,6 +185,39 @@ class NativeJsonDecoderTest extends AllocatorTest {
       SchemaMismatchException e =
           assertThrows(SchemaMismatchException.class, () -> decoder.decodeInto(batch, writer, BadRecordPolicy.SKIP));
       assertTrue(e.getMessage().contains("has 9 fields, writer expects 1"), e.getMessage());
+      // Refused up front: neither the decoder nor the writer failed.
+      try (DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.FAIL, allocator)) {
+        assertEquals(1, decoded.root().getRowCount());
+      }
+      assertEquals(0, writer.finish().rowCount());
+    }
+  }
+
+  @Test
+  void aFailedWriterIsRefusedBeforeDecodingAndTheDecoderCarriesOn() {
+    Schema ids = new Schema(List.of(field("id", 1, false, new ArrowType.Int(64, true))));
+    java.io.IOException diskFull = new java.io.IOException("disk full");
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(ids, JsonDecoderConfig.defaults());
+        MessageBatch batch = batchOf("{\"id\":1}", "{\"id\":2}");
+        NativeParquetWriter writer =
+            NativeParquetWriter.open(
+                NativeParquetWriterErrorsTest.failing(diskFull), ids, ParquetWriterConfig.defaults(), allocator);
+        VectorSchemaRoot big = VectorSchemaRoot.create(ids, allocator)) {
+      long[] noise = NativeParquetWriterErrorsTest.noise(400_000);
+      BigIntVector values = (BigIntVector) big.getVector(0);
+      for (int i = 0; i < noise.length; i++) {
+        values.setSafe(i, noise[i]);
+      }
+      big.setRowCount(noise.length);
+      writer.write(big);
+      NativeIOException failure = assertThrows(NativeIOException.class, writer::flushRowGroup);
+
+      IllegalStateException refused =
+          assertThrows(IllegalStateException.class, () -> decoder.decodeInto(batch, writer, BadRecordPolicy.FAIL));
+      assertSame(failure, refused.getCause());
+      try (DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.FAIL, allocator)) {
+        assertEquals(2, decoded.root().getRowCount());
+      }
     }
   }
 

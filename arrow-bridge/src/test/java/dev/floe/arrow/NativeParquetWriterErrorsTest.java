@@ -27,6 +27,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Misuse and failures become Java exceptions with clear messages; the JVM keeps running. */
@@ -172,6 +173,65 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
       NativeIOException e = assertThrows(NativeIOException.class, writer::finish);
       assertSame(diskFull, e.getCause());
     }
+  }
+
+  /** An output stream that fails every write, like a full disk. */
+  static OutputStream failing(IOException failure) {
+    return new OutputStream() {
+      @Override
+      public void write(int b) throws IOException {
+        throw failure;
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        throw failure;
+      }
+    };
+  }
+
+  /** Values that do not compress, so a batch's pages pass the native 1 MiB output buffer. */
+  static long[] noise(int rows) {
+    long[] values = new long[rows];
+    long x = 0x9e3779b97f4a7c15L;
+    for (int i = 0; i < rows; i++) {
+      x ^= x << 13;
+      x ^= x >>> 7;
+      x ^= x << 17;
+      values[i] = x;
+    }
+    return values;
+  }
+
+  @Test
+  void aWriterWhoseOutputFailedRefusesEveryLaterCallAndStillCloses() {
+    IOException diskFull = new IOException("disk full");
+    NativeParquetWriter writer =
+        NativeParquetWriter.open(failing(diskFull), longs("price"), ParquetWriterConfig.defaults(), allocator);
+    try (VectorSchemaRoot big = longBatch("price", noise(400_000));
+        VectorSchemaRoot small = longBatch("price", 1)) {
+      writer.write(big);
+      NativeIOException first = assertThrows(NativeIOException.class, writer::flushRowGroup);
+      assertSame(diskFull, first.getCause());
+      List<Executable> later =
+          List.of(
+              () -> writer.write(small),
+              writer::flushRowGroup,
+              writer::estimatedSize,
+              writer::bufferedBytes,
+              writer::finish);
+      for (Executable call : later) {
+        IllegalStateException refused = assertThrows(IllegalStateException.class, call);
+        assertEquals("NativeParquetWriter failed earlier: " + first.getMessage(), refused.getMessage());
+        assertSame(first, refused.getCause());
+      }
+    } finally {
+      writer.close();
+    }
+    writer.close(); // idempotent
+    IllegalStateException closed = assertThrows(IllegalStateException.class, writer::finish);
+    assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+    // The allocator closing in tearDown proves the failed writer released the batch it held.
   }
 
   @Test

@@ -68,37 +68,10 @@ public class floe_h {
     public static final AddressLayout C_POINTER = ValueLayout.ADDRESS
             .withTargetLayout(MemoryLayout.sequenceLayout(java.lang.Long.MAX_VALUE, JAVA_BYTE));
     public static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    private static final int ARROW_FLAG_DICTIONARY_ORDERED = (int)1L;
+    private static final int FLOE_ABI_VERSION = (int)4L;
     /**
      * {@snippet lang=c :
-     * #define ARROW_FLAG_DICTIONARY_ORDERED 1
-     * }
-     */
-    public static int ARROW_FLAG_DICTIONARY_ORDERED() {
-        return ARROW_FLAG_DICTIONARY_ORDERED;
-    }
-    private static final int ARROW_FLAG_NULLABLE = (int)2L;
-    /**
-     * {@snippet lang=c :
-     * #define ARROW_FLAG_NULLABLE 2
-     * }
-     */
-    public static int ARROW_FLAG_NULLABLE() {
-        return ARROW_FLAG_NULLABLE;
-    }
-    private static final int ARROW_FLAG_MAP_KEYS_SORTED = (int)4L;
-    /**
-     * {@snippet lang=c :
-     * #define ARROW_FLAG_MAP_KEYS_SORTED 4
-     * }
-     */
-    public static int ARROW_FLAG_MAP_KEYS_SORTED() {
-        return ARROW_FLAG_MAP_KEYS_SORTED;
-    }
-    private static final int FLOE_ABI_VERSION = (int)3L;
-    /**
-     * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 3
+     * #define FLOE_ABI_VERSION 4
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -1500,65 +1473,6 @@ public class floe_h {
                 traceDowncall("floe_partitioner_free", partitioner);
             }
             mh$.invokeExact(partitioner);
-        } catch (Throwable ex$) {
-           throw new AssertionError("should not reach here", ex$);
-        }
-    }
-
-    private static class floe_debug_panic {
-        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
-            floe_h.C_INT,
-            floe_h.C_POINTER,
-            floe_h.C_POINTER
-        );
-
-        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_debug_panic");
-
-        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
-    }
-
-    /**
-     * Function descriptor for:
-     * {@snippet lang=c :
-     * int32_t floe_debug_panic(const char *message, char **out_error)
-     * }
-     */
-    public static FunctionDescriptor floe_debug_panic$descriptor() {
-        return floe_debug_panic.DESC;
-    }
-
-    /**
-     * Downcall method handle for:
-     * {@snippet lang=c :
-     * int32_t floe_debug_panic(const char *message, char **out_error)
-     * }
-     */
-    public static MethodHandle floe_debug_panic$handle() {
-        return floe_debug_panic.HANDLE;
-    }
-
-    /**
-     * Address for:
-     * {@snippet lang=c :
-     * int32_t floe_debug_panic(const char *message, char **out_error)
-     * }
-     */
-    public static MemorySegment floe_debug_panic$address() {
-        return floe_debug_panic.ADDR;
-    }
-
-    /**
-     * {@snippet lang=c :
-     * int32_t floe_debug_panic(const char *message, char **out_error)
-     * }
-     */
-    public static int floe_debug_panic(MemorySegment message, MemorySegment out_error) {
-        var mh$ = floe_debug_panic.HANDLE;
-        try {
-            if (TRACE_DOWNCALLS) {
-                traceDowncall("floe_debug_panic", message, out_error);
-            }
-            return (int)mh$.invokeExact(message, out_error);
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }

@@ -1,0 +1,125 @@
+package dev.floe.arrow;
+
+import dev.floe.arrow.internal.NativeStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
+
+/**
+ * What every Java object owning a libfloe handle shares: the handle, the {@link Arena} its
+ * out-parameter slots and upcall stubs live in, an idempotent {@link #close()} that frees both,
+ * {@link IllegalStateException} on use after close, and the failed state.
+ *
+ * <p>Failed: a native error whose code {@code failsOn} names (per {@code docs/ffi.md}, e.g. an I/O
+ * failure part way through writing a file, or a panic) leaves the native object unusable; libfloe
+ * refuses every later call on it, and so does this object, before reaching native code, with an
+ * {@link IllegalStateException} naming the first failure (its cause). {@link #close()} still
+ * frees it.
+ *
+ * <p>Thread safety is the subclass's: {@code close()} is synchronized on this object, and the
+ * handle and failure are volatile, so a subclass whose calls run concurrently (the partitioner)
+ * still sees them.
+ */
+abstract class NativeHandle implements AutoCloseable {
+  private final String kind;
+  private final Arena arena;
+  private final IntPredicate failsOn;
+  private volatile MemorySegment handle;
+  private volatile NativeException failure;
+
+  /**
+   * @param kind the class name used in messages
+   * @param arena owned by this object and closed by {@link #close()}; null if it needs none
+   * @param failsOn the native error codes that leave the native object failed
+   */
+  NativeHandle(String kind, Arena arena, IntPredicate failsOn) {
+    this.kind = kind;
+    this.arena = arena;
+    this.failsOn = failsOn;
+  }
+
+  /** The arena this object owns (slots, blobs, upcall stubs); closed with it. */
+  final Arena arena() {
+    return arena;
+  }
+
+  /** Takes ownership of the native object a create call returned. */
+  final void adopt(MemorySegment nativeHandle) {
+    handle = nativeHandle;
+  }
+
+  /**
+   * The native handle, for a call on it.
+   *
+   * @throws IllegalStateException if this object is closed, or failed (the cause is the failure)
+   */
+  final MemorySegment handle() {
+    MemorySegment h = handle;
+    if (h == null) {
+      throw new IllegalStateException(kind + " is closed");
+    }
+    NativeException failed = failure;
+    if (failed != null) {
+      throw new IllegalStateException(kind + " failed earlier: " + failed.getMessage(), failed);
+    }
+    return h;
+  }
+
+  /**
+   * Gives up the handle without freeing it: another object has taken it over. This object is
+   * closed afterwards.
+   */
+  final MemorySegment detach() {
+    MemorySegment h = handle();
+    handle = null;
+    return h;
+  }
+
+  /**
+   * Throws the exception for a native status, if it is one; an error that fails this kind of
+   * object fails it first.
+   */
+  final void check(int status, MemorySegment errorSlot, Throwable cause) {
+    try {
+      NativeStatus.check(status, errorSlot, cause);
+    } catch (NativeException e) {
+      failOn(e);
+      throw e;
+    }
+  }
+
+  /** Fails this object if {@code e}'s code fails its kind; the first failure is the one kept. */
+  final void failOn(NativeException e) {
+    if (failure == null && failsOn.test(e.code())) {
+      failure = e;
+    }
+  }
+
+  /** The native error that failed this object, or null. */
+  final NativeException failure() {
+    return failure;
+  }
+
+  /** Frees the native object; called once, by {@link #close()}. */
+  abstract void free(MemorySegment nativeHandle);
+
+  /** Releases what this object owns besides the native object; called once, after {@link #free}. */
+  void freed() {}
+
+  /** Frees the native object (whether or not it failed) and the arena. Idempotent. */
+  @Override
+  public synchronized void close() {
+    MemorySegment h = handle;
+    handle = null;
+    try {
+      if (h != null) {
+        free(h);
+        freed();
+      }
+    } finally {
+      if (arena != null && arena.scope().isAlive()) {
+        arena.close();
+      }
+    }
+  }
+}
