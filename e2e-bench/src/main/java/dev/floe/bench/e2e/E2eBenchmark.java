@@ -21,9 +21,11 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /**
- * The end-to-end benchmark driver (issue 5): starts a real KRaft broker on loopback, loads each
+ * The end-to-end benchmark driver: starts a real KRaft broker on loopback, loads each
  * corpus once into a 4-partition topic, then runs every contender into a fresh 4-bucket v2 table
  * of the embedded catalog -- one warmup round and N measured rounds, the contenders' order
  * reversed every other round -- and checks every output against the corpus (row count and
@@ -48,11 +50,17 @@ public final class E2eBenchmark {
       // "Connection to node -1 could not be established" while the broker starts, and the like.
       System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
     }
+    CommandLine line = E2eCommandLine.commandLine();
     E2eOptions options;
     try {
-      options = E2eOptions.parse(args);
-    } catch (E2eOptions.UsageException e) {
-      System.err.println(e.getMessage());
+      line.parseArgs(args);
+      if (line.isUsageHelpRequested()) {
+        line.usage(System.out);
+        return;
+      }
+      options = E2eCommandLine.options(line);
+    } catch (ParameterException e) {
+      System.err.println("bench-e2e: " + e.getMessage() + " (see 'scripts/bench-e2e --help')");
       System.exit(2);
       return;
     }
@@ -92,7 +100,7 @@ public final class E2eBenchmark {
               options.connectTasks(), List.of("-Xms256m", "-Xmx" + options.connectHeap())));
         } else {
           String note = "kafka-connect left out: no worker classpath file " + options.connectClasspath()
-              + " (write it with 'mvn -f microbench/kafka-connect/pom.xml generate-resources')";
+              + " (the build writes it: 'mvn install -pl e2e-bench -am', as scripts/bench-e2e does)";
           System.err.println(note);
           notes.add(note);
         }

@@ -72,7 +72,9 @@ class E2eBenchmarkTest {
     JsonNode json = new ObjectMapper().readTree(out.resolve("tiny.json").toFile());
     assertEquals(8, json.path("runs").size());
     assertTrue(json.path("ratios").path("synthetic").has("floe/stock-java"), json.path("ratios").toString());
-    assertTrue(json.path("targets").size() > 0);
+    // Reported, not judged (NaN here: so tiny a run has no samples after its warmup).
+    assertTrue(json.path("memory").has("rssGrowthAfterWarmup"), json.path("memory").toString());
+    assertFalse(json.has("targets"), "the report shows measured figures and ratios, no targets");
     String md = Files.readString(out.resolve("tiny.md"));
     assertTrue(md.contains("> **test run**") && md.contains("| synthetic | floe |") && md.contains("tiny.png"), md);
     BufferedImage png = ImageIO.read(out.resolve("tiny.png").toFile());

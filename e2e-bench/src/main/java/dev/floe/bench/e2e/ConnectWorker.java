@@ -26,7 +26,7 @@ import javax.management.remote.JMXServiceURL;
 /**
  * A standalone Kafka Connect worker ({@code ConnectStandalone}) in its own JVM, on loopback, with
  * its REST API for submitting connectors and remote JMX for reading its task metrics. Its
- * classpath is the file written by {@code microbench/kafka-connect/pom.xml} at build time (Connect
+ * classpath is the file the module {@code e2e-bench/connect-worker} writes at build time (Connect
  * and the Iceberg sink never touch the driver's classpath).
  *
  * <p>Lifecycle: {@link #start} launches the worker and returns once its REST API answers; the
@@ -123,14 +123,14 @@ final class ConnectWorker implements AutoCloseable {
 
   private static String readClasspath(Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
-      throw new IllegalStateException("no Kafka Connect classpath file " + file + "; write it with "
-          + "'mvn -f microbench/kafka-connect/pom.xml generate-resources' (scripts/bench-e2e does)");
+      throw new IllegalStateException("no Kafka Connect classpath file " + file + "; the build writes it: "
+          + "'mvn install -pl e2e-bench -am' (scripts/bench-e2e does)");
     }
     String text = Files.readString(file, StandardCharsets.UTF_8).strip();
     for (String entry : text.split(File.pathSeparator)) {
       if (!Files.exists(Path.of(entry))) {
         throw new IllegalStateException("the Kafka Connect classpath names a missing jar " + entry
-            + "; rewrite it with 'mvn -f microbench/kafka-connect/pom.xml generate-resources'");
+            + "; write it again with 'mvn install -pl e2e-bench/connect-worker'");
       }
     }
     return text;

@@ -25,10 +25,9 @@ final class ReportWriter {
     Path json = dir.resolve(name + ".json");
     Path md = dir.resolve(name + ".md");
     Path png = dir.resolve(name + ".png");
-    List<Targets.Target> targets = Targets.check(report);
-    writeJson(report, targets, json);
+    writeJson(report, json);
     chart(report, png);
-    Files.writeString(md, markdown(report, targets, png.getFileName().toString(), json.getFileName().toString()),
+    Files.writeString(md, markdown(report, png.getFileName().toString(), json.getFileName().toString()),
         StandardCharsets.UTF_8);
     return List.of(md, json, png);
   }
@@ -36,16 +35,20 @@ final class ReportWriter {
   /** Reads a report's JSON and writes its markdown and PNG (and the JSON) again, beside it. */
   static List<Path> render(Path json) throws IOException {
     E2eReport report = new ObjectMapper()
-        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false) // targets, ratios: derived
+        // ratios and RSS growth are derived; older reports also hold the targets they were checked against
+        .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
         .readValue(json.toFile(), E2eReport.class);
     String name = json.getFileName().toString().replaceFirst("\\.json$", "");
     return write(report, json.toAbsolutePath().getParent(), name);
   }
 
-  private static void writeJson(E2eReport report, List<Targets.Target> targets, Path json) throws IOException {
+  /** The report, plus what the markdown derives from it: floe's ratios and the memory run's RSS growth. */
+  private static void writeJson(E2eReport report, Path json) throws IOException {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.valueToTree(report);
-    root.set("targets", mapper.valueToTree(targets));
+    if (report.memory() != null && report.memory().valid()) {
+      ((ObjectNode) root.get("memory")).put("rssGrowthAfterWarmup", report.memory().rssGrowthAfterWarmup());
+    }
     ObjectNode ratios = root.putObject("ratios");
     for (E2eReport.Topic topic : report.topics()) {
       ObjectNode r = ratios.putObject(topic.corpus());
@@ -81,7 +84,7 @@ final class ReportWriter {
     BarChart.write(png, "Kafka -> Iceberg end to end: messages/s", subtitle, "messages per second", series, groups);
   }
 
-  static String markdown(E2eReport report, List<Targets.Target> targets, String png, String json) {
+  static String markdown(E2eReport report, String png, String json) {
     StringBuilder md = new StringBuilder();
     Map<String, Object> env = report.environment();
     Map<String, Object> set = report.settings();
@@ -155,12 +158,6 @@ final class ReportWriter {
     }
     md.append("\n![msg/s per contender and corpus](").append(png).append(")\n");
 
-    md.append("\n## Targets (issue 5)\n\n| target | corpus | measured | met |\n|---|---|---|---|\n");
-    for (Targets.Target t : targets) {
-      md.append("| ").append(t.target()).append(" | ").append(t.corpus() == null ? "" : t.corpus()).append(" | ")
-          .append(t.measured()).append(" | ")
-          .append(t.met() == null ? "n/a" : t.met() ? "yes" : "**no**").append(" |\n");
-    }
 
     MemoryProfile m = report.memory();
     if (m != null) {
@@ -238,7 +235,6 @@ final class ReportWriter {
     return out.toString();
   }
 
-  /** How the memory child's glibc malloc was set up (reports before the setting: the default). */
   /** What the memory run called warmup (reports before 2026-12-02 have no warmup end: 30%). */
   private static String warmup(MemoryProfile m) {
     return m.passes() > 1 && m.warmupEndSeconds() > 0
@@ -247,6 +243,7 @@ final class ReportWriter {
         : "the first 30% of the run";
   }
 
+  /** How the memory child's glibc malloc was set up (reports before the setting: the default). */
   private static String mallocArenas(Object setting) {
     int arenas = setting == null ? 0 : ((Number) setting).intValue();
     return arenas > 0 ? "`MALLOC_ARENA_MAX=" + arenas + "`" : "glibc's default malloc arenas";

@@ -1,10 +1,11 @@
 /**
- * The end-to-end Kafka -> Iceberg benchmark of issue 5: {@link dev.floe.bench.e2e.E2eBenchmark}
+ * The end-to-end Kafka -> Iceberg benchmark (module e2e-bench): {@link dev.floe.bench.e2e.E2eBenchmark}
  * starts a real broker, loads the Nexmark and synthetic corpora once, and runs floe's sink, a
  * stock Java sink, Apache Iceberg's Kafka Connect sink (a standalone Connect worker in its own
  * JVM) and a bare consumer into fresh 4-bucket v2 tables, checking every table against the
  * corpus; {@link dev.floe.bench.e2e.MemoryRun} measures floe's heap and RSS in a child JVM;
- * {@link dev.floe.bench.e2e.ReportWriter} writes JSON, markdown and a PNG chart.
+ * {@link dev.floe.bench.e2e.ReportWriter} writes JSON, markdown and a PNG chart: measured figures
+ * and ratios, no targets.
  *
  * <pre>
  * scripts/bench-e2e --scale 0.1 --label "reduced run"   # 200k Nexmark, 1M synthetic events
