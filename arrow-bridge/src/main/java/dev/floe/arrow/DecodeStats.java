@@ -8,6 +8,6 @@ import java.util.List;
  *
  * @param rows messages decoded and written
  * @param rejectedCount messages rejected
- * @param rejected the rejected messages under {@link BadRecordPolicy#COLLECT}, else empty
+ * @param rejected the rejected messages under {@link BadRecordPolicy#DEAD_LETTER}, else empty
  */
 public record DecodeStats(long rows, long rejectedCount, List<RejectedMessage> rejected) {}

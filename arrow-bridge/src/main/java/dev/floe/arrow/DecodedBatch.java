@@ -9,7 +9,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  *
  * @param root the decoded rows, in message order; allocated from the caller's allocator
  * @param rejectedCount messages rejected
- * @param rejected the rejected messages under {@link BadRecordPolicy#COLLECT}, else empty
+ * @param rejected the rejected messages under {@link BadRecordPolicy#DEAD_LETTER}, else empty
  */
 public record DecodedBatch(VectorSchemaRoot root, long rejectedCount, List<RejectedMessage> rejected)
     implements AutoCloseable {

@@ -22,7 +22,7 @@ import java.util.Objects;
  *   for (int i = 0; i < jsonLines.size(); i++) {
  *     batch.add(jsonLines.get(i), lines, i + 1);
  *   }
- *   DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator);
+ *   DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator);
  * }
  * }</pre>
  */

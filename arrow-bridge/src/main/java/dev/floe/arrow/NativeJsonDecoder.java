@@ -26,7 +26,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * try (NativeJsonDecoder decoder = NativeJsonDecoder.create(schema, JsonDecoderConfig.defaults());
  *     MessageBatch batch = new MessageBatch()) {
  *   batch.add(payload);
- *   try (DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator)) {
+ *   try (DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
  *     VectorSchemaRoot root = decoded.root();
  *   }
  *   // or, without the batch crossing back to Java:
@@ -242,7 +242,7 @@ public final class NativeJsonDecoder extends NativeHandle {
   }
 
   private static List<RejectedMessage> collected(BadRecordPolicy policy, List<RejectedMessage> all) {
-    return policy == BadRecordPolicy.COLLECT ? all : List.of();
+    return policy == BadRecordPolicy.DEAD_LETTER ? all : List.of();
   }
 
   /** Frees the native decoder. Idempotent; also frees a failed decoder. */

@@ -123,7 +123,7 @@ class NativeJsonDecoderTest extends AllocatorTest {
   void collectReturnsEachBadMessageWithIndexReasonSourceAndBytes() {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, JsonDecoderConfig.defaults());
         MessageBatch batch = batchOf(MIXED);
-        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator)) {
+        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
       assertEquals(2, decoded.root().getRowCount());
       assertEquals(List.of(Map.of("id", 1L), Map.of("id", 2L)),
           List.of(Map.of("id", ArrowValues.value(decoded.root().getVector("id"), 0)),
@@ -162,7 +162,7 @@ class NativeJsonDecoderTest extends AllocatorTest {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, JsonDecoderConfig.defaults());
         MessageBatch batch = batchOf(MIXED);
         NativeParquetWriter writer = NativeParquetWriter.open(file, EVENTS, ParquetWriterConfig.defaults(), allocator)) {
-      DecodeStats stats = decoder.decodeInto(batch, writer, BadRecordPolicy.COLLECT);
+      DecodeStats stats = decoder.decodeInto(batch, writer, BadRecordPolicy.DEAD_LETTER);
       assertEquals(2, stats.rows());
       assertEquals(3, stats.rejectedCount());
       assertEquals(3, stats.rejected().size());
@@ -226,7 +226,7 @@ class NativeJsonDecoderTest extends AllocatorTest {
     JsonDecoderConfig config = JsonDecoderConfig.defaults().withStrict(true).withMaxMessageBytes(64);
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, config);
         MessageBatch batch = batchOf("{\"id\":1,\"surprise\":true}", "{\"id\":2,\"name\":\"" + "x".repeat(80) + "\"}");
-        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.COLLECT, allocator)) {
+        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
       assertEquals(0, decoded.root().getRowCount());
       assertTrue(decoded.rejected().get(0).reason().contains("unknown field 'surprise'"));
       assertTrue(decoded.rejected().get(1).reason().contains("exceeds the limit of 64 bytes"));

@@ -54,12 +54,6 @@ import picocli.CommandLine.Spec;
           + "--on-error fail, I/O or catalog errors); 2 bad usage."
     })
 final class WriteCommand implements Callable<Integer> {
-  enum OnError {
-    fail,
-    skip,
-    dlq
-  }
-
   /** Skipped lines named on stderr under --on-error skip, before "and N more". */
   private static final int SKIPPED_LINES_SHOWN = 10;
 
@@ -98,8 +92,9 @@ final class WriteCommand implements Callable<Integer> {
   @Option(
       names = "--on-error",
       paramLabel = "POLICY",
-      description = "Bad lines: ${COMPLETION-CANDIDATES} (default: fail, or dlq with --dlq).")
-  OnError onError;
+      converter = BadRecordPolicyFlag.class,
+      description = "Bad lines: fail, skip or dlq (default: fail, or dlq with --dlq).")
+  BadRecordPolicy onError;
 
   @Option(
       names = "--dlq",
@@ -130,13 +125,13 @@ final class WriteCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    OnError policy = validate();
+    BadRecordPolicy policy = validate();
     try (InputStream in = openInput();
         JsonLines lines = new JsonLines(in);
         BufferAllocator allocator = new RootAllocator()) {
       Catalog opened = destination.table != null ? catalog.open() : null;
       try (WriteTarget target = openTarget(opened, allocator);
-          DeadLetters deadLetters = policy == OnError.dlq ? DeadLetters.create(dlq) : null) {
+          DeadLetters deadLetters = policy == BadRecordPolicy.DEAD_LETTER ? DeadLetters.create(dlq) : null) {
         // Throughput covers the data path (decode, encode, commit), not JVM and library start-up.
         long started = System.nanoTime();
         Counts counts = copy(lines, target, policy, deadLetters);
@@ -171,7 +166,7 @@ final class WriteCommand implements Callable<Integer> {
   }
 
   /** Checks the flags go together (exit 2 otherwise) and returns the bad-line policy. */
-  private OnError validate() {
+  private BadRecordPolicy validate() {
     if (destination.output != null) {
       if (schema == null) {
         throw usage("--output needs --schema");
@@ -182,11 +177,11 @@ final class WriteCommand implements Callable<Integer> {
     } else {
       catalog.validate(spec, "--table");
     }
-    OnError policy = onError != null ? onError : dlq != null ? OnError.dlq : OnError.fail;
-    if (policy == OnError.dlq && dlq == null) {
+    BadRecordPolicy policy = onError != null ? onError : dlq != null ? BadRecordPolicy.DEAD_LETTER : BadRecordPolicy.FAIL;
+    if (policy == BadRecordPolicy.DEAD_LETTER && dlq == null) {
       throw usage("--on-error dlq needs --dlq FILE");
     }
-    if (policy != OnError.dlq && dlq != null) {
+    if (policy != BadRecordPolicy.DEAD_LETTER && dlq != null) {
       throw usage("--dlq goes with --on-error dlq, not --on-error " + policy);
     }
     if (batchRows <= 0 || batchRows > 1_000_000) {
@@ -230,9 +225,10 @@ final class WriteCommand implements Callable<Integer> {
   private record Counts(long rows, long rejected) {}
 
   /** Streams every line through the decoder into the target; bad lines go where the policy says. */
-  private Counts copy(JsonLines lines, WriteTarget target, OnError onError, DeadLetters deadLetters)
+  private Counts copy(JsonLines lines, WriteTarget target, BadRecordPolicy onError, DeadLetters deadLetters)
       throws IOException {
-    BadRecordPolicy policy = onError == OnError.fail ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
+    // Skipped lines are named on stderr (the first few): the decoder hands them over under SKIP too.
+    BadRecordPolicy policy = onError == BadRecordPolicy.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.DEAD_LETTER;
     PrintWriter err = spec.commandLine().getErr();
     long size = input.equals("-") ? 0 : Files.size(Path.of(input));
     Progress progress = Progress.startBytes(err, "floe write", size, !quiet);

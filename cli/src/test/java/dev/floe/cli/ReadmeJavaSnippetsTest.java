@@ -102,7 +102,7 @@ class ReadmeJavaSnippetsTest {
       MessageSource input = line -> "line " + line + " of the input"; // any object that names a position
       batch.add("{\"id\": 1, \"name\": \"Ada\"}".getBytes(StandardCharsets.UTF_8), input, 1);
       batch.add("{\"id\": \"two\", \"name\": \"Bob\"}".getBytes(StandardCharsets.UTF_8), input, 2);
-      DecodeStats stats = decoder.decodeInto(batch, writer, BadRecordPolicy.COLLECT);
+      DecodeStats stats = decoder.decodeInto(batch, writer, BadRecordPolicy.DEAD_LETTER);
       for (RejectedMessage bad : stats.rejected()) {
         deadLetters.add(bad.describe() + ": " + bad.reason()); // bad.payload() has the original bytes
       }

@@ -181,7 +181,7 @@ class WriteCommandTest {
         NativeJsonDecoder decoder =
             NativeJsonDecoder.create(ArrowSchemas.toArrow(TestRows.SCHEMA), JsonDecoderConfig.defaults());
         MessageBatch batch = new MessageBatch();
-        DecodedBatch decoded = decoder.decode(batch.add(message), BadRecordPolicy.COLLECT, allocator)) {
+        DecodedBatch decoded = decoder.decode(batch.add(message), BadRecordPolicy.DEAD_LETTER, allocator)) {
       assertEquals(1, decoded.rejected().size(), new String(message, StandardCharsets.UTF_8));
       return decoded.rejected().getFirst().reason();
     }

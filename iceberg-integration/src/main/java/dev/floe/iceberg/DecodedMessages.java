@@ -41,7 +41,7 @@ public final class DecodedMessages implements AutoCloseable {
     return new DecodedMessages(decodedBy, null, rows, stats);
   }
 
-  /** Rows decoded and the messages rejected (under {@code COLLECT}). */
+  /** Rows decoded and the messages rejected (under {@code DEAD_LETTER}). */
   public DecodeStats stats() {
     return stats;
   }

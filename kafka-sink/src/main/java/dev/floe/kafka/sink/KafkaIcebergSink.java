@@ -1,5 +1,6 @@
 package dev.floe.kafka.sink;
 
+import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -93,7 +94,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     this.inFlight = new Semaphore((int) config.batchBudgetBytes());
     this.fileBuffers = new Semaphore((int) (config.maxInFlightBytes() - config.batchBudgetBytes()));
     this.routeField = config.routeField() == null ? null : new RouteField(config.routeField());
-    boolean deadLettering = config.badRecords() == BadRecordMode.DEAD_LETTER;
+    boolean deadLettering = config.badRecords() == BadRecordPolicy.DEAD_LETTER;
     this.pool = new BatchPool(inFlight, deadLettering);
     this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
     this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters, config.group());

@@ -21,6 +21,7 @@ import static dev.floe.kafka.sink.SinkSettings.TOPIC;
 import static dev.floe.kafka.sink.SinkSettings.UPSERT;
 import static dev.floe.kafka.sink.SinkSettings.defaultValue;
 
+import dev.floe.arrow.BadRecordPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,7 +56,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *     for rows the open files buffer before a row group is written (past it, row groups are
  *     written early). The consumer waits while the batches' share is used up: backpressure
  * @param badRecords what happens to records that do not decode
- * @param deadLetterTopic the dead-letter topic for {@link BadRecordMode#DEAD_LETTER}
+ * @param deadLetterTopic the dead-letter topic for {@link BadRecordPolicy#DEAD_LETTER}
  * @param upsert replace rows by the tables' identifier fields instead of appending
  * @param createSchema the schema of tables created when missing, or null to require them
  * @param createSpec their partition spec
@@ -85,7 +86,7 @@ public record SinkConfig(
     int batchRecords,
     long batchBytes,
     long maxInFlightBytes,
-    BadRecordMode badRecords,
+    BadRecordPolicy badRecords,
     String deadLetterTopic,
     boolean upsert,
     Schema createSchema,
@@ -107,7 +108,7 @@ public record SinkConfig(
     if (topics.isEmpty() == (topicPattern == null)) {
       throw new IllegalArgumentException("give either topics or a topic pattern");
     }
-    if (badRecords == BadRecordMode.DEAD_LETTER && deadLetterTopic == null) {
+    if (badRecords == BadRecordPolicy.DEAD_LETTER && deadLetterTopic == null) {
       throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
     }
     if (encodeThreads < 1) {
@@ -161,7 +162,7 @@ public record SinkConfig(
     private int batchRecords = (Integer) defaultValue(BATCH_RECORDS);
     private long batchBytes = SinkSettings.bytes(defaultValue(BATCH_BYTES));
     private long maxInFlightBytes = SinkSettings.bytes(defaultValue(MAX_IN_FLIGHT_BYTES));
-    private BadRecordMode badRecords = BadRecordMode.of((String) defaultValue(ON_ERROR));
+    private BadRecordPolicy badRecords = BadRecordPolicy.of((String) defaultValue(ON_ERROR));
     private String deadLetterTopic;
     private boolean upsert = (Boolean) defaultValue(UPSERT);
     private int encodeThreads = (Integer) defaultValue(ENCODE_THREADS);
@@ -215,7 +216,7 @@ public record SinkConfig(
         maxInFlightBytes = SinkSettings.bytes(parsed.get(MAX_IN_FLIGHT_BYTES));
       }
       if (given.containsKey(ON_ERROR)) {
-        badRecords = BadRecordMode.of((String) parsed.get(ON_ERROR));
+        badRecords = BadRecordPolicy.of((String) parsed.get(ON_ERROR));
       }
       if (parsed.get(DLQ_TOPIC) != null) {
         deadLetterTopic = (String) parsed.get(DLQ_TOPIC);
@@ -286,7 +287,7 @@ public record SinkConfig(
       return this;
     }
 
-    public Builder badRecords(BadRecordMode mode, String deadLetterTopic) {
+    public Builder badRecords(BadRecordPolicy mode, String deadLetterTopic) {
       this.badRecords = mode;
       this.deadLetterTopic = deadLetterTopic;
       return this;

@@ -277,8 +277,9 @@ final class TableChannel implements AutoCloseable {
     bufferedPermits = 0;
   }
 
+  /** The decoder hands bad messages over under SKIP too: the first ten are logged with their reason. */
   private BadRecordPolicy policy() {
-    return config.badRecords() == BadRecordMode.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.COLLECT;
+    return config.badRecords() == BadRecordPolicy.FAIL ? BadRecordPolicy.FAIL : BadRecordPolicy.DEAD_LETTER;
   }
 
   private void recycle(SinkBatch batch) {

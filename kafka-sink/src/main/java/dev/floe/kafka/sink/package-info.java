@@ -14,7 +14,7 @@
  *
  * <p>Offsets live in the tables ({@link dev.floe.kafka.sink.SnapshotOffsets}); each commit is
  * fenced against writers that moved them ({@link dev.floe.kafka.sink.FencedException}); bad
- * records follow a {@link dev.floe.kafka.sink.BadRecordMode}. The module README has the pipeline;
+ * records follow a {@link dev.floe.arrow.BadRecordPolicy}. The module README has the pipeline;
  * {@code docs/sink-guarantees.md} what is exactly once.
  */
 package dev.floe.kafka.sink;

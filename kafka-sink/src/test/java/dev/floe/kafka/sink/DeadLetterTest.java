@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.arrow.BadRecordPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +50,7 @@ class DeadLetterTest extends BrokerAndCatalog {
   private SinkConfig.Builder sink(String group, String deadLetterTopic) {
     return SinkConfig.builder(catalog, kafka.bootstrapServers(), group)
         .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
-        .badRecords(BadRecordMode.DEAD_LETTER, deadLetterTopic)
+        .badRecords(BadRecordPolicy.DEAD_LETTER, deadLetterTopic)
         .stopAtEnd(true);
   }
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.iceberg.TableFingerprint;
 import java.nio.charset.StandardCharsets;
@@ -187,7 +188,7 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
     try (KafkaIcebergSink sink =
         new KafkaIcebergSink(
             sink("bad-skip", "bad_skip", "skip")
-                .badRecords(BadRecordMode.SKIP, null)
+                .badRecords(BadRecordPolicy.SKIP, null)
                 .decodeAhead(false)
                 .overlapCommits(false)
                 .build())) {
@@ -208,7 +209,7 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
     SinkFixture.produce(kafka.bootstrapServers(), "bad-dlq", 1, messages);
     try (KafkaIcebergSink sink =
         new KafkaIcebergSink(
-            sink("bad-dlq", "bad_dlq", "dlq").badRecords(BadRecordMode.DEAD_LETTER, "bad-dlq-dead").build())) {
+            sink("bad-dlq", "bad_dlq", "dlq").badRecords(BadRecordPolicy.DEAD_LETTER, "bad-dlq-dead").build())) {
       sink.run();
       assertEquals(6, sink.metrics().getDeadLettered());
     }
@@ -396,7 +397,7 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
             .routeValue("alpha", TableIdentifier.of("nexmark", "alpha"))
             .routeValue("beta-\\d+", TableIdentifier.of("nexmark", "beta"))
             .createTables(KEYED, org.apache.iceberg.PartitionSpec.unpartitioned(), V2)
-            .badRecords(BadRecordMode.SKIP, null)
+            .badRecords(BadRecordPolicy.SKIP, null)
             .commitEvery(Duration.ofMinutes(1), 500, Long.MAX_VALUE)
             .stopAtEnd(true)
             .build();
@@ -428,7 +429,7 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
             .routeField("kind")
             .routeValue("alpha", TableIdentifier.of("nexmark", "unrouted_alpha"))
             .createTables(KEYED, org.apache.iceberg.PartitionSpec.unpartitioned(), V2)
-            .badRecords(BadRecordMode.DEAD_LETTER, "unrouted-dead")
+            .badRecords(BadRecordPolicy.DEAD_LETTER, "unrouted-dead")
             // The sink's own deserializers must win over any the user names.
             .consumerProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
                 org.apache.kafka.common.serialization.StringDeserializer.class.getName())

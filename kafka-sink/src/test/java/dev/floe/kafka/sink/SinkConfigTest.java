@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.iceberg.Catalogs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,7 +71,7 @@ class SinkConfigTest {
         SinkSettings.PARTITION_BY, "bucket(4,id)")));
     assertEquals(Duration.ofMillis(500), set.commitInterval());
     assertEquals(64L << 20, set.commitBytes());
-    assertEquals(BadRecordMode.DEAD_LETTER, set.badRecords());
+    assertEquals(BadRecordPolicy.DEAD_LETTER, set.badRecords());
     assertEquals("dead", set.deadLetterTopic());
     assertEquals(false, set.decodeAhead());
     assertEquals(List.of("t", "a", "b"), set.topics());

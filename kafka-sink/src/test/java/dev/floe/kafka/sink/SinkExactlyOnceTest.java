@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.arrow.BadRecordPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -344,19 +345,19 @@ class SinkExactlyOnceTest extends BrokerAndCatalog {
     SinkFixture.produceTo(kafka.bootstrapServers(), "escapes", Collections.nCopies(20, 0), messages);
     Map<Long, Long> good = ids(0, 20);
     good.remove(7L);
-    java.util.function.BiFunction<String, BadRecordMode, SinkConfig> config = (group, mode) -> sink(catalog, group)
+    java.util.function.BiFunction<String, BadRecordPolicy, SinkConfig> config = (group, mode) -> sink(catalog, group)
         .topics(List.of("escapes"))
         .routeField("kind")
         .routeValue("alpha", TableIdentifier.of("t", group))
         .badRecords(mode, null)
         .build();
 
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply("escapes_fail", BadRecordMode.FAIL))) {
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply("escapes_fail", BadRecordPolicy.FAIL))) {
       SinkException e = assertThrows(SinkException.class, sink::run);
       assertTrue(e.getMessage().contains("partition 0, offset 7"), e.getMessage());
       assertTrue(e.getMessage().contains("invalid escape '\\uZZZZ'"), e.getMessage());
     }
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply("escapes_skip", BadRecordMode.SKIP))) {
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply("escapes_skip", BadRecordPolicy.SKIP))) {
       sink.run();
       assertEquals(1, sink.metrics().getBadRecords());
     }
