@@ -233,10 +233,10 @@ fn batches(schema: &SchemaRef, columns: &[ArrayRef]) -> Vec<RecordBatch> {
 
 fn config(compression: &str) -> WriterConfig {
     WriterConfig {
-        compression: compression.to_string(),
-        compression_level: (compression == "zstd").then_some(3),
+        codec: compression.to_string(),
+        level: (compression == "zstd").then_some(3),
         row_group_bytes: 128 * 1024 * 1024,
-        data_page_bytes: 1024 * 1024,
+        page_bytes: 1024 * 1024,
         dictionary_page_bytes: 2 * 1024 * 1024,
         ..WriterConfig::default()
     }

@@ -1,5 +1,8 @@
 //! Writer configuration: one versioned JSON blob crosses the boundary instead of
-//! dozens of arguments. Absent keys take the defaults documented below.
+//! dozens of arguments. Absent keys take the defaults, which live in one place for both
+//! sides: `writer-defaults.json` at the crate root, compiled in here and packaged into the
+//! Java facade (`ParquetWriterConfig`), whose record components have these names in
+//! camelCase.
 
 use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
 use parquet::file::properties::{
@@ -11,26 +14,29 @@ use serde::Deserialize;
 use crate::error::{FloeError, Result};
 
 /// The only configuration version this build understands.
-pub const CONFIG_VERSION: u32 = 1;
+pub const CONFIG_VERSION: u32 = 2;
+
+/// Every setting's default, as the Java side reads them too.
+const DEFAULTS_JSON: &str = include_str!("../writer-defaults.json");
 
 /// Parquet writer settings. Defaults follow Iceberg's table-property defaults.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct WriterConfig {
     pub version: u32,
     /// `zstd` (default), `snappy`, `gzip`, `lz4`, `brotli` or `uncompressed`.
-    pub compression: String,
+    pub codec: String,
     /// Codec level; `None` means the codec's own default (zstd: 3).
-    pub compression_level: Option<i32>,
+    pub level: Option<i32>,
     /// A row group is closed once its estimated encoded size reaches this (128 MiB).
     pub row_group_bytes: u64,
     /// Target data page size in bytes (1 MiB).
-    pub data_page_bytes: u64,
+    pub page_bytes: u64,
     /// Rows per data page (20,000, Iceberg's `write.parquet.page-row-limit` default). Best
     /// effort: parquet-rs checks it between the mini-batches it writes a column in (up to
     /// 1,024 values, or a whole write of a column without nulls), so a page stays under
     /// twice the limit.
-    pub data_page_rows: u64,
+    pub page_row_limit: u64,
     /// Dictionary page size limit in bytes (2 MiB); beyond it a column falls back to plain.
     pub dictionary_page_bytes: u64,
     /// Dictionary encoding (default on). Columns where it does not pay on the first
@@ -40,7 +46,8 @@ pub struct WriterConfig {
     pub statistics: String,
     /// Max length of min/max statistics; `None` keeps them whole (marked exact).
     pub statistics_truncate_length: Option<u64>,
-    pub created_by: String,
+    /// The footer's `created_by`; `None`: `floe version x.y.z`.
+    pub created_by: Option<String>,
     /// Batches are held (not copied) until this many rows (65,536) are waiting, then
     /// encoded one column at a time, which keeps each column's compressor in the CPU cache
     /// across its pages (see `writer::runs`). 0 encodes every batch as it arrives.
@@ -54,33 +61,31 @@ pub struct WriterConfig {
 
 impl Default for WriterConfig {
     fn default() -> Self {
-        Self {
-            version: CONFIG_VERSION,
-            compression: "zstd".to_string(),
-            compression_level: None,
-            row_group_bytes: 128 * 1024 * 1024,
-            data_page_bytes: 1024 * 1024,
-            data_page_rows: 20_000,
-            dictionary_page_bytes: 2 * 1024 * 1024,
-            dictionary: true,
-            statistics: "page".to_string(),
-            statistics_truncate_length: None,
-            created_by: format!("floe version {}", env!("CARGO_PKG_VERSION")),
-            column_run_rows: 64 * 1024,
-            column_run_bytes: 32 * 1024 * 1024,
-            encode_threads: 1,
-        }
+        serde_json::from_str(DEFAULTS_JSON)
+            .expect("writer-defaults.json is a complete writer config")
     }
 }
 
 impl WriterConfig {
-    /// Parses a config blob; an empty blob means all defaults.
+    /// Parses a config blob: the keys it has over the defaults; an empty blob means all
+    /// defaults.
     pub fn from_json(bytes: &[u8]) -> Result<Self> {
         if bytes.is_empty() {
             return Ok(Self::default());
         }
-        let config: WriterConfig = serde_json::from_slice(bytes)
-            .map_err(|e| FloeError::invalid_argument(format!("writer config: {e}")))?;
+        let invalid =
+            |e: serde_json::Error| FloeError::invalid_argument(format!("writer config: {e}"));
+        let given: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
+        let serde_json::Value::Object(given) = given else {
+            return Err(FloeError::invalid_argument(
+                "writer config: expected a JSON object",
+            ));
+        };
+        let mut merged: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(DEFAULTS_JSON).expect("writer-defaults.json is an object");
+        merged.extend(given);
+        let config: WriterConfig =
+            serde_json::from_value(serde_json::Value::Object(merged)).map_err(invalid)?;
         if config.version != CONFIG_VERSION {
             return Err(FloeError::invalid_argument(format!(
                 "writer config: version {} is not supported (this library reads version {CONFIG_VERSION})",
@@ -90,18 +95,24 @@ impl WriterConfig {
         Ok(config)
     }
 
+    /// The footer's `created_by`.
+    pub fn created_by(&self) -> String {
+        self.created_by
+            .clone()
+            .unwrap_or_else(|| format!("floe version {}", env!("CARGO_PKG_VERSION")))
+    }
+
     pub fn compression(&self) -> Result<Compression> {
-        let level = self.compression_level;
-        let bad_level =
-            |e| FloeError::invalid_argument(format!("writer config: compression_level: {e}"));
+        let level = self.level;
+        let bad_level = |e| FloeError::invalid_argument(format!("writer config: level: {e}"));
         let no_level = |codec: Compression| match level {
             None => Ok(codec),
             Some(l) => Err(FloeError::invalid_argument(format!(
                 "writer config: codec {} takes no level (got {l})",
-                self.compression
+                self.codec
             ))),
         };
-        match self.compression.to_ascii_lowercase().as_str() {
+        match self.codec.to_ascii_lowercase().as_str() {
             "zstd" => Ok(Compression::ZSTD(
                 ZstdLevel::try_new(level.unwrap_or(3)).map_err(bad_level)?,
             )),
@@ -181,7 +192,7 @@ impl WriterConfig {
             .statistics_truncate_length
             .map(|n| Self::positive("statistics_truncate_length", n))
             .transpose()?;
-        let page_rows = Self::positive("data_page_rows", self.data_page_rows)?;
+        let page_rows = Self::positive("page_row_limit", self.page_row_limit)?;
         Ok(WriterProperties::builder()
             .set_writer_version(WriterVersion::PARQUET_1_0)
             .set_compression(self.compression()?)
@@ -190,7 +201,7 @@ impl WriterConfig {
                 "row_group_bytes",
                 self.row_group_bytes,
             )?))
-            .set_data_page_size_limit(Self::positive("data_page_bytes", self.data_page_bytes)?)
+            .set_data_page_size_limit(Self::positive("page_bytes", self.page_bytes)?)
             .set_data_page_row_count_limit(page_rows)
             // Mini-batches no longer than a page, so a small row limit is not overshot by
             // parquet-rs's default batch of 1,024 values.
@@ -202,7 +213,7 @@ impl WriterConfig {
             .set_dictionary_enabled(self.dictionary)
             .set_statistics_enabled(self.statistics()?)
             .set_statistics_truncate_length(truncate)
-            .set_created_by(self.created_by.clone()))
+            .set_created_by(self.created_by()))
     }
 }
 
@@ -222,26 +233,40 @@ mod tests {
 
     #[test]
     fn partial_blob_keeps_other_defaults() {
-        let c = WriterConfig::from_json(br#"{"version":1,"compression":"snappy"}"#).unwrap();
+        let c = WriterConfig::from_json(br#"{"version":2,"codec":"snappy"}"#).unwrap();
         assert_eq!(c.compression().unwrap(), Compression::SNAPPY);
         assert_eq!(c.row_group_bytes, 128 * 1024 * 1024);
     }
 
     #[test]
     fn rejects_unknown_version_key_and_codec() {
-        let e = WriterConfig::from_json(br#"{"version":2}"#).unwrap_err();
-        assert!(e.message.contains("version 2"), "{}", e.message);
-        let e = WriterConfig::from_json(br#"{"version":1,"codec":"zstd"}"#).unwrap_err();
-        assert!(e.message.contains("codec"), "{}", e.message);
-        let c = WriterConfig::from_json(br#"{"version":1,"compression":"lzo"}"#).unwrap();
+        let e = WriterConfig::from_json(br#"{"version":1}"#).unwrap_err();
+        assert!(e.message.contains("version 1"), "{}", e.message);
+        let e = WriterConfig::from_json(br#"{"version":2,"compression":"zstd"}"#).unwrap_err();
+        assert!(e.message.contains("compression"), "{}", e.message);
+        let c = WriterConfig::from_json(br#"{"version":2,"codec":"lzo"}"#).unwrap();
         assert!(c.compression().unwrap_err().message.contains("'lzo'"));
-        let c = WriterConfig::from_json(br#"{"version":1,"compression_level":99}"#).unwrap();
+        let c = WriterConfig::from_json(br#"{"version":2,"level":99}"#).unwrap();
         assert!(c.writer_properties().is_err());
-        let c = WriterConfig::from_json(br#"{"version":1,"row_group_bytes":0}"#).unwrap();
+        let c = WriterConfig::from_json(br#"{"version":2,"row_group_bytes":0}"#).unwrap();
         assert!(c
             .writer_properties()
             .unwrap_err()
             .message
             .contains("row_group_bytes"));
+    }
+
+    #[test]
+    fn the_defaults_file_sets_every_setting() {
+        let all: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(DEFAULTS_JSON).unwrap();
+        assert_eq!(all.len(), 14, "one default per WriterConfig field: {all:?}");
+        let c = WriterConfig::default();
+        assert_eq!(c.version, CONFIG_VERSION);
+        assert_eq!(
+            c.created_by(),
+            format!("floe version {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!((c.page_bytes, c.page_row_limit), (1024 * 1024, 20_000));
     }
 }

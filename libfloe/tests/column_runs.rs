@@ -167,7 +167,7 @@ fn assert_same_rows(file: Bytes, batches: &[RecordBatch]) {
 fn config(dictionary: bool, run_rows: u64) -> WriterConfig {
     WriterConfig {
         dictionary,
-        data_page_bytes: 4 * 1024,
+        page_bytes: 4 * 1024,
         column_run_rows: run_rows,
         ..WriterConfig::default()
     }
@@ -262,7 +262,7 @@ fn held_rows_count_in_the_size_estimate() {
 #[test]
 fn column_run_limits_are_settings() {
     let c =
-        WriterConfig::from_json(br#"{"version":1,"column_run_rows":0,"column_run_bytes":1048576}"#)
+        WriterConfig::from_json(br#"{"version":2,"column_run_rows":0,"column_run_bytes":1048576}"#)
             .unwrap();
     assert_eq!((c.column_run_rows, c.column_run_bytes), (0, 1 << 20));
     let d = WriterConfig::default();

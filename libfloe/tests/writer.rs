@@ -211,7 +211,7 @@ fn data_pages_hold_at_most_the_row_limit() {
     let schema = schema();
     let batches: Vec<RecordBatch> = (0..10).map(|i| batch(&schema, i * 1000, 1000)).collect();
     let limited = WriterConfig {
-        data_page_rows: 700,
+        page_row_limit: 700,
         ..WriterConfig::default()
     };
     let (bytes, _) = write(&limited, &batches);
@@ -227,11 +227,11 @@ fn data_pages_hold_at_most_the_row_limit() {
     assert_eq!(page_rows(bytes, 0), vec![10_000]);
 
     let zero = WriterConfig {
-        data_page_rows: 0,
+        page_row_limit: 0,
         ..WriterConfig::default()
     };
     let err = zero.writer_properties().unwrap_err();
-    assert!(err.to_string().contains("data_page_rows"), "{err}");
+    assert!(err.to_string().contains("page_row_limit"), "{err}");
 }
 
 #[test]

@@ -1,14 +1,23 @@
 package dev.floe.arrow;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Settings of one native Parquet writer, sent to libfloe as one versioned JSON blob. Defaults
- * follow Iceberg's table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages of about
+ * Settings of one native Parquet writer, sent to libfloe as one versioned JSON blob whose keys are
+ * these components' names in snake_case. The defaults live in one place for Java and Rust: {@code
+ * libfloe/writer-defaults.json}, compiled into libfloe and packaged here. They follow Iceberg's
+ * table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages of about
  * 20,000 rows at most, 2 MiB dictionary pages, dictionaries on, page-level statistics kept whole.
  * Rows are encoded in column runs (batches held until 65,536 rows or 32 MiB, then one column at a
  * time) on one thread unless {@link Builder#encodeThreads} asks for more; the file is the same
@@ -34,15 +43,42 @@ public record ParquetWriterConfig(
     int encodeThreads) {
 
   /** Version of the JSON blob this class writes. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+  /** libfloe's defaults (the same file it compiles in). */
+  private static final ParquetWriterConfig DEFAULTS = readDefaults();
 
   /** Where min/max/null-count statistics are kept. */
   public enum StatisticsLevel {
     NONE,
     CHUNK,
-    PAGE
+    PAGE;
+
+    @JsonValue
+    String jsonName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    @JsonCreator
+    static StatisticsLevel of(String name) {
+      return valueOf(name.toUpperCase(Locale.ROOT));
+    }
+  }
+
+  private static ParquetWriterConfig readDefaults() {
+    try (InputStream in = ParquetWriterConfig.class.getResourceAsStream("writer-defaults.json")) {
+      if (in == null) {
+        throw new IllegalStateException("writer-defaults.json is missing from the floe-arrow-bridge jar");
+      }
+      return JSON.readValue(in, ParquetWriterConfig.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read libfloe's writer defaults", e);
+    }
   }
 
   public ParquetWriterConfig {
@@ -89,44 +125,25 @@ public record ParquetWriterConfig(
 
   /** The blob libfloe reads ({@code WriterConfig} in libfloe/src/config.rs). */
   public byte[] toJsonBytes() {
-    ObjectNode node = JSON.createObjectNode();
+    ObjectNode node = JSON.valueToTree(this);
     node.put("version", VERSION);
-    node.put("compression", codec.toLowerCase(Locale.ROOT));
-    if (level != null) {
-      node.put("compression_level", level);
-    }
-    node.put("row_group_bytes", rowGroupBytes);
-    node.put("data_page_bytes", pageBytes);
-    node.put("data_page_rows", pageRowLimit);
-    node.put("dictionary_page_bytes", dictionaryPageBytes);
-    node.put("dictionary", dictionary);
-    node.put("statistics", statistics.name().toLowerCase(Locale.ROOT));
-    if (statisticsTruncateLength != null) {
-      node.put("statistics_truncate_length", statisticsTruncateLength);
-    }
-    if (createdBy != null) {
-      node.put("created_by", createdBy);
-    }
-    node.put("column_run_rows", columnRunRows);
-    node.put("column_run_bytes", columnRunBytes);
-    node.put("encode_threads", encodeThreads);
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   public static final class Builder {
-    private String codec = "zstd";
-    private Integer level;
-    private long rowGroupBytes = 128L * 1024 * 1024;
-    private long pageBytes = 1024 * 1024;
-    private long pageRowLimit = 20_000;
-    private long dictionaryPageBytes = 2 * 1024 * 1024;
-    private boolean dictionary = true;
-    private StatisticsLevel statistics = StatisticsLevel.PAGE;
-    private Integer statisticsTruncateLength;
-    private String createdBy;
-    private long columnRunRows = 64 * 1024;
-    private long columnRunBytes = 32L * 1024 * 1024;
-    private int encodeThreads = 1;
+    private String codec = DEFAULTS.codec;
+    private Integer level = DEFAULTS.level;
+    private long rowGroupBytes = DEFAULTS.rowGroupBytes;
+    private long pageBytes = DEFAULTS.pageBytes;
+    private long pageRowLimit = DEFAULTS.pageRowLimit;
+    private long dictionaryPageBytes = DEFAULTS.dictionaryPageBytes;
+    private boolean dictionary = DEFAULTS.dictionary;
+    private StatisticsLevel statistics = DEFAULTS.statistics;
+    private Integer statisticsTruncateLength = DEFAULTS.statisticsTruncateLength;
+    private String createdBy = DEFAULTS.createdBy;
+    private long columnRunRows = DEFAULTS.columnRunRows;
+    private long columnRunBytes = DEFAULTS.columnRunBytes;
+    private int encodeThreads = DEFAULTS.encodeThreads;
 
     private Builder() {}
 
