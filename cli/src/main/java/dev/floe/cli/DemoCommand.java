@@ -1,13 +1,13 @@
 package dev.floe.cli;
 
 import dev.floe.corpus.CorpusSchemas;
-import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.kafka.sink.KafkaIcebergSink;
 import dev.floe.kafka.sink.SinkConfig;
-import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.testing.Canonical;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -152,7 +152,7 @@ final class DemoCommand implements Callable<Integer> {
     NexmarkGenerator generator = new NexmarkGenerator(seed);
     TableFingerprint expected =
         TableFingerprint.ofCanonical(
-            () -> Stream.generate(() -> NexmarkCanonical.of(generator.next())).limit(events).iterator());
+            () -> Stream.generate(() -> Canonical.nexmark(generator.next())).limit(events).iterator());
     TableFingerprint actual = TableFingerprint.of(table);
     if (!expected.equals(actual)) {
       throw new IllegalStateException(

@@ -3,10 +3,10 @@ package dev.floe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.Canonical;
+import dev.floe.testing.TableFingerprint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,7 +32,7 @@ class DemoCommandTest {
     List<String> expected = new ArrayList<>();
     NexmarkGenerator generator = new NexmarkGenerator(3);
     for (int i = 0; i < 20_000; i++) {
-      expected.add(NexmarkCanonical.of(generator.next()));
+      expected.add(Canonical.nexmark(generator.next()));
     }
     Catalog catalog = Catalogs.embedded(home.resolve("warehouse"));
     try {

@@ -3,12 +3,12 @@ package dev.floe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.testing.Canonical;
+import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,7 +57,7 @@ class SinkCommandTest {
     NexmarkGenerator generator = new NexmarkGenerator(9);
     for (int i = 0; i < 5000; i++) {
       var event = generator.next();
-      expected.add(NexmarkCanonical.of(event));
+      expected.add(Canonical.nexmark(event));
       messages.add(NexmarkJson.toBytes(event));
       if (i % 1000 == 500) {
         messages.add(("{\"event_type\": \"bad " + i + "\"}").getBytes(StandardCharsets.UTF_8));

@@ -4,6 +4,7 @@ import dev.floe.bench.TableWrites.WriteMode;
 import dev.floe.bench.corpus.NexmarkBidStream;
 import dev.floe.bench.stock.JacksonRecordDecoder;
 import dev.floe.corpus.NexmarkEvent;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,7 +111,7 @@ public class TableWriteBenchmark {
   private List<byte[]> messages;
   private long messageBytes;
   private List<Record> records;
-  private BidFingerprint expected;
+  private TableFingerprint expected;
   private int distinctKeys;
   private BufferAllocator allocator;
   private String benchmark;
@@ -127,8 +128,8 @@ public class TableWriteBenchmark {
     messages = NexmarkBidStream.messages(bids);
     messageBytes = messages.stream().mapToLong(m -> m.length).sum();
     expected =
-        writeMode == WriteMode.UPSERT ? BidFingerprint.ofUpsert(bids) : BidFingerprint.ofAppend(bids);
-    distinctKeys = BidFingerprint.distinctKeys(bids);
+        writeMode == WriteMode.UPSERT ? BidRows.upserted(bids) : BidRows.appended(bids);
+    distinctKeys = BidRows.distinctKeys(bids);
     if (benchmark.endsWith("FromRecords")) {
       JacksonRecordDecoder jackson = new JacksonRecordDecoder(NexmarkBidStream.SCHEMA);
       records = new ArrayList<>(messages.size());
@@ -198,9 +199,9 @@ public class TableWriteBenchmark {
 
   private void checkRows(BidWarehouse written) throws IOException {
     Table reloaded = written.load("bids");
-    BidFingerprint actual;
+    TableFingerprint actual;
     try (CloseableIterable<Record> rowsRead = IcebergGenerics.read(reloaded).build()) {
-      actual = BidFingerprint.ofRecords(rowsRead);
+      actual = TableFingerprint.ofRecords(rowsRead, 7);
     }
     if (!actual.equals(expected)) {
       throw new IllegalStateException(

@@ -8,6 +8,7 @@ import dev.floe.bench.TableWrites.WriteMode;
 import dev.floe.bench.corpus.NexmarkBidStream;
 import dev.floe.bench.stock.JacksonRecordDecoder;
 import dev.floe.corpus.NexmarkEvent;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The measured paths of {@link TableWriteBenchmark} leave the same table: every bid for
  * appends, the last bid per (auction, bidder) for upserts -- read back with Iceberg's generic
  * reader and compared exactly with rows built from the generator's bids, and with the same
- * numbers of files, rows and deletes in the snapshot. Also checks that {@link BidFingerprint}
+ * numbers of files, rows and deletes in the snapshot. Also checks that {@link BidRows}
  * of the read-back rows equals the one the benchmark expects from the bids.
  */
 class TableWritesMatchIcebergJavaTest {
@@ -65,7 +66,7 @@ class TableWritesMatchIcebergJavaTest {
   void appendsHoldEveryBid() throws IOException {
     Map<Record, Integer> expected = multiset(rowsOf(bids));
     assertEquals(BIDS, size(expected), "rows in the expected multiset");
-    assertEveryPathWrites(WriteMode.APPEND, expected, BidFingerprint.ofAppend(bids));
+    assertEveryPathWrites(WriteMode.APPEND, expected, BidRows.appended(bids));
   }
 
   @Test
@@ -76,13 +77,13 @@ class TableWritesMatchIcebergJavaTest {
     }
     // Both delete kinds must be exercised: many bids repeat a key (hot auctions and bidders).
     assertTrue(BIDS - latest.size() > BIDS / 4, "distinct keys " + latest.size());
-    assertEquals(latest.size(), BidFingerprint.distinctKeys(bids));
+    assertEquals(latest.size(), BidRows.distinctKeys(bids));
     Map<Record, Integer> expected = multiset(rowsOf(latest.values()));
-    assertEveryPathWrites(WriteMode.UPSERT, expected, BidFingerprint.ofUpsert(bids));
+    assertEveryPathWrites(WriteMode.UPSERT, expected, BidRows.upserted(bids));
   }
 
   private void assertEveryPathWrites(
-      WriteMode mode, Map<Record, Integer> expected, BidFingerprint fingerprint) throws IOException {
+      WriteMode mode, Map<Record, Integer> expected, TableFingerprint fingerprint) throws IOException {
     Table floe = warehouse.newBidTable("floe");
     Table floeAhead = warehouse.newBidTable("floe_ahead");
     Table java = warehouse.newBidTable("java");
@@ -101,7 +102,7 @@ class TableWritesMatchIcebergJavaTest {
     for (String name : List.of("floe", "floe_ahead", "java", "java_records")) {
       List<Record> rows = readAll(name);
       assertSameRows(expected, multiset(rows), name + " " + mode);
-      assertEquals(fingerprint, BidFingerprint.ofRecords(rows), name + " " + mode);
+      assertEquals(fingerprint, TableFingerprint.ofRecords(rows, 7), name + " " + mode);
     }
     assertEquals(counts(javaSnapshot), counts(floeSnapshot), "files, rows and deletes of " + mode);
     assertEquals(counts(javaSnapshot), counts(aheadSnapshot), "files, rows and deletes of " + mode);

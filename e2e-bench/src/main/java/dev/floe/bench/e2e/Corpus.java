@@ -1,11 +1,11 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.corpus.CorpusSchemas;
-import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
 import dev.floe.corpus.SyntheticGenerator;
+import dev.floe.testing.Canonical;
 import java.util.Locale;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -79,7 +79,7 @@ public enum Corpus {
 
     @Override
     public String canonical() {
-      return NexmarkCanonical.of(last);
+      return Canonical.nexmark(last);
     }
   }
 
@@ -99,7 +99,7 @@ public enum Corpus {
 
     @Override
     public String canonical() {
-      return SyntheticCanonical.of(last);
+      return Canonical.synthetic(last);
     }
   }
 }

@@ -1,8 +1,8 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,8 +21,8 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine;
 
 /**
  * The end-to-end benchmark driver: starts a real KRaft broker on loopback, loads each

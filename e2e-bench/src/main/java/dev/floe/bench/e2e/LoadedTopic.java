@@ -1,6 +1,6 @@
 package dev.floe.bench.e2e;
 
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.TableFingerprint;
 
 /**
  * A corpus loaded into a Kafka topic: what every contender reads, and what its output must equal.

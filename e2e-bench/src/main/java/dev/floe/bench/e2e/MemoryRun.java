@@ -3,7 +3,7 @@ package dev.floe.bench.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

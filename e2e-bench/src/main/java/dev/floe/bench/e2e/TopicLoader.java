@@ -1,6 +1,6 @@
 package dev.floe.bench.e2e;
 
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.TableFingerprint;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.corpus.NexmarkEvent;
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

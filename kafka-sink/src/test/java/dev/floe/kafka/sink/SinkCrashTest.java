@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.TableFingerprint;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.testing.TableFingerprint;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,11 +3,11 @@ package dev.floe.kafka.sink;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.floe.corpus.CorpusSchemas;
-import dev.floe.corpus.NexmarkCanonical;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
-import dev.floe.iceberg.TableFingerprint;
+import dev.floe.testing.Canonical;
+import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -138,7 +138,7 @@ final class SinkFixture {
   }
 
   static TableFingerprint expected(List<NexmarkEvent> events) {
-    return TableFingerprint.ofCanonical(events.stream().map(NexmarkCanonical::of).toList());
+    return TableFingerprint.ofCanonical(events.stream().map(Canonical::nexmark).toList());
   }
 
   /** The offsets the table's snapshots store for {@code group}, latest per partition. */

@@ -1,4 +1,4 @@
-package dev.floe.iceberg;
+package dev.floe.testing;
 
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
