@@ -20,6 +20,8 @@ pub mod json;
 mod nan;
 pub mod partition;
 pub mod summary;
+#[cfg(test)]
+mod test_rng;
 pub mod transforms;
 pub mod writer;
 

@@ -107,19 +107,7 @@ fn batches(sizes: &[usize], low_cardinality: bool) -> Vec<RecordBatch> {
 }
 
 fn floe_file(config: &WriterConfig, batches: &[RecordBatch]) -> (Bytes, floe::FileSummary) {
-    let buffer = SharedBuffer::default();
-    let mut writer = ParquetFileWriter::open(
-        OutputSink::Stream(Box::new(buffer.clone())),
-        schema(),
-        config,
-    )
-    .unwrap();
-    for b in batches {
-        writer.write(b).unwrap();
-    }
-    let summary = writer.close().unwrap();
-    let bytes = Bytes::from(buffer.0.lock().unwrap().clone());
-    (bytes, summary)
+    common::write_in_memory(schema(), config, batches)
 }
 
 /// parquet-rs's `ArrowWriter`, batch by batch, with the properties floe derives from `config`.

@@ -54,19 +54,7 @@ fn batch(schema: &SchemaRef, start: i64, rows: usize) -> RecordBatch {
 }
 
 fn write(config: &WriterConfig, batches: &[RecordBatch]) -> (Bytes, floe::FileSummary) {
-    let buffer = SharedBuffer::default();
-    let mut writer = ParquetFileWriter::open(
-        OutputSink::Stream(Box::new(buffer.clone())),
-        schema(),
-        config,
-    )
-    .unwrap();
-    for b in batches {
-        writer.write(b).unwrap();
-    }
-    let summary = writer.close().unwrap();
-    let bytes = Bytes::from(buffer.0.lock().unwrap().clone());
-    (bytes, summary)
+    common::write_in_memory(schema(), config, batches)
 }
 
 #[test]

@@ -793,21 +793,9 @@ mod tests {
             .to_string()
     }
 
-    /// A small deterministic generator (xorshift), so failures reproduce.
-    struct Bytes(u64);
-
-    impl Bytes {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
     #[test]
     fn integers_of_every_length_read_as_rust_reads_them() {
-        let mut rng = Bytes(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::test_rng::XorShift(0x2545_f491_4f6c_dd1d);
         let mut texts: Vec<String> = vec![
             "0".into(),
             "-0".into(),

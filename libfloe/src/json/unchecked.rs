@@ -110,21 +110,9 @@ mod tests {
 
     use super::*;
 
-    /// A small deterministic generator (xorshift), so failures reproduce.
-    struct Bytes(u64);
-
-    impl Bytes {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
     #[test]
     fn special_byte_scan_matches_a_plain_search() {
-        let mut rng = Bytes(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::test_rng::XorShift(0x9e37_79b9_7f4a_7c15);
         // Mostly letters and UTF-8 bytes, sometimes a quote, backslash or control character,
         // at every length and start so both the 16-byte and the 8-byte steps and the tail run.
         let alphabet: &[u8] = b"abcxyz0189 ~\x7f\x80\xc3\xa9\xff";

@@ -8,8 +8,6 @@ import dev.floe.arrow.PartitionedBatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DataFiles;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
@@ -100,16 +98,7 @@ public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, Data
     if (output.isClosed()) {
       return;
     }
-    NativeFileOutput.Finished file = output.finish(metricsConfig);
-    dataFile =
-        DataFiles.builder(spec)
-            .withPath(file.location())
-            .withFormat(FileFormat.PARQUET)
-            .withPartition(partition)
-            .withFileSizeInBytes(file.fileSize())
-            .withMetrics(file.metrics())
-            .withSplitOffsets(file.splitOffsets())
-            .build();
+    dataFile = output.finish(metricsConfig).dataFile(spec, partition);
   }
 
   /** Discards the file: nothing is finished, the partial output is closed and deleted. */

@@ -3,8 +3,6 @@ package dev.floe.iceberg;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
@@ -66,17 +64,7 @@ public final class NativeEqualityDeleteWriter implements FileWriter<VectorSchema
     if (output.isClosed()) {
       return;
     }
-    NativeFileOutput.Finished file = output.finish(metricsConfig);
-    deleteFile =
-        FileMetadata.deleteFileBuilder(spec)
-            .ofEqualityDeletes(equalityFieldIds)
-            .withPath(file.location())
-            .withFormat(FileFormat.PARQUET)
-            .withPartition(partition)
-            .withFileSizeInBytes(file.fileSize())
-            .withMetrics(file.metrics())
-            .withSplitOffsets(file.splitOffsets())
-            .build();
+    deleteFile = output.finish(metricsConfig).deleteFile(spec, partition).ofEqualityDeletes(equalityFieldIds).build();
   }
 
   public void abort() {

@@ -10,8 +10,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
@@ -104,7 +110,30 @@ final class NativeFileOutput {
   }
 
   /** What Iceberg records about a finished file, from its footer facts. */
-  record Finished(String location, long fileSize, Metrics metrics, List<Long> splitOffsets) {}
+  record Finished(String location, long fileSize, Metrics metrics, List<Long> splitOffsets) {
+    /** The file as a data file of {@code partition}. */
+    DataFile dataFile(PartitionSpec spec, StructLike partition) {
+      return DataFiles.builder(spec)
+          .withPath(location)
+          .withFormat(FileFormat.PARQUET)
+          .withPartition(partition)
+          .withFileSizeInBytes(fileSize)
+          .withMetrics(metrics)
+          .withSplitOffsets(splitOffsets)
+          .build();
+    }
+
+    /** The file as a delete file of {@code partition}; the caller says which kind. */
+    FileMetadata.Builder deleteFile(PartitionSpec spec, StructLike partition) {
+      return FileMetadata.deleteFileBuilder(spec)
+          .withPath(location)
+          .withFormat(FileFormat.PARQUET)
+          .withPartition(partition)
+          .withFileSizeInBytes(fileSize)
+          .withMetrics(metrics)
+          .withSplitOffsets(splitOffsets);
+    }
+  }
 
   /** Completes the file; its metrics follow {@code metricsConfig}. */
   Finished finish(MetricsConfig metricsConfig) {

@@ -11,7 +11,6 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
@@ -108,16 +107,7 @@ final class NativePositionDeleteWriter implements FileWriter<PositionDelete<?>, 
         new NativeFileOutput(files.newOutputFile(), io, pathPosSchema, settings.parquet(), allocator);
     try {
       writeSorted(output);
-      NativeFileOutput.Finished file = output.finish(metricsConfig);
-      FileMetadata.Builder builder =
-          FileMetadata.deleteFileBuilder(spec)
-              .ofPositionDeletes()
-              .withPath(file.location())
-              .withFormat(FileFormat.PARQUET)
-              .withPartition(partition)
-              .withFileSizeInBytes(file.fileSize())
-              .withMetrics(file.metrics())
-              .withSplitOffsets(file.splitOffsets());
+      FileMetadata.Builder builder = output.finish(metricsConfig).deleteFile(spec, partition).ofPositionDeletes();
       if (positions.size() == 1) {
         builder.withReferencedDataFile(positions.keySet().iterator().next());
       }
