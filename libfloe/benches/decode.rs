@@ -7,11 +7,18 @@
 //! Expects `nexmark-bids.jsonl` (the bid messages of the Nexmark corpus),
 //! `nexmark.jsonl` (all events) and `synthetic.jsonl` in that folder; a missing
 //! file skips its benchmarks.
+//!
+//! `arrow_json` decodes the same batches with arrow-json's `Decoder` for comparison
+//! (docs/design/native-decoder-and-partitioner.md), and `nexmark_bids_one_bad` puts one
+//! bad message in every batch: floe rejects it, arrow-json fails the batch and is run
+//! by bisection until the bad message is found.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_select::concat::concat_batches;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use floe::json::{DecoderConfig, JsonDecoder};
 use floe::{OutputSink, ParquetFileWriter, WriterConfig};
@@ -82,6 +89,16 @@ fn nexmark_schema() -> SchemaRef {
 }
 
 fn synthetic_schema() -> SchemaRef {
+    synthetic_schema_in("UTC")
+}
+
+/// arrow-json builds no decoder for a timestamp column in time zone "UTC" without arrow's
+/// `chrono-tz` feature (only offsets): it gets the same instants as "+00:00".
+fn synthetic_schema_for_arrow_json() -> SchemaRef {
+    synthetic_schema_in("+00:00")
+}
+
+fn synthetic_schema_in(zone: &str) -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("id", DataType::Utf8, false),
         Field::new("user_id", DataType::Int64, false),
@@ -90,7 +107,7 @@ fn synthetic_schema() -> SchemaRef {
         Field::new("info", DataType::Utf8, true),
         Field::new(
             "ts",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            DataType::Timestamp(TimeUnit::Microsecond, Some(zone.into())),
             false,
         ),
     ]))
@@ -138,7 +155,59 @@ impl Packed {
     }
 }
 
+/// arrow-json's decoder over a batch's bytes (the messages back to back): one record batch, or
+/// the error that fails the whole batch. A new decoder each time: after a failed `flush` the
+/// decoder keeps the batch's rows and fails again on the next one.
+fn arrow_json_decode(schema: &SchemaRef, data: &[u8], rows: usize) -> Result<RecordBatch, String> {
+    let mut decoder = arrow_json::ReaderBuilder::new(schema.clone())
+        .with_batch_size(rows.max(1))
+        .build_decoder()
+        .map_err(|e| e.to_string())?;
+    let read = decoder.decode(data).map_err(|e| e.to_string())?;
+    assert_eq!(read, data.len(), "a batch is decoded in one call");
+    match decoder.flush().map_err(|e| e.to_string())? {
+        Some(batch) => Ok(batch),
+        None => Ok(RecordBatch::new_empty(schema.clone())),
+    }
+}
+
+/// What it takes to isolate bad messages with arrow-json: its errors fail the batch and name no
+/// message, so a failed range is split in halves and retried until each bad message stands alone.
+fn arrow_json_bisect(
+    schema: &SchemaRef,
+    packed: &Packed,
+    range: std::ops::Range<usize>,
+    good: &mut Vec<RecordBatch>,
+    bad: &mut Vec<usize>,
+) {
+    let start = if range.start == 0 {
+        0
+    } else {
+        packed.ends[range.start - 1]
+    };
+    let end = packed.ends[range.end - 1];
+    match arrow_json_decode(schema, &packed.data[start..end], range.len()) {
+        Ok(batch) => good.push(batch),
+        Err(_) if range.len() == 1 => bad.push(range.start),
+        Err(_) => {
+            let mid = range.start + range.len() / 2;
+            arrow_json_bisect(schema, packed, range.start..mid, good, bad);
+            arrow_json_bisect(schema, packed, mid..range.end, good, bad);
+        }
+    }
+}
+
 fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
+    bench_corpus_with(c, name, file, schema.clone(), schema);
+}
+
+fn bench_corpus_with(
+    c: &mut Criterion,
+    name: &str,
+    file: &str,
+    schema: SchemaRef,
+    arrow_json_schema: SchemaRef,
+) {
     let Some(messages) = load(file) else {
         eprintln!("skipping {name}: set FLOE_CORPUS_DIR to a folder with {file}");
         return;
@@ -179,6 +248,79 @@ fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
             writer.close().unwrap().num_rows
         })
     });
+    // One arrow-json decoder for all batches, as floe's: fine while no batch fails (a failed
+    // flush leaves the bad rows in its tape, see `arrow_json_decode`).
+    let mut arrow_decoder = arrow_json::ReaderBuilder::new(arrow_json_schema)
+        .with_batch_size(BATCH)
+        .build_decoder()
+        .unwrap();
+    group.bench_function("arrow_json", |b| {
+        b.iter(|| {
+            let mut rows = 0;
+            for packed in &batches {
+                let read = arrow_decoder.decode(&packed.data).unwrap();
+                assert_eq!(read, packed.data.len(), "a batch is decoded in one call");
+                let batch = arrow_decoder.flush().unwrap().unwrap();
+                assert_eq!(batch.num_rows(), packed.ends.len());
+                rows += batch.num_rows();
+            }
+            rows
+        })
+    });
+    group.finish();
+}
+
+/// Message `BAD_AT` of every batch gets a string for `bid.price` (an int64): a type error.
+const BAD_AT: usize = 4000;
+
+fn bench_one_bad_message(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
+    let Some(mut messages) = load(file) else {
+        eprintln!("skipping {name}: set FLOE_CORPUS_DIR to a folder with {file}");
+        return;
+    };
+    for chunk in messages.chunks_mut(BATCH) {
+        if let Some(message) = chunk.get_mut(BAD_AT) {
+            let text = String::from_utf8(std::mem::take(message)).unwrap();
+            assert!(text.contains("\"price\":"), "{text}");
+            *message = text
+                .replacen("\"price\":", "\"price\":\"bad\",\"was\":", 1)
+                .into_bytes();
+        }
+    }
+    let bytes: usize = messages.iter().map(Vec::len).sum();
+    let bad_per_run = messages.chunks(BATCH).filter(|c| c.len() > BAD_AT).count();
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    let batches: Vec<Packed> = messages.chunks(BATCH).map(Packed::new).collect();
+    let mut decoder = JsonDecoder::new(schema.clone(), DecoderConfig::default()).unwrap();
+    group.bench_function("decode", |b| {
+        b.iter(|| {
+            let mut rejects = 0;
+            for packed in &batches {
+                let out = decoder
+                    .decode_packed(&packed.data, &packed.messages(), false)
+                    .unwrap();
+                rejects += out.rejects.len();
+            }
+            assert_eq!(rejects, bad_per_run);
+            rejects
+        })
+    });
+    group.bench_function("arrow_json_bisect", |b| {
+        b.iter(|| {
+            let mut rejects = 0;
+            for packed in &batches {
+                let (mut good, mut bad) = (Vec::new(), Vec::new());
+                arrow_json_bisect(&schema, packed, 0..packed.ends.len(), &mut good, &mut bad);
+                let batch = concat_batches(&schema, &good).unwrap();
+                assert_eq!(batch.num_rows() + bad.len(), packed.ends.len());
+                rejects += bad.len();
+            }
+            assert_eq!(rejects, bad_per_run);
+            rejects
+        })
+    });
     group.finish();
 }
 
@@ -190,7 +332,19 @@ fn benches(c: &mut Criterion) {
         nexmark_bid_schema(),
     );
     bench_corpus(c, "nexmark", "nexmark.jsonl", nexmark_schema());
-    bench_corpus(c, "synthetic", "synthetic.jsonl", synthetic_schema());
+    bench_corpus_with(
+        c,
+        "synthetic",
+        "synthetic.jsonl",
+        synthetic_schema(),
+        synthetic_schema_for_arrow_json(),
+    );
+    bench_one_bad_message(
+        c,
+        "nexmark_bids_one_bad",
+        "nexmark-bids.jsonl",
+        nexmark_bid_schema(),
+    );
 }
 
 criterion_group!(decode, benches);
