@@ -21,6 +21,14 @@ public final class Catalogs {
 
   /** The embedded catalog for a local warehouse folder (created if missing). */
   public static Catalog embedded(Path warehouse) {
+    return load(EMBEDDED_NAME, embeddedProperties(warehouse));
+  }
+
+  /**
+   * The properties of the embedded catalog for a local warehouse folder (created if missing), for
+   * whoever builds the catalog later, elsewhere ({@link #load}).
+   */
+  public static Map<String, String> embeddedProperties(Path warehouse) {
     Path dir = warehouse.toAbsolutePath();
     try {
       Files.createDirectories(dir);
@@ -31,7 +39,7 @@ public final class Catalogs {
     properties.put(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
     properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.toString());
-    return load(EMBEDDED_NAME, properties);
+    return properties;
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.floe.corpus.CorpusSchemas;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
+import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
@@ -118,19 +119,7 @@ final class SinkFixture {
 
   /** Produces each message to partition {@code i % partitions}, acknowledged by all replicas. */
   static void produce(String bootstrap, String topic, int partitions, List<byte[]> messages) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.ACKS_CONFIG, "all");
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-      for (int i = 0; i < messages.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, i % partitions, null, messages.get(i)));
-      }
-      producer.flush();
-    }
+    RoundRobinProducer.send(bootstrap, topic, partitions, messages);
   }
 
   static List<byte[]> json(List<NexmarkEvent> events) {
