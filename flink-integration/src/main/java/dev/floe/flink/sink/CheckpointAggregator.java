@@ -1,0 +1,62 @@
+package dev.floe.flink.sink;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.iceberg.io.WriteResult;
+
+/**
+ * Runs once (parallelism 1) between the writers and the committer: gathers every writer's files of
+ * a checkpoint into one {@link FloeCommittable}, so each checkpoint is one commit. Writers send
+ * their files ahead of the checkpoint's barrier; with aligned checkpoints all of them are here when
+ * this operator's own barrier arrives. Holds no state: what it emits is the committer's state.
+ */
+final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
+    implements OneInputStreamOperator<CommittableMessage<WriteResult>, CommittableMessage<FloeCommittable>> {
+  private final List<WriteResult> results = new ArrayList<>();
+  private long lastCheckpointId = 0;
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    context.getRestoredCheckpointId().ifPresent(id -> lastCheckpointId = id);
+  }
+
+  @Override
+  public void processElement(StreamRecord<CommittableMessage<WriteResult>> element) {
+    if (element.getValue() instanceof CommittableWithLineage<WriteResult> files) {
+      results.add(files.getCommittable());
+    }
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws IOException {
+    if (checkpointId == lastCheckpointId) {
+      return; // finish() emitted it already for the final checkpoint
+    }
+    lastCheckpointId = checkpointId;
+    FloeCommittable committable =
+        new FloeCommittable(
+            WriteResults.toBytes(WriteResults.merge(results)),
+            getRuntimeContext().getJobInfo().getJobId().toString(),
+            getOperatorID().toString(),
+            checkpointId);
+    output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
+    output.collect(new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
+    results.clear();
+  }
+
+  /** End of input: the files written since the last checkpoint go with the final one. */
+  @Override
+  public void finish() throws Exception {
+    prepareSnapshotPreBarrier(lastCheckpointId + 1);
+    super.finish();
+  }
+}

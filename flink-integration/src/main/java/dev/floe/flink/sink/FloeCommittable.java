@@ -1,0 +1,53 @@
+package dev.floe.flink.sink;
+
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * What one checkpoint asks the committer to commit: the files every writer finished for it
+ * ({@link WriteResults}-serialized), and the job, operator and checkpoint the commit's snapshot
+ * summary will name, so a restored job can tell whether it already landed.
+ *
+ * <p>The files travel in the committable itself (they are few: one per open partition file per
+ * writer and checkpoint) rather than in a manifest written ahead, as Iceberg's sink does; the
+ * committable lives in Flink's checkpoint until its commit is known.
+ */
+public record FloeCommittable(byte[] files, String jobId, String operatorId, long checkpointId) {
+
+  /** Versioned binary form for Flink's checkpoints. */
+  static final class Serializer implements SimpleVersionedSerializer<FloeCommittable> {
+    private static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+      return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(FloeCommittable committable) throws IOException {
+      DataOutputSerializer out = new DataOutputSerializer(256 + committable.files().length);
+      out.writeUTF(committable.jobId());
+      out.writeUTF(committable.operatorId());
+      out.writeLong(committable.checkpointId());
+      out.writeInt(committable.files().length);
+      out.write(committable.files());
+      return out.getCopyOfBuffer();
+    }
+
+    @Override
+    public FloeCommittable deserialize(int version, byte[] serialized) throws IOException {
+      if (version != VERSION) {
+        throw new IOException("unknown floe committable version " + version + " (this floe reads " + VERSION + ")");
+      }
+      DataInputDeserializer in = new DataInputDeserializer(serialized);
+      String jobId = in.readUTF();
+      String operatorId = in.readUTF();
+      long checkpointId = in.readLong();
+      byte[] files = new byte[in.readInt()];
+      in.readFully(files);
+      return new FloeCommittable(files, jobId, operatorId, checkpointId);
+    }
+  }
+}

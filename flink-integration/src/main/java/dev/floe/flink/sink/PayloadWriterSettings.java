@@ -1,0 +1,24 @@
+package dev.floe.flink.sink;
+
+import dev.floe.arrow.BadRecordPolicy;
+import java.io.Serializable;
+
+/**
+ * How a raw-path writer batches and what it does with a message the decoder rejects.
+ *
+ * @param batchMessages messages per native decode call (a batch also ends at {@code batchBytes})
+ * @param policy {@code FAIL} or {@code SKIP}; a Flink job has no dead-letter topic of floe's
+ */
+record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes) implements Serializable {
+  static final int DEFAULT_BATCH_MESSAGES = 8192;
+  static final long DEFAULT_BATCH_BYTES = 8L << 20;
+
+  PayloadWriterSettings {
+    if (policy == BadRecordPolicy.DEAD_LETTER) {
+      throw new IllegalArgumentException("a Flink sink fails or skips a bad record; dead letters are the Kafka sink's");
+    }
+    if (batchMessages <= 0 || batchBytes <= 0) {
+      throw new IllegalArgumentException("batches need room: " + batchMessages + " messages, " + batchBytes + " bytes");
+    }
+  }
+}
