@@ -2,46 +2,33 @@ package dev.floe.flink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.corpus.CorpusSchemas;
-import dev.floe.corpus.NexmarkEvent;
-import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.corpus.NexmarkJson;
 import dev.floe.flink.sink.FloeIcebergSink;
-import dev.floe.iceberg.Catalogs;
-import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The raw path, Nexmark q0 (every event, as it is): a 4-partition topic on a real broker, a Flink
@@ -49,43 +36,13 @@ import org.junit.jupiter.api.io.TempDir;
  * read back by Iceberg's generic reader and compared with the input by row count and full-value
  * fingerprint.
  */
-class PayloadSinkTest {
-  private static final Schema NEXMARK = SchemaParser.fromJson(CorpusSchemas.nexmarkJson());
-  private static final PartitionSpec BUCKETS = PartitionSpec.builderFor(NEXMARK).bucket("bid.auction", 4).build();
-  private static final int EVENTS = 100_000;
-
-  @TempDir static Path brokerDir;
-  @TempDir static Path warehouse;
-  static LocalKafkaBroker kafka;
-  static Catalog catalog;
-  static List<NexmarkEvent> events;
-
-  @BeforeAll
-  static void startBrokerWithEvents() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("nexmark"));
-    kafka = LocalKafkaBroker.start(brokerDir);
-    kafka.createTopic("events", 4);
-    NexmarkGenerator generator = new NexmarkGenerator(21);
-    events = new ArrayList<>(EVENTS);
-    for (int i = 0; i < EVENTS; i++) {
-      events.add(generator.next());
-    }
-    RoundRobinProducer.send(kafka.bootstrapServers(), "events", 4, events.stream().map(NexmarkJson::toBytes).toList());
-  }
-
-  @AfterAll
-  static void stopBrokerAndCatalog() throws Exception {
-    kafka.close();
-    IcebergTableRef.close(catalog);
-  }
-
+class PayloadSinkTest extends FlinkJobsOnKafka {
   @Test
   void nexmarkEventsLandExactlyOnce() throws Exception {
     Table table = createTable("q0_raw");
     StreamExecutionEnvironment env = environment(0);
     FloeIcebergSink.forKafkaPayloads(tableRef("q0_raw"))
-        .append(env.fromSource(source(), WatermarkStrategy.noWatermarks(), "events"));
+        .append(payloads(env, true));
     String jobId = env.execute("q0 raw").getJobID().toString();
 
     table.refresh();
@@ -97,12 +54,53 @@ class PayloadSinkTest {
   }
 
   @Test
+  void aBadMessageFailsTheJobNamingWhereItIsOrIsSkipped() throws Exception {
+    List<byte[]> messages = new ArrayList<>();
+    List<String> good = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      if (i == 150) {
+        messages.add("{\"event_type\":2,\"bid\":{\"auction\":\"one\"}}".getBytes(StandardCharsets.UTF_8));
+      } else {
+        messages.add(NexmarkJson.toBytes(events.get(i)));
+        good.add(Canonical.nexmark(events.get(i)));
+      }
+    }
+    kafka.createTopic("bad", 1);
+    RoundRobinProducer.send(kafka.bootstrapServers(), "bad", 1, messages);
+
+    createTable("bad_fail");
+    StreamExecutionEnvironment failing = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("bad_fail")).append(payloads(failing, "bad"));
+    Exception failure = assertThrows(Exception.class, () -> failing.execute("a bad message, FAIL"));
+    String reason = causes(failure);
+    assertTrue(reason.contains("topic bad, partition 0, offset 150"), reason);
+    assertTrue(reason.contains("auction"), reason);
+
+    Table skipped = createTable("bad_skip");
+    StreamExecutionEnvironment skipping = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("bad_skip"))
+        .badRecordPolicy(BadRecordPolicy.SKIP)
+        .append(payloads(skipping, "bad"));
+    skipping.execute("a bad message, SKIP");
+    skipped.refresh();
+    assertEquals(TableFingerprint.ofCanonical(good), TableFingerprint.of(skipped));
+  }
+
+  private static String causes(Throwable t) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      out.append(c.getMessage()).append(" <- ");
+    }
+    return out.toString();
+  }
+
+  @Test
   void aTaskFailureAfterCommitsRestoresToAnExactTable() throws Exception {
     Table table = createTable("q0_failure");
     FailOnceAfterACheckpoint.reset();
     StreamExecutionEnvironment env = environment(1);
     DataStream<KafkaPayload> payloads =
-        env.fromSource(source(), WatermarkStrategy.noWatermarks(), "events").map(new FailOnceAfterACheckpoint());
+        payloads(env, true).map(new FailOnceAfterACheckpoint());
     FloeIcebergSink.forKafkaPayloads(tableRef("q0_failure")).append(payloads);
     env.execute("q0 raw, one failure");
 
@@ -112,6 +110,44 @@ class PayloadSinkTest {
     table.snapshots().forEach(commits::add);
     assertTrue(commits.size() >= 2, "checkpoints committed before the failure and after the restore: " + commits.size());
     assertEquals(expected(), TableFingerprint.of(table));
+  }
+
+  @Test
+  void stopWithSavepointThenResumeInANewJobIsExact() throws Exception {
+    Table table = createTable("q0_savepoint");
+    Path savepoints = warehouse.resolve("savepoints");
+
+    // Job 1 reads without end, slowly; it is stopped with a savepoint once it has committed.
+    Throttle.SLOW.set(true);
+    StreamExecutionEnvironment first = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint"))
+        .append(throttled(payloads(first, false)));
+    JobClient job1 = first.executeAsync("q0 raw, until the savepoint");
+    awaitRows(table, 1, Duration.ofSeconds(60));
+    String savepoint =
+        job1.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
+    table.refresh();
+    long rowsAtSavepoint = TableFingerprint.of(table).rows();
+    assertTrue(rowsAtSavepoint > 0 && rowsAtSavepoint < EVENTS, "stopped part-way: " + rowsAtSavepoint);
+
+    // Job 2, a new job from the savepoint, reads the rest at full speed.
+    Throttle.SLOW.set(false);
+    Configuration resume = new Configuration();
+    resume.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+    StreamExecutionEnvironment second = environment(0, resume);
+    FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint"))
+        .append(throttled(payloads(second, false)));
+    JobClient job2 = second.executeAsync("q0 raw, from the savepoint");
+    try {
+      awaitRows(table, EVENTS, Duration.ofSeconds(120));
+      Thread.sleep(1_000); // a few more checkpoints: a row committed twice would show now
+      table.refresh();
+      assertEquals(expected(), TableFingerprint.of(table));
+      assertEquals(job2.getJobID().toString(), table.currentSnapshot().summary().get("flink.job-id"));
+    } finally {
+      job2.cancel().get(60, TimeUnit.SECONDS);
+    }
   }
 
   /**
@@ -148,42 +184,5 @@ class PayloadSinkTest {
     public void notifyCheckpointComplete(long checkpointId) {
       CHECKPOINTS_DONE.incrementAndGet();
     }
-  }
-
-  private static TableFingerprint expected() {
-    return TableFingerprint.ofCanonical(events.stream().map(Canonical::nexmark).toList());
-  }
-
-  private static KafkaSource<KafkaPayload> source() {
-    return KafkaSource.<KafkaPayload>builder()
-        .setBootstrapServers(kafka.bootstrapServers())
-        .setTopics("events")
-        .setStartingOffsets(OffsetsInitializer.earliest())
-        .setBounded(OffsetsInitializer.latest())
-        .setDeserializer(new KafkaPayloadDeserializer())
-        .build();
-  }
-
-  private static StreamExecutionEnvironment environment(int restarts) {
-    Configuration conf = new Configuration();
-    if (restarts == 0) {
-      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    } else {
-      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
-      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(100));
-    }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
-    env.enableCheckpointing(300);
-    return env;
-  }
-
-  private static Table createTable(String name) {
-    return catalog.createTable(
-        TableIdentifier.of("nexmark", name), NEXMARK, BUCKETS, Map.of(TableProperties.FORMAT_VERSION, "2"));
-  }
-
-  private static IcebergTableRef tableRef(String name) {
-    return IcebergTableRef.embedded(warehouse, TableIdentifier.of("nexmark", name));
   }
 }

@@ -89,13 +89,16 @@ public final class FloeIcebergSink
   @Override
   public DataStream<CommittableMessage<FloeCommittable>> addPreCommitTopology(
       DataStream<CommittableMessage<WriteResult>> writeResults) {
-    String name = "floe-iceberg aggregator: " + (uidSuffix != null ? uidSuffix : table);
     var aggregated =
         writeResults
             .global()
-            .transform(name, CommittableMessageTypeInfo.of(FloeCommittable.Serializer::new), new CheckpointAggregator());
+            .transform(
+                "floe-iceberg aggregator",
+                CommittableMessageTypeInfo.of(FloeCommittable.Serializer::new),
+                new CheckpointAggregator());
     if (uidSuffix != null) {
-      aggregated.uid(name); // Flink then requires a uid on the sink too: Builder#append sets both
+      // Flink then requires a uid on the sink too: Builder#append sets both
+      aggregated.uid("floe-iceberg aggregator: " + uidSuffix);
     }
     return aggregated
         .setParallelism(1)

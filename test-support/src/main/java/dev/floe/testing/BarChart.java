@@ -1,4 +1,4 @@
-package dev.floe.bench.e2e;
+package dev.floe.testing;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -15,8 +15,9 @@ import javax.imageio.ImageIO;
 /**
  * A grouped bar chart drawn with Java2D (headless): one group per corpus, one bar per contender,
  * the bar at the median, a whisker over the range, the median printed above. Nothing but the JDK.
+ * The benchmark reports' charts (the end-to-end harness, the Flink benchmark).
  */
-final class BarChart {
+public final class BarChart {
   private static final Color[] PALETTE = {
     new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x7f7f7f), new Color(0x9467bd)
   };
@@ -29,14 +30,14 @@ final class BarChart {
   private static final int BOTTOM = 110;
 
   /** One bar: its median and range; NaN for a contender with no valid run (drawn as "failed"). */
-  record Bar(String series, double median, double min, double max) {}
+  public record Bar(String series, double median, double min, double max) {}
 
   /** One group of bars under a label. */
-  record Group(String label, List<Bar> bars) {}
+  public record Group(String label, List<Bar> bars) {}
 
   private BarChart() {}
 
-  static void write(Path png, String title, String subtitle, String yAxis, List<String> series, List<Group> groups)
+  public static void write(Path png, String title, String subtitle, String yAxis, List<String> series, List<Group> groups)
       throws IOException {
     System.setProperty("java.awt.headless", "true");
     BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
