@@ -1,5 +1,8 @@
 package dev.floe.flink;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.floe.corpus.CorpusSchemas;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
@@ -14,7 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
@@ -141,6 +148,50 @@ abstract class FlinkJobsOnKafka {
       Thread.sleep(100);
     }
     throw new AssertionError("the table did not reach " + rows + " rows in " + timeout);
+  }
+
+  /** Adds a job's operators to an environment. */
+  interface Job {
+    void build(StreamExecutionEnvironment env);
+  }
+
+  /**
+   * Runs {@code before} over the unbounded events, slowly, until {@code table} has rows; stops it
+   * with a savepoint (asserting it stopped part-way); runs {@code after} from the savepoint at full
+   * speed, state the savepoint has and {@code after} lacks left behind (a switched sink's), until
+   * the table holds every event; then, a few checkpoints later, checks the table exactly.
+   *
+   * @return the id of the resumed job
+   */
+  static String stopWithSavepointAndResume(Table table, Job before, Job after) throws Exception {
+    Throttle.SLOW.set(true);
+    StreamExecutionEnvironment first = environment(0);
+    before.build(first);
+    JobClient job1 = first.executeAsync("before the savepoint");
+    awaitRows(table, 1, Duration.ofSeconds(60));
+    String savepoint =
+        job1.stopWithSavepoint(false, warehouse.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
+    table.refresh();
+    long rowsAtSavepoint = TableFingerprint.of(table).rows();
+    assertTrue(rowsAtSavepoint > 0 && rowsAtSavepoint < EVENTS, "stopped part-way: " + rowsAtSavepoint);
+
+    Throttle.SLOW.set(false);
+    Configuration resume = new Configuration();
+    resume.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+    resume.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+    StreamExecutionEnvironment second = environment(0, resume);
+    after.build(second);
+    JobClient job2 = second.executeAsync("from the savepoint");
+    try {
+      awaitRows(table, EVENTS, Duration.ofSeconds(120));
+      Thread.sleep(1_000); // a few more checkpoints: a row committed twice would show now
+      table.refresh();
+      assertEquals(expected(), TableFingerprint.of(table));
+      return job2.getJobID().toString();
+    } finally {
+      job2.cancel().get(60, TimeUnit.SECONDS);
+    }
   }
 
   /** {@code in} through a {@link Throttle} (uid {@code throttle}, so savepoints restore it in any job). */

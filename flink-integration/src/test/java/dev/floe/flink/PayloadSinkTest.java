@@ -12,18 +12,11 @@ import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.Snapshot;
@@ -115,39 +108,12 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
   @Test
   void stopWithSavepointThenResumeInANewJobIsExact() throws Exception {
     Table table = createTable("q0_savepoint");
-    Path savepoints = warehouse.resolve("savepoints");
-
-    // Job 1 reads without end, slowly; it is stopped with a savepoint once it has committed.
-    Throttle.SLOW.set(true);
-    StreamExecutionEnvironment first = environment(0);
-    FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint"))
-        .append(throttled(payloads(first, false)));
-    JobClient job1 = first.executeAsync("q0 raw, until the savepoint");
-    awaitRows(table, 1, Duration.ofSeconds(60));
-    String savepoint =
-        job1.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-            .get(60, TimeUnit.SECONDS);
-    table.refresh();
-    long rowsAtSavepoint = TableFingerprint.of(table).rows();
-    assertTrue(rowsAtSavepoint > 0 && rowsAtSavepoint < EVENTS, "stopped part-way: " + rowsAtSavepoint);
-
-    // Job 2, a new job from the savepoint, reads the rest at full speed.
-    Throttle.SLOW.set(false);
-    Configuration resume = new Configuration();
-    resume.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-    StreamExecutionEnvironment second = environment(0, resume);
-    FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint"))
-        .append(throttled(payloads(second, false)));
-    JobClient job2 = second.executeAsync("q0 raw, from the savepoint");
-    try {
-      awaitRows(table, EVENTS, Duration.ofSeconds(120));
-      Thread.sleep(1_000); // a few more checkpoints: a row committed twice would show now
-      table.refresh();
-      assertEquals(expected(), TableFingerprint.of(table));
-      assertEquals(job2.getJobID().toString(), table.currentSnapshot().summary().get("flink.job-id"));
-    } finally {
-      job2.cancel().get(60, TimeUnit.SECONDS);
-    }
+    String resumedJob =
+        stopWithSavepointAndResume(
+            table,
+            env -> FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint")).append(throttled(payloads(env, false))),
+            env -> FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint")).append(throttled(payloads(env, false))));
+    assertEquals(resumedJob, table.currentSnapshot().summary().get("flink.job-id"));
   }
 
   /**
