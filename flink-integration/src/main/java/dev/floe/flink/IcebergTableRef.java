@@ -5,7 +5,6 @@ import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -13,7 +12,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * Where a Flink task finds its Iceberg table: the catalog's name and properties (as Iceberg's
  * {@code CatalogUtil} takes them: {@code type} or {@code catalog-impl}, {@code uri}, {@code
  * warehouse}, ...) and the table's identifier. Serializable, so it travels with the job graph; each
- * task builds its own catalog from it ({@link #loadTable()}), as Iceberg's {@code TableLoader}
+ * task builds its own catalog from it ({@link #openCatalog()}), as Iceberg's {@code TableLoader}
  * does, without depending on iceberg-flink.
  */
 public final class IcebergTableRef implements Serializable {
