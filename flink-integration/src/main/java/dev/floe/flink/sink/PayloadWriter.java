@@ -43,6 +43,10 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
   private final long batchBytes;
   private final MessageBatch batch;
   private final Map<String, Map<Integer, MessageSource>> sources = new HashMap<>();
+  // Records come in runs from one partition: the last one's source saves the map lookups.
+  private String lastTopic;
+  private int lastPartition = -1;
+  private MessageSource lastSource;
   private final Counter rows;
   private final Counter rejected;
   private final Counter bytes;
@@ -74,9 +78,15 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
   }
 
   private MessageSource source(String topic, int partition) {
-    return sources
-        .computeIfAbsent(topic, t -> new HashMap<>())
-        .computeIfAbsent(partition, p -> offset -> "topic " + topic + ", partition " + p + ", offset " + offset);
+    if (partition != lastPartition || !topic.equals(lastTopic)) {
+      lastSource =
+          sources
+              .computeIfAbsent(topic, t -> new HashMap<>())
+              .computeIfAbsent(partition, p -> offset -> "topic " + topic + ", partition " + p + ", offset " + offset);
+      lastTopic = topic;
+      lastPartition = partition;
+    }
+    return lastSource;
   }
 
   private void writeBatch() {
