@@ -178,8 +178,11 @@ public final class NativeFileWriterFactory {
     return new UpsertTaskWriter(this, spec, allocator);
   }
 
-  /** The Arrow schema of equality-delete rows: the identifier fields, in table order. */
-  org.apache.arrow.vector.types.pojo.Schema equalityDeleteArrowSchema() {
+  /**
+   * The Arrow schema of the table's keys: its identifier fields, in table order. Equality-delete
+   * files hold rows of it, and {@link NativeTaskWriter#deleteKeys} takes batches of it.
+   */
+  public org.apache.arrow.vector.types.pojo.Schema equalityDeleteArrowSchema() {
     return ArrowSchemas.toArrow(TypeUtil.select(schema, schema.identifierFieldIds()));
   }
 

@@ -47,6 +47,16 @@ public interface NativeTaskWriter extends TaskWriter<VectorSchemaRoot> {
   DecodeStats write(DecodedMessages decoded);
 
   /**
+   * Deletes the table's rows with these keys (a batch of {@link
+   * NativeFileWriterFactory#equalityDeleteArrowSchema()}): rows of earlier commits by equality
+   * delete, rows this writer wrote by position. Only an upsert writer ({@link
+   * NativeFileWriterFactory#newUpsertTaskWriter()}) has keys to delete by; others throw.
+   */
+  default void deleteKeys(VectorSchemaRoot keys) {
+    throw new UnsupportedOperationException("only an upsert task writer deletes by key");
+  }
+
+  /**
    * Memory the open data files hold natively for rows not yet written out: what a caller bounding
    * memory counts, and what {@link #flushBuffered()} frees.
    */

@@ -28,7 +28,8 @@ import org.apache.iceberg.io.WriteResult;
  * the same key. Like Iceberg's equality-delta writers in upsert mode, the first time this writer
  * sees a key it writes an equality delete (removing the key's row from earlier commits); when a
  * key comes again it writes a position delete for the row it wrote before (equality deletes do not
- * apply within their own commit). Position deletes go to a position-delete file per partition on
+ * apply within their own commit). {@link #deleteKeys} deletes a key the same two ways, writing no
+ * row. Position deletes go to a position-delete file per partition on
  * format v2 and, on format v3 (which no longer accepts those), to deletion vectors: one per data
  * file, all in one Puffin file, written by Iceberg's {@code BaseDVFileWriter}. Commit the result
  * with {@link Commits#rowDelta}; readers then see the latest row per key.
@@ -42,6 +43,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final NativeFileWriterFactory factory;
   private final PartitionSpec spec;
   private final NativePartitioner partitioner;
+  /** Splits key batches ({@link #deleteKeys}); made on first use. */
+  private NativePartitioner keyPartitioner;
   private final BufferAllocator allocator;
   private final int[] keyColumns;
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
@@ -52,6 +55,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private boolean done;
 
   private record FilePosition(String path, long position) {}
+
+  /** What {@link #written} holds for a key whose row this writer deleted (compared by identity). */
+  private static final FilePosition DELETED = new FilePosition("", -1);
 
   /** What one partition writes: its data files and its two kinds of delete files. */
   private final class PartitionState {
@@ -139,13 +145,49 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           FilePosition previous = written.put(keys[row], new FilePosition(path, firstPosition + k));
           if (previous == null) {
             newKeys[newKeyCount++] = row;
-          } else {
+          } else if (previous != DELETED) {
             state.deletePosition(previous);
           }
         }
         state.data.write(split, group);
         if (newKeyCount > 0) {
-          writeEqualityDeletes(state, batch, newKeys, newKeyCount);
+          writeEqualityDeletes(state, batch, keyColumns, newKeys, newKeyCount);
+        }
+        offset += rows;
+      }
+    }
+  }
+
+  @Override
+  public void deleteKeys(VectorSchemaRoot keys) {
+    ensureOpen();
+    if (keyPartitioner == null) {
+      keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec), allocator);
+    }
+    int[] allColumns = new int[keyColumns.length];
+    for (int c = 0; c < allColumns.length; c++) {
+      allColumns[c] = c;
+    }
+    RowKeys.Key[] rowKeys = RowKeys.of(keys, allColumns);
+    try (PartitionedBatch split = keyPartitioner.split(keys, allocator)) {
+      int[] order = split.rowOrder();
+      int offset = 0;
+      for (int group = 0; group < split.groupCount(); group++) {
+        PartitionState state = partitions.get(split.partitions(), group, PartitionState::new);
+        int rows = Math.toIntExact(split.rows(group));
+        int[] newKeys = new int[rows];
+        int newKeyCount = 0;
+        for (int k = 0; k < rows; k++) {
+          int row = order[offset + k];
+          FilePosition previous = written.put(rowKeys[row], DELETED);
+          if (previous == null) {
+            newKeys[newKeyCount++] = row;
+          } else if (previous != DELETED) {
+            state.deletePosition(previous);
+          }
+        }
+        if (newKeyCount > 0) {
+          writeEqualityDeletes(state, keys, allColumns, newKeys, newKeyCount);
         }
         offset += rows;
       }
@@ -174,12 +216,16 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     }
   }
 
-  /** Writes the key columns of the first {@code count} of {@code rows} as equality deletes. */
-  private void writeEqualityDeletes(PartitionState state, VectorSchemaRoot batch, int[] rows, int count) {
+  /**
+   * Writes the key columns (at {@code columns} of {@code batch}) of the first {@code count} of
+   * {@code rows} as equality deletes.
+   */
+  private void writeEqualityDeletes(
+      PartitionState state, VectorSchemaRoot batch, int[] columns, int[] rows, int count) {
     try (VectorSchemaRoot keys = VectorSchemaRoot.create(keySchema, allocator)) {
       keys.allocateNew();
-      for (int c = 0; c < keyColumns.length; c++) {
-        FieldVector from = batch.getVector(keyColumns[c]);
+      for (int c = 0; c < columns.length; c++) {
+        FieldVector from = batch.getVector(columns[c]);
         FieldVector to = keys.getVector(c);
         for (int i = 0; i < count; i++) {
           to.copyFromSafe(rows[i], i, from);
@@ -236,7 +282,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
       throw new UncheckedIOException("cannot write the deletion vectors", e);
     } finally {
       written.clear();
-      partitioner.close();
+      closePartitioners();
     }
     return result.build();
   }
@@ -252,7 +298,14 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         }
       }
       written.clear();
-      partitioner.close();
+      closePartitioners();
+    }
+  }
+
+  private void closePartitioners() {
+    partitioner.close();
+    if (keyPartitioner != null) {
+      keyPartitioner.close();
     }
   }
 

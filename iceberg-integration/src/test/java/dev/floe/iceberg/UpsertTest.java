@@ -18,6 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
@@ -290,6 +293,63 @@ class UpsertTest extends EmbeddedCatalogTest {
       Map<List<Object>, List<Object>> expected = byKey(new ArrayList<>(latestPerKey(commits).values()));
       assertSameRows(expected, byKey(readAll(name)), spec.toString());
     }
+  }
+
+  /**
+   * Deleting by key removes a key's row of an earlier commit (equality delete) and its row written
+   * by this writer (position delete); a key deleted and then written again is live; a key that
+   * never existed is a harmless delete. On v2 and v3, partitioned and not.
+   */
+  @Test
+  void deletesByKeyRemoveRowsOfEarlierCommitsAndOfThisWriter() throws IOException {
+    int version = 2;
+    for (PartitionSpec spec :
+        List.of(PartitionSpec.unpartitioned(), PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build())) {
+      String name = "deletes_v" + version + (spec.isUnpartitioned() ? "_flat" : "_bucketed");
+      Table table = table(name, spec, version++);
+      List<Record> first = rounds(11, 600, 300);
+      upsertWithFloe(table, first, 128);
+      Map<List<Object>, Record> live = latestPerKey(List.of(first));
+
+      List<Record> second = rounds(12, 400, 600);
+      List<Record> deleted = rounds(13, 150, 600); // keys of both commits and keys never written
+      List<Record> again = rounds(14, 100, 600);
+      NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+          MessageBatch batch = new MessageBatch();
+          NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
+        writeJson(writer, decoder, batch, second);
+        try (VectorSchemaRoot keys = keyBatch(factory, deleted)) {
+          writer.deleteKeys(keys);
+        }
+        writeJson(writer, decoder, batch, again);
+        Commits.rowDelta(table, writer.complete(), Map.of());
+      }
+      second.forEach(r -> live.put(List.of(r.getField("id"), r.getField("region")), r));
+      deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
+      again.forEach(r -> live.put(List.of(r.getField("id"), r.getField("region")), r));
+      assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
+    }
+  }
+
+  private static void writeJson(NativeTaskWriter writer, NativeJsonDecoder decoder, MessageBatch batch, List<Record> rows) {
+    batch.clear();
+    rows.forEach(r -> batch.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8)));
+    writer.write(decoder, batch, BadRecordPolicy.FAIL);
+  }
+
+  /** The (id, region) keys of {@code rows} as a batch of the table's key schema. */
+  private VectorSchemaRoot keyBatch(NativeFileWriterFactory factory, List<Record> rows) {
+    VectorSchemaRoot keys = VectorSchemaRoot.create(factory.equalityDeleteArrowSchema(), allocator);
+    keys.allocateNew();
+    BigIntVector ids = (BigIntVector) keys.getVector("id");
+    VarCharVector regions = (VarCharVector) keys.getVector("region");
+    for (int i = 0; i < rows.size(); i++) {
+      ids.setSafe(i, (Long) rows.get(i).getField("id"));
+      regions.setSafe(i, ((String) rows.get(i).getField("region")).getBytes(StandardCharsets.UTF_8));
+    }
+    keys.setRowCount(rows.size());
+    return keys;
   }
 
   @Test
