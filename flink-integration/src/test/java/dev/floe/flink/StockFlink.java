@@ -14,6 +14,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 
@@ -34,9 +35,19 @@ public final class StockFlink {
   /** Iceberg's sink into a table of floe's embedded catalog (or any JDBC catalog {@code catalogProperties} name). */
   public static IcebergSink.Builder icebergSink(
       DataStream<RowData> rows, Map<String, String> catalogProperties, TableIdentifier table) {
+    return IcebergSink.forRowData(rows).tableLoader(tableLoader(catalogProperties, table));
+  }
+
+  /** Iceberg's first Flink sink ({@code FlinkSink}, what its SQL connector uses by default). */
+  public static FlinkSink.Builder flinkSink(
+      DataStream<RowData> rows, Map<String, String> catalogProperties, TableIdentifier table) {
+    return FlinkSink.forRowData(rows).tableLoader(tableLoader(catalogProperties, table));
+  }
+
+  private static TableLoader tableLoader(Map<String, String> catalogProperties, TableIdentifier table) {
     CatalogLoader catalogs =
         CatalogLoader.custom(
             Catalogs.EMBEDDED_NAME, catalogProperties, new org.apache.hadoop.conf.Configuration(), JdbcCatalog.class.getName());
-    return IcebergSink.forRowData(rows).tableLoader(TableLoader.fromCatalog(catalogs, table));
+    return TableLoader.fromCatalog(catalogs, table);
   }
 }

@@ -3,6 +3,12 @@ package dev.floe.flink.sink;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -26,44 +32,54 @@ import org.apache.iceberg.io.WriteResult;
  * {@code flink.max-committed-checkpoint-id}): a restored job commits what was pending and skips
  * what already landed.
  *
- * <p>The raw path: Kafka payloads straight from a {@code KafkaSource} (with {@link
- * dev.floe.flink.KafkaPayloadDeserializer}), decoded natively a batch at a time.
+ * <p>Two input paths, the same commits:
+ *
+ * <ul>
+ *   <li>{@link #forKafkaPayloads}: raw Kafka payloads straight from a {@code KafkaSource} (with
+ *       {@link dev.floe.flink.KafkaPayloadDeserializer}), decoded natively a batch at a time -- for
+ *       jobs that only land a topic;
+ *   <li>{@link #forRowData}: {@code RowData} of any DataStream or Table pipeline, appended or (in
+ *       upsert mode) applied as a changelog on the table's identifier fields.
+ * </ul>
  *
  * <pre>{@code
  * env.enableCheckpointing(1_000);
  * DataStream<KafkaPayload> events = env.fromSource(kafkaSource, WatermarkStrategy.noWatermarks(), "events");
  * FloeIcebergSink.forKafkaPayloads(IcebergTableRef.of("prod", catalogProperties, tableId)).append(events);
+ *
+ * DataStream<RowData> changes = ...;
+ * FloeIcebergSink.forRowData(tableRef).upsert(true).append(changes);
  * }</pre>
  */
-public final class FloeIcebergSink
-    implements Sink<KafkaPayload>,
+public final class FloeIcebergSink<T>
+    implements Sink<T>,
         SupportsCommitter<FloeCommittable>,
         SupportsPreCommitTopology<WriteResult, FloeCommittable> {
   private static final long serialVersionUID = 1L;
 
   private final IcebergTableRef table;
-  private final PayloadWriterSettings settings;
+  private final WriterFactory<T> writers;
   private final String uidSuffix;
 
-  private FloeIcebergSink(IcebergTableRef table, PayloadWriterSettings settings, String uidSuffix) {
+  private FloeIcebergSink(IcebergTableRef table, WriterFactory<T> writers, String uidSuffix) {
     this.table = table;
-    this.settings = settings;
+    this.writers = writers;
     this.uidSuffix = uidSuffix;
   }
 
   /** A sink for raw Kafka payloads into {@code table}, whose schema the JSON must match. */
-  public static Builder forKafkaPayloads(IcebergTableRef table) {
-    return new Builder(table);
+  public static PayloadBuilder forKafkaPayloads(IcebergTableRef table) {
+    return new PayloadBuilder(table);
+  }
+
+  /** A sink for {@code RowData} into {@code table}; fields are matched to columns by name. */
+  public static RowDataBuilder forRowData(IcebergTableRef table) {
+    return new RowDataBuilder(table);
   }
 
   @Override
-  public SinkWriter<KafkaPayload> createWriter(WriterInitContext context) {
-    return new PayloadWriter(
-        table,
-        settings,
-        context.getTaskInfo().getIndexOfThisSubtask(),
-        context.getTaskInfo().getAttemptNumber(),
-        context.metricGroup());
+  public SinkWriter<T> createWriter(WriterInitContext context) {
+    return writers.create(table, context);
   }
 
   @Override
@@ -97,7 +113,7 @@ public final class FloeIcebergSink
                 CommittableMessageTypeInfo.of(FloeCommittable.Serializer::new),
                 new CheckpointAggregator());
     if (uidSuffix != null) {
-      // Flink then requires a uid on the sink too: Builder#append sets both
+      // Flink then requires a uid on the sink too: the builders' append sets both
       aggregated.uid("floe-iceberg aggregator: " + uidSuffix);
     }
     return aggregated
@@ -106,42 +122,73 @@ public final class FloeIcebergSink
         .global();
   }
 
-  /** Settings of a {@link FloeIcebergSink}; the defaults suit most jobs. */
-  public static final class Builder {
-    private final IcebergTableRef table;
-    private BadRecordPolicy policy = BadRecordPolicy.FAIL;
-    private int batchMessages = PayloadWriterSettings.DEFAULT_BATCH_MESSAGES;
-    private long batchBytes = PayloadWriterSettings.DEFAULT_BATCH_BYTES;
-    private String uidSuffix;
+  /** What both builders set: the table and the operators' uids. */
+  private abstract static class BaseBuilder<T, B extends BaseBuilder<T, B>> {
+    final IcebergTableRef table;
+    String uidSuffix;
 
-    private Builder(IcebergTableRef table) {
+    BaseBuilder(IcebergTableRef table) {
       this.table = table;
     }
 
+    abstract B self();
+
+    abstract WriterFactory<T> writers();
+
+    /**
+     * Gives the sink's operators stable uids ({@code floe-iceberg: <suffix>} and derived ones), so
+     * a savepoint restores into them after the job changes. Use {@code append} then, which sets
+     * the sink's own uid as Flink requires.
+     */
+    public B uidSuffix(String suffix) {
+      this.uidSuffix = suffix;
+      return self();
+    }
+
+    public FloeIcebergSink<T> build() {
+      return new FloeIcebergSink<>(table, writers(), uidSuffix);
+    }
+
+    /** Adds the sink to {@code input} with uids from {@link #uidSuffix} (default: the table's name). */
+    DataStreamSink<T> sinkTo(DataStream<T> input) {
+      if (uidSuffix == null) {
+        uidSuffix = table.toString();
+      }
+      String uid = "floe-iceberg: " + uidSuffix;
+      return input.sinkTo(build()).uid(uid).name(uid);
+    }
+  }
+
+  /** Settings of the raw-payload path; the defaults suit most jobs. */
+  public static final class PayloadBuilder extends BaseBuilder<KafkaPayload, PayloadBuilder> {
+    private BadRecordPolicy policy = BadRecordPolicy.FAIL;
+    private int batchMessages = PayloadWriterSettings.DEFAULT_BATCH_MESSAGES;
+    private long batchBytes = PayloadWriterSettings.DEFAULT_BATCH_BYTES;
+
+    private PayloadBuilder(IcebergTableRef table) {
+      super(table);
+    }
+
+    @Override
+    PayloadBuilder self() {
+      return this;
+    }
+
+    @Override
+    WriterFactory<KafkaPayload> writers() {
+      return new PayloadWriterSettings(policy, batchMessages, batchBytes);
+    }
+
     /** {@code FAIL} (default: the task fails, naming the record) or {@code SKIP} (counted as rejected). */
-    public Builder badRecordPolicy(BadRecordPolicy policy) {
+    public PayloadBuilder badRecordPolicy(BadRecordPolicy policy) {
       this.policy = policy;
       return this;
     }
 
     /** Messages per native decode call (default 8192); a batch also ends at 8 MiB. */
-    public Builder batchMessages(int messages) {
+    public PayloadBuilder batchMessages(int messages) {
       this.batchMessages = messages;
       return this;
-    }
-
-    /**
-     * Gives the sink's operators stable uids ({@code floe-iceberg: <suffix>} and derived ones), so
-     * a savepoint restores into them after the job changes. Use {@link #append} then, which sets
-     * the sink's own uid as Flink requires.
-     */
-    public Builder uidSuffix(String suffix) {
-      this.uidSuffix = suffix;
-      return this;
-    }
-
-    public FloeIcebergSink build() {
-      return new FloeIcebergSink(table, new PayloadWriterSettings(policy, batchMessages, batchBytes), uidSuffix);
     }
 
     /**
@@ -149,11 +196,110 @@ public final class FloeIcebergSink
      * table's name), the way to keep a job's savepoints restorable.
      */
     public DataStreamSink<KafkaPayload> append(DataStream<KafkaPayload> input) {
-      if (uidSuffix == null) {
-        uidSuffix = table.toString();
+      return sinkTo(input);
+    }
+  }
+
+  /**
+   * Settings of the {@code RowData} path. Distribution follows Iceberg's Flink sink: upserts are
+   * keyed by identifier fields (or by partition, under {@code HASH}) so every change of a key
+   * reaches one writer in order; appends under {@code HASH} are keyed by partition, so each writer
+   * keeps few files open; otherwise rows stay on their subtask.
+   */
+  public static final class RowDataBuilder extends BaseBuilder<RowData, RowDataBuilder> {
+    private RowType rowType;
+    private boolean upsert;
+    private DistributionMode distribution = DistributionMode.NONE;
+    private int batchRows = RowDataWriterSettings.DEFAULT_BATCH_ROWS;
+    private Integer writeParallelism;
+
+    private RowDataBuilder(IcebergTableRef table) {
+      super(table);
+    }
+
+    @Override
+    RowDataBuilder self() {
+      return this;
+    }
+
+    /** The rows' type (default: the table's schema as Iceberg's Flink module maps it). */
+    public RowDataBuilder rowType(RowType rowType) {
+      this.rowType = rowType;
+      return this;
+    }
+
+    /** Rows replace the table's row with the same identifier-field values; deletes remove it. */
+    public RowDataBuilder upsert(boolean upsert) {
+      this.upsert = upsert;
+      return this;
+    }
+
+    /** {@code NONE} (default) or {@code HASH} (by partition); {@code RANGE} is not supported. */
+    public RowDataBuilder distributionMode(DistributionMode mode) {
+      if (mode == DistributionMode.RANGE) {
+        throw new IllegalArgumentException("floe's Flink sink distributes by NONE or HASH, not RANGE");
       }
-      String uid = "floe-iceberg: " + uidSuffix;
-      return input.sinkTo(build()).uid(uid).name(uid);
+      this.distribution = mode;
+      return this;
+    }
+
+    /** Rows per Arrow batch handed to the native writer (default 4096). */
+    public RowDataBuilder batchRows(int rows) {
+      this.batchRows = rows;
+      return this;
+    }
+
+    /** The writers' parallelism (default: the input's). */
+    public RowDataBuilder writeParallelism(int parallelism) {
+      this.writeParallelism = parallelism;
+      return this;
+    }
+
+    @Override
+    WriterFactory<RowData> writers() {
+      if (rowType == null) {
+        rowType = FlinkSchemaUtil.convert(loadTable().schema());
+      }
+      return new RowDataWriterSettings(rowType, upsert, batchRows);
+    }
+
+    private Table loadTable() {
+      Catalog catalog = table.openCatalog();
+      try {
+        return catalog.loadTable(table.identifier());
+      } finally {
+        try {
+          IcebergTableRef.close(catalog);
+        } catch (Exception e) {
+          throw new IllegalStateException("cannot close the catalog of " + table, e);
+        }
+      }
+    }
+
+    /**
+     * Builds the sink and adds it to {@code input}, shuffled as the distribution mode and upsert
+     * mode need, with uids from {@link #uidSuffix} (default: the table's name).
+     */
+    public DataStreamSink<RowData> append(DataStream<RowData> input) {
+      Table loaded = loadTable();
+      if (rowType == null) {
+        rowType = FlinkSchemaUtil.convert(loaded.schema());
+      }
+      if (upsert && loaded.schema().identifierFieldIds().isEmpty()) {
+        throw new IllegalArgumentException("upserts into " + table + " need identifier fields in its schema");
+      }
+      boolean byPartition = distribution == DistributionMode.HASH && loaded.spec().isPartitioned();
+      DataStream<RowData> distributed = input;
+      if (byPartition) {
+        distributed = input.keyBy(RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType));
+      } else if (upsert) {
+        distributed = input.keyBy(RowKeySelector.byIdentifierFields(loaded.schema(), rowType));
+      }
+      DataStreamSink<RowData> sink = sinkTo(distributed);
+      if (writeParallelism != null) {
+        sink.setParallelism(writeParallelism);
+      }
+      return sink;
     }
   }
 }

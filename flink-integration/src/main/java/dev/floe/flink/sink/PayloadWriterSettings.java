@@ -1,7 +1,11 @@
 package dev.floe.flink.sink;
 
 import dev.floe.arrow.BadRecordPolicy;
-import java.io.Serializable;
+import dev.floe.flink.IcebergTableRef;
+import dev.floe.flink.KafkaPayload;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.iceberg.io.WriteResult;
 
 /**
  * How a raw-path writer batches and what it does with a message the decoder rejects.
@@ -9,7 +13,8 @@ import java.io.Serializable;
  * @param batchMessages messages per native decode call (a batch also ends at {@code batchBytes})
  * @param policy {@code FAIL} or {@code SKIP}; a Flink job has no dead-letter topic of floe's
  */
-record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes) implements Serializable {
+record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes)
+    implements WriterFactory<KafkaPayload> {
   static final int DEFAULT_BATCH_MESSAGES = 8192;
   static final long DEFAULT_BATCH_BYTES = 8L << 20;
 
@@ -20,5 +25,15 @@ record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long bat
     if (batchMessages <= 0 || batchBytes <= 0) {
       throw new IllegalArgumentException("batches need room: " + batchMessages + " messages, " + batchBytes + " bytes");
     }
+  }
+
+  @Override
+  public CommittingSinkWriter<KafkaPayload, WriteResult> create(IcebergTableRef table, WriterInitContext context) {
+    return new PayloadWriter(
+        table,
+        this,
+        context.getTaskInfo().getIndexOfThisSubtask(),
+        context.getTaskInfo().getAttemptNumber(),
+        context.metricGroup());
   }
 }

@@ -1,0 +1,155 @@
+package dev.floe.flink.sink;
+
+import dev.floe.flink.IcebergTableRef;
+import dev.floe.iceberg.NativeFileWriterFactory;
+import dev.floe.iceberg.NativeTaskWriter;
+import java.util.Collection;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.TypeUtil;
+
+/**
+ * The {@code RowData} path's writer: rows are copied into Arrow batches in Java and each full
+ * batch is encoded natively. At each checkpoint the open files are closed and handed on.
+ *
+ * <p>Appends take {@code INSERT} and {@code UPDATE_AFTER} rows and refuse the others (a changelog
+ * needs upsert mode). In upsert mode, on a table with identifier fields, {@code INSERT} and {@code
+ * UPDATE_AFTER} replace the row with the same key, {@code DELETE} removes it and {@code
+ * UPDATE_BEFORE} is skipped (its {@code UPDATE_AFTER} replaces the row), as Iceberg's Flink sink
+ * does in upsert mode. Rows and deletes keep their order: a batch of one kind is written before a
+ * row of the other is taken.
+ */
+final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> {
+  private final Catalog catalog;
+  private final BufferAllocator allocator = new RootAllocator();
+  private final NativeFileWriterFactory files;
+  private final boolean upsert;
+  private final int batchRows;
+  private final RowDataToArrow rows;
+  /** Upsert mode: the key columns of deleted rows. */
+  private final RowDataToArrow deletes;
+  private final Counter rowsWritten;
+  private final Counter rowsDeleted;
+  private final Counter dataFiles;
+  private final Counter deleteFiles;
+  private NativeTaskWriter writer;
+
+  RowDataWriter(IcebergTableRef tableRef, RowDataWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
+    this.catalog = tableRef.openCatalog();
+    Table table = catalog.loadTable(tableRef.identifier());
+    this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
+    this.upsert = settings.upsert();
+    this.batchRows = settings.batchRows();
+    this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
+    this.deletes =
+        upsert
+            ? new RowDataToArrow(
+                TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator)
+            : null;
+    MetricGroup group = metrics.addGroup("floe");
+    this.rowsWritten = group.counter("rows");
+    this.rowsDeleted = group.counter("deletes");
+    this.dataFiles = group.counter("dataFiles");
+    this.deleteFiles = group.counter("deleteFiles");
+  }
+
+  @Override
+  public void write(RowData row, Context context) {
+    switch (row.getRowKind()) {
+      case INSERT, UPDATE_AFTER -> {
+        if (upsert && deletes.rowCount() > 0) {
+          writeDeletes();
+        }
+        rows.append(row);
+        if (rows.rowCount() >= batchRows) {
+          writeRows();
+        }
+      }
+      case UPDATE_BEFORE -> requireUpsert(row);
+      case DELETE -> {
+        requireUpsert(row);
+        if (rows.rowCount() > 0) {
+          writeRows();
+        }
+        deletes.append(row);
+        if (deletes.rowCount() >= batchRows) {
+          writeDeletes();
+        }
+      }
+    }
+  }
+
+  private void requireUpsert(RowData row) {
+    if (!upsert) {
+      throw new IllegalArgumentException(
+          "a " + row.getRowKind() + " row reached an append-only floe sink: changelog input needs upsert mode"
+              + " (FloeIcebergSink.forRowData(...).upsert(true), or 'upsert-enabled'='true' in SQL)"
+              + " on a table with identifier fields");
+    }
+  }
+
+  private NativeTaskWriter writer() {
+    if (writer == null) {
+      writer = upsert ? files.newUpsertTaskWriter() : files.newTaskWriter();
+    }
+    return writer;
+  }
+
+  private void writeRows() {
+    if (rows.rowCount() == 0) {
+      return;
+    }
+    writer().write(rows.root());
+    rowsWritten.inc(rows.rowCount());
+    rows.reset();
+  }
+
+  private void writeDeletes() {
+    if (deletes == null || deletes.rowCount() == 0) {
+      return;
+    }
+    writer().deleteKeys(deletes.root());
+    rowsDeleted.inc(deletes.rowCount());
+    deletes.reset();
+  }
+
+  @Override
+  public void flush(boolean endOfInput) {
+    writeRows();
+    writeDeletes();
+  }
+
+  @Override
+  public Collection<WriteResult> prepareCommit() {
+    flush(false);
+    if (writer == null) {
+      return List.of();
+    }
+    WriteResult result = writer.complete();
+    writer = null;
+    dataFiles.inc(result.dataFiles().length);
+    deleteFiles.inc(result.deleteFiles().length);
+    return List.of(result);
+  }
+
+  @Override
+  public void close() throws Exception {
+    try (allocator;
+        rows;
+        AutoCloseable keys = deletes == null ? () -> {} : deletes) {
+      if (writer != null) {
+        writer.abort();
+      }
+    } finally {
+      IcebergTableRef.close(catalog);
+    }
+  }
+}

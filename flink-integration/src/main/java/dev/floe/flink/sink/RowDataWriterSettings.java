@@ -1,0 +1,35 @@
+package dev.floe.flink.sink;
+
+import dev.floe.flink.IcebergTableRef;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.io.WriteResult;
+
+/**
+ * What a {@code RowData} writer needs to know besides the table.
+ *
+ * @param rowType the rows' type; fields are matched to the table's columns by name
+ * @param upsert whether rows replace the table's row with the same identifier-field values
+ * @param batchRows rows per Arrow batch handed to the native writer
+ */
+record RowDataWriterSettings(RowType rowType, boolean upsert, int batchRows) implements WriterFactory<RowData> {
+  static final int DEFAULT_BATCH_ROWS = 4096;
+
+  RowDataWriterSettings {
+    if (batchRows <= 0) {
+      throw new IllegalArgumentException("batches need room: " + batchRows + " rows");
+    }
+  }
+
+  @Override
+  public CommittingSinkWriter<RowData, WriteResult> create(IcebergTableRef table, WriterInitContext context) {
+    return new RowDataWriter(
+        table,
+        this,
+        context.getTaskInfo().getIndexOfThisSubtask(),
+        context.getTaskInfo().getAttemptNumber(),
+        context.metricGroup());
+  }
+}

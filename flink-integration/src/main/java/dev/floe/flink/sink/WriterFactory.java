@@ -1,0 +1,15 @@
+package dev.floe.flink.sink;
+
+import dev.floe.flink.IcebergTableRef;
+import java.io.Serializable;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.iceberg.io.WriteResult;
+
+/**
+ * Makes one input path's sink writers: what tells a raw-payload sink from a {@code RowData} one.
+ * It travels with the job graph; aggregator and committer are the same for every path.
+ */
+interface WriterFactory<T> extends Serializable {
+  CommittingSinkWriter<T, WriteResult> create(IcebergTableRef table, WriterInitContext context);
+}
