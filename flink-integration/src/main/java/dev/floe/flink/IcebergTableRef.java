@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -13,29 +14,39 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * {@code CatalogUtil} takes them: {@code type} or {@code catalog-impl}, {@code uri}, {@code
  * warehouse}, ...) and the table's identifier. Serializable, so it travels with the job graph; each
  * task builds its own catalog from it ({@link #openCatalog()}), as Iceberg's {@code TableLoader}
- * does, without depending on iceberg-flink.
+ * does. A catalog made by Iceberg's Flink module (its SQL options) comes as a {@link CatalogLoader}
+ * instead ({@link #of(String, CatalogLoader, TableIdentifier)}).
  */
 public final class IcebergTableRef implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final String catalogName;
   private final TreeMap<String, String> catalogProperties;
+  /** Builds the catalog instead of the properties when set. */
+  private final CatalogLoader catalogLoader;
   private final String table;
 
-  private IcebergTableRef(String catalogName, Map<String, String> catalogProperties, TableIdentifier table) {
+  private IcebergTableRef(
+      String catalogName, Map<String, String> catalogProperties, CatalogLoader catalogLoader, TableIdentifier table) {
     this.catalogName = catalogName;
     this.catalogProperties = new TreeMap<>(catalogProperties);
+    this.catalogLoader = catalogLoader;
     this.table = table.toString();
   }
 
   /** A table in the catalog that {@code catalogProperties} describe. */
   public static IcebergTableRef of(String catalogName, Map<String, String> catalogProperties, TableIdentifier table) {
-    return new IcebergTableRef(catalogName, catalogProperties, table);
+    return new IcebergTableRef(catalogName, catalogProperties, null, table);
+  }
+
+  /** A table in the catalog that Iceberg's Flink {@code CatalogLoader} builds. */
+  public static IcebergTableRef of(String catalogName, CatalogLoader catalogLoader, TableIdentifier table) {
+    return new IcebergTableRef(catalogName, Map.of(), catalogLoader, table);
   }
 
   /** A table in floe's embedded catalog (JDBC on SQLite) of a local warehouse folder. */
   public static IcebergTableRef embedded(Path warehouse, TableIdentifier table) {
-    return new IcebergTableRef(Catalogs.EMBEDDED_NAME, Catalogs.embeddedProperties(warehouse), table);
+    return new IcebergTableRef(Catalogs.EMBEDDED_NAME, Catalogs.embeddedProperties(warehouse), null, table);
   }
 
   public TableIdentifier identifier() {
@@ -48,7 +59,7 @@ public final class IcebergTableRef implements Serializable {
    * #close(Catalog)}).
    */
   public Catalog openCatalog() {
-    return Catalogs.load(catalogName, catalogProperties);
+    return catalogLoader != null ? catalogLoader.loadCatalog() : Catalogs.load(catalogName, catalogProperties);
   }
 
   /** Closes a catalog from {@link #openCatalog()} if it holds resources. */

@@ -1,5 +1,7 @@
 package dev.floe.iceberg;
 
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
@@ -75,6 +77,19 @@ public final class NativeFileWriterFactory {
   /** As {@link #forTable(Table, BufferAllocator)}, naming files for a task within an operation. */
   public static NativeFileWriterFactory forTable(
       Table table, BufferAllocator allocator, int partitionId, long taskId) {
+    return forTable(table, allocator, partitionId, taskId, Map.of());
+  }
+
+  /**
+   * As {@link #forTable(Table, BufferAllocator, int, long)}, with {@code overrides} taking the place
+   * of the table's own file-writing properties ({@code write.parquet.*}, {@code
+   * write.target-file-size-bytes}, ...) for this writer only, as a job's write options do in
+   * Iceberg's engines.
+   */
+  public static NativeFileWriterFactory forTable(
+      Table table, BufferAllocator allocator, int partitionId, long taskId, Map<String, String> overrides) {
+    Map<String, String> properties = new HashMap<>(table.properties());
+    properties.putAll(overrides);
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PARQUET).build();
     OutputFileFactory deletionVectors =
@@ -85,8 +100,8 @@ public final class NativeFileWriterFactory {
         table.io(),
         files,
         deletionVectors,
-        WriterSettings.of(table.properties()),
-        WriterSettings.forDeletes(table.properties()),
+        WriterSettings.of(properties),
+        WriterSettings.forDeletes(properties),
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),
         TableUtil.formatVersion(table),

@@ -3,6 +3,8 @@ package dev.floe.flink.sink;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.DistributionMode;
@@ -212,6 +214,7 @@ public final class FloeIcebergSink<T>
     private DistributionMode distribution = DistributionMode.NONE;
     private int batchRows = RowDataWriterSettings.DEFAULT_BATCH_ROWS;
     private Integer writeParallelism;
+    private final Map<String, String> tableProperties = new HashMap<>();
 
     private RowDataBuilder(IcebergTableRef table) {
       super(table);
@@ -249,6 +252,15 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
+    /**
+     * File-writing table properties ({@code write.parquet.compression-codec}, {@code
+     * write.target-file-size-bytes}, ...) that take the place of the table's for this job.
+     */
+    public RowDataBuilder tableProperty(String key, String value) {
+      tableProperties.put(key, value);
+      return this;
+    }
+
     /** The writers' parallelism (default: the input's). */
     public RowDataBuilder writeParallelism(int parallelism) {
       this.writeParallelism = parallelism;
@@ -260,7 +272,7 @@ public final class FloeIcebergSink<T>
       if (rowType == null) {
         rowType = FlinkSchemaUtil.convert(loadTable().schema());
       }
-      return new RowDataWriterSettings(rowType, upsert, batchRows);
+      return new RowDataWriterSettings(rowType, upsert, batchRows, tableProperties);
     }
 
     private Table loadTable() {

@@ -45,7 +45,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
   RowDataWriter(IcebergTableRef tableRef, RowDataWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
     Table table = catalog.loadTable(tableRef.identifier());
-    this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
+    this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt, settings.tableProperties());
     this.upsert = settings.upsert();
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);

@@ -1,6 +1,7 @@
 package dev.floe.flink.sink;
 
 import dev.floe.flink.IcebergTableRef;
+import java.util.Map;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.table.data.RowData;
@@ -13,14 +14,17 @@ import org.apache.iceberg.io.WriteResult;
  * @param rowType the rows' type; fields are matched to the table's columns by name
  * @param upsert whether rows replace the table's row with the same identifier-field values
  * @param batchRows rows per Arrow batch handed to the native writer
+ * @param tableProperties file-writing properties that take the place of the table's for this job
  */
-record RowDataWriterSettings(RowType rowType, boolean upsert, int batchRows) implements WriterFactory<RowData> {
+record RowDataWriterSettings(RowType rowType, boolean upsert, int batchRows, Map<String, String> tableProperties)
+    implements WriterFactory<RowData> {
   static final int DEFAULT_BATCH_ROWS = 4096;
 
   RowDataWriterSettings {
     if (batchRows <= 0) {
       throw new IllegalArgumentException("batches need room: " + batchRows + " rows");
     }
+    tableProperties = Map.copyOf(tableProperties);
   }
 
   @Override

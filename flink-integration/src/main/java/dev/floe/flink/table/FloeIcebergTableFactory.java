@@ -1,0 +1,188 @@
+package dev.floe.flink.table;
+
+import dev.floe.flink.IcebergTableRef;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkCatalogFactory;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.FlinkWriteConf;
+
+/**
+ * {@code 'connector' = 'floe-iceberg'}: Iceberg's {@code 'connector' = 'iceberg'} sink options,
+ * written through floe. The catalog options ({@code catalog-name}, {@code catalog-type} or {@code
+ * catalog-impl}, {@code uri}, {@code warehouse}, ... and {@code catalog-database} / {@code
+ * catalog-table}, defaulting to the Flink table's database and name) build the catalog as
+ * Iceberg's connector builds it, and a missing database or table is created from the DDL the same
+ * way (columns, {@code PRIMARY KEY} as identifier fields, {@code PARTITIONED BY}, the options as
+ * table properties). Write options are read with Iceberg's precedence (option, then Flink
+ * configuration, then table property): {@code upsert-enabled}, {@code distribution-mode} ({@code
+ * none} or {@code hash}), {@code write-parallelism}, {@code target-file-size-bytes}, {@code
+ * compression-codec}, {@code compression-level}.
+ *
+ * <pre>{@code
+ * CREATE TABLE bids_by_auction (auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED)
+ * WITH ('connector' = 'floe-iceberg', 'catalog-name' = 'lake', 'catalog-type' = 'rest',
+ *       'uri' = 'http://localhost:8181', 'catalog-database' = 'nexmark',
+ *       'format-version' = '2', 'upsert-enabled' = 'true');
+ * }</pre>
+ *
+ * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
+ * other than {@code main}, {@code range} distribution and {@code INSERT OVERWRITE}.
+ */
+public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
+  public static final String IDENTIFIER = "floe-iceberg";
+
+  static final ConfigOption<String> CATALOG_NAME = ConfigOptions.key("catalog-name").stringType().noDefaultValue();
+  static final ConfigOption<String> CATALOG_DATABASE = ConfigOptions.key("catalog-database").stringType().noDefaultValue();
+  static final ConfigOption<String> CATALOG_TABLE = ConfigOptions.key("catalog-table").stringType().noDefaultValue();
+
+  @Override
+  public String factoryIdentifier() {
+    return IDENTIFIER;
+  }
+
+  @Override
+  public Set<ConfigOption<?>> requiredOptions() {
+    return Set.of(CATALOG_NAME);
+  }
+
+  @Override
+  public Set<ConfigOption<?>> optionalOptions() {
+    // Like Iceberg's connector, every other option goes to the catalog and the table as well.
+    return Set.of(CATALOG_DATABASE, CATALOG_TABLE);
+  }
+
+  @Override
+  public DynamicTableSink createDynamicTableSink(Context context) {
+    ResolvedCatalogTable ddl = context.getCatalogTable();
+    Map<String, String> options = ddl.getOptions();
+    String catalogName = options.get(CATALOG_NAME.key());
+    if (catalogName == null) {
+      throw new IllegalArgumentException("a 'floe-iceberg' table needs the option 'catalog-name'");
+    }
+    ObjectIdentifier id = context.getObjectIdentifier();
+    TableIdentifier tableId =
+        TableIdentifier.of(
+            options.getOrDefault(CATALOG_DATABASE.key(), id.getDatabaseName()),
+            options.getOrDefault(CATALOG_TABLE.key(), id.getObjectName()));
+    CatalogLoader loader = catalogLoader(catalogName, options);
+    Catalog catalog = loader.loadCatalog();
+    FlinkWriteConf write;
+    try {
+      // read while the catalog is open: a JDBC catalog's tables load their metadata lazily
+      write = new FlinkWriteConf(loadOrCreate(catalog, tableId, ddl), options, context.getConfiguration());
+      refuseWhatFloeDoesNotWrite(write, tableId);
+    } finally {
+      try {
+        IcebergTableRef.close(catalog);
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot close the catalog of table " + tableId, e);
+      }
+    }
+    IcebergTableRef ref = IcebergTableRef.of(catalogName, loader, tableId);
+    RowType rowType = (RowType) ddl.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+    return new FloeIcebergTableSink(
+        ref, rowType, write.upsertMode(), write.distributionMode(), write.writeParallelism(), fileProperties(write));
+  }
+
+  /**
+   * The catalog Iceberg's connector builds from the same options: {@code catalog-impl}, or {@code
+   * catalog-type} {@code hive} (the default), {@code hadoop} or {@code rest}.
+   */
+  static CatalogLoader catalogLoader(String name, Map<String, String> options) {
+    Configuration hadoop = FlinkCatalogFactory.clusterHadoopConf();
+    String impl = options.get(CatalogProperties.CATALOG_IMPL);
+    String type = options.get(FlinkCatalogFactory.ICEBERG_CATALOG_TYPE);
+    if (impl != null) {
+      if (type != null) {
+        throw new IllegalArgumentException("catalog " + name + " sets both catalog-type and catalog-impl; set one");
+      }
+      return CatalogLoader.custom(name, options, hadoop, impl);
+    }
+    if (options.containsKey(FlinkCatalogFactory.HIVE_CONF_DIR) || options.containsKey(FlinkCatalogFactory.HADOOP_CONF_DIR)) {
+      throw new IllegalArgumentException(
+          "floe-iceberg does not read 'hive-conf-dir' or 'hadoop-conf-dir'; set 'uri' and 'warehouse', or the cluster's Hadoop configuration");
+    }
+    return switch (type == null ? "hive" : type.toLowerCase(Locale.ROOT)) {
+      case "hive" -> CatalogLoader.hive(name, hadoop, options);
+      case "hadoop" -> CatalogLoader.hadoop(name, hadoop, options);
+      case "rest" -> CatalogLoader.rest(name, hadoop, options);
+      default -> throw new IllegalArgumentException("unknown catalog-type '" + type + "' (hive, hadoop or rest)");
+    };
+  }
+
+  /**
+   * The table, created first if missing as Iceberg's connector creates it: the DDL's physical
+   * columns (its primary key as identifier fields), identity partitions on its {@code PARTITIONED
+   * BY} columns, its options (but {@code location}) as table properties.
+   */
+  private static Table loadOrCreate(Catalog catalog, TableIdentifier id, ResolvedCatalogTable ddl) {
+    if (catalog.tableExists(id)) {
+      return catalog.loadTable(id);
+    }
+    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(id.namespace())) {
+      try {
+        namespaces.createNamespace(id.namespace());
+      } catch (AlreadyExistsException raced) {
+        // another job created it first
+      }
+    }
+    Schema schema = FlinkSchemaUtil.convert(ddl.getResolvedSchema());
+    PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
+    ddl.getPartitionKeys().forEach(spec::identity);
+    Map<String, String> properties = new HashMap<>(ddl.getOptions());
+    String location = properties.remove("location");
+    try {
+      return catalog.createTable(id, schema, spec.build(), location, properties);
+    } catch (AlreadyExistsException raced) {
+      return catalog.loadTable(id);
+    }
+  }
+
+  private static void refuseWhatFloeDoesNotWrite(FlinkWriteConf write, TableIdentifier path) {
+    if (write.dataFileFormat() != FileFormat.PARQUET) {
+      throw new IllegalArgumentException(
+          "floe writes Parquet data files; table " + path + " asks for " + write.dataFileFormat());
+    }
+    if (!SnapshotRef.MAIN_BRANCH.equals(write.branch())) {
+      throw new IllegalArgumentException("floe commits to the main branch; table " + path + " asks for '" + write.branch() + "'");
+    }
+    if (write.distributionMode() == DistributionMode.RANGE) {
+      throw new IllegalArgumentException("floe distributes by 'none' or 'hash'; table " + path + " asks for 'range'");
+    }
+  }
+
+  /** The file-writing settings the options resolve to, as table properties for the writers. */
+  private static Map<String, String> fileProperties(FlinkWriteConf write) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(write.targetDataFileSize()));
+    properties.put(TableProperties.PARQUET_COMPRESSION, write.parquetCompressionCodec());
+    if (write.parquetCompressionLevel() != null) {
+      properties.put(TableProperties.PARQUET_COMPRESSION_LEVEL, write.parquetCompressionLevel());
+    }
+    return properties;
+  }
+}

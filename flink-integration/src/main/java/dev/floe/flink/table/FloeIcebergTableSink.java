@@ -1,0 +1,81 @@
+package dev.floe.flink.table;
+
+import dev.floe.flink.IcebergTableRef;
+import dev.floe.flink.sink.FloeIcebergSink;
+import java.util.Map;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.DistributionMode;
+
+/**
+ * The planner's view of a {@code floe-iceberg} table: an append-only sink, or an upsert sink
+ * (inserts, updates and deletes by primary key) when upsert mode is on. Rows go to {@link
+ * FloeIcebergSink#forRowData}.
+ */
+final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioning {
+  private final IcebergTableRef table;
+  private final RowType rowType;
+  private final boolean upsert;
+  private final DistributionMode distribution;
+  private final Integer writeParallelism;
+  private final Map<String, String> fileProperties;
+
+  FloeIcebergTableSink(
+      IcebergTableRef table,
+      RowType rowType,
+      boolean upsert,
+      DistributionMode distribution,
+      Integer writeParallelism,
+      Map<String, String> fileProperties) {
+    this.table = table;
+    this.rowType = rowType;
+    this.upsert = upsert;
+    this.distribution = distribution;
+    this.writeParallelism = writeParallelism;
+    this.fileProperties = fileProperties;
+  }
+
+  @Override
+  public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+    // Appends refuse a changelog at planning time, with the planner's own message.
+    return upsert ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
+  }
+
+  @Override
+  public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+    return new DataStreamSinkProvider() {
+      @Override
+      public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> rows) {
+        FloeIcebergSink.RowDataBuilder sink =
+            FloeIcebergSink.forRowData(table).rowType(rowType).upsert(upsert).distributionMode(distribution);
+        fileProperties.forEach(sink::tableProperty);
+        if (writeParallelism != null) {
+          sink.writeParallelism(writeParallelism);
+        }
+        provider.generateUid("floe-iceberg").ifPresent(sink::uidSuffix);
+        return sink.append(rows);
+      }
+    };
+  }
+
+  /** Static partition values need nothing here: the planner writes them into the rows. */
+  @Override
+  public void applyStaticPartition(Map<String, String> partition) {}
+
+  @Override
+  public DynamicTableSink copy() {
+    return new FloeIcebergTableSink(table, rowType, upsert, distribution, writeParallelism, fileProperties);
+  }
+
+  @Override
+  public String asSummaryString() {
+    return "floe-iceberg table sink: " + table;
+  }
+}

@@ -1,0 +1,123 @@
+package dev.floe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.corpus.NexmarkEvent.Bid;
+import dev.floe.testing.TableFingerprint;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Flink SQL: a Kafka table with Flink's {@code json} format into {@code 'connector' =
+ * 'floe-iceberg'} tables whose DDL is Iceberg's connector's with the name changed -- Nexmark q0
+ * into an existing bucketed table, and an updating aggregate into a table the connector creates,
+ * upserting by primary key, against the same query through {@code 'connector' = 'iceberg'}.
+ */
+class SqlConnectorTest extends FlinkJobsOnKafka {
+
+  /** The Nexmark columns as SQL, from the Iceberg schema as Iceberg's Flink module maps it. */
+  private static String nexmarkColumns() {
+    RowType type = FlinkSchemaUtil.convert(NEXMARK);
+    return type.getFields().stream()
+        .map(f -> "`" + f.getName() + "` " + f.getType().asSerializableString())
+        .collect(Collectors.joining(", "));
+  }
+
+  /** The options naming a table of the embedded catalog, as Iceberg's connector takes them. */
+  private static String catalogOptions(String connector, String table) {
+    return "'connector' = '" + connector + "', "
+        + "'catalog-name' = 'floe', "
+        + "'catalog-impl' = '" + JdbcCatalog.class.getName() + "', "
+        + "'uri' = 'jdbc:sqlite:" + warehouse.toAbsolutePath().resolve("catalog.db") + "', "
+        + "'warehouse' = '" + warehouse.toAbsolutePath() + "', "
+        + "'catalog-database' = 'nexmark', "
+        + "'catalog-table' = '" + table + "'";
+  }
+
+  private static StreamTableEnvironment tables() {
+    StreamTableEnvironment sql = StreamTableEnvironment.create(environment(0));
+    sql.executeSql(
+        "CREATE TABLE events (" + nexmarkColumns() + ") WITH ("
+            + "'connector' = 'kafka', 'topic' = 'events', "
+            + "'properties.bootstrap.servers' = '" + kafka.bootstrapServers() + "', "
+            + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
+            + "'format' = 'json')");
+    return sql;
+  }
+
+  @Test
+  void nexmarkQ0IntoAnExistingBucketedTableIsExact() throws Exception {
+    Table table = createTable("sql_q0");
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE q0 (" + nexmarkColumns() + ") WITH (" + catalogOptions("floe-iceberg", "sql_q0") + ")");
+    sql.executeSql("INSERT INTO q0 SELECT * FROM events").await();
+
+    table.refresh();
+    assertEquals(expected(), TableFingerprint.of(table));
+    assertTrue(table.currentSnapshot().summary().containsKey("flink.max-committed-checkpoint-id"));
+  }
+
+  /** Auction id -> number of bids, read back from a table of (auction, bids) rows. */
+  private static Map<Long, Long> bidsPerAuction(Table table) {
+    table.refresh();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      return StreamSupport.stream(rows.spliterator(), false)
+          .collect(
+              Collectors.toMap(
+                  r -> (Long) r.getField("auction"), r -> (Long) r.getField("bids"), (a, b) -> -1L, TreeMap::new));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void anUpdatingAggregateUpsertsByPrimaryKeyIntoATableTheConnectorCreates() throws Exception {
+    StreamTableEnvironment sql = tables();
+    String columns = "auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED";
+    String upserts = ", 'format-version' = '2', 'upsert-enabled' = 'true'";
+    sql.executeSql("CREATE TABLE bids_floe (" + columns + ") WITH (" + catalogOptions("floe-iceberg", "bids_floe") + upserts + ")");
+    sql.executeSql("CREATE TABLE bids_stock (" + columns + ") WITH (" + catalogOptions("iceberg", "bids_stock") + upserts + ")");
+    String query = " SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction";
+    sql.executeSql("INSERT INTO bids_floe" + query).await();
+    sql.executeSql("INSERT INTO bids_stock" + query).await();
+
+    Map<Long, Long> expected =
+        events.stream()
+            .filter(e -> e instanceof Bid)
+            .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
+    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", "bids_floe"));
+    assertEquals(List.of(1), List.copyOf(floe.schema().identifierFieldIds()), "the primary key became the identifier field");
+    assertEquals(expected, bidsPerAuction(floe));
+    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "bids_stock"))), bidsPerAuction(floe));
+  }
+
+  @Test
+  void anAppendOnlyTableRefusesAnUpdatingQueryAtPlanning() {
+    StreamTableEnvironment sql = tables();
+    sql.executeSql(
+        "CREATE TABLE counts (auction BIGINT, bids BIGINT) WITH (" + catalogOptions("floe-iceberg", "counts") + ")");
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () -> sql.executeSql("INSERT INTO counts SELECT bid.auction, COUNT(*) FROM events GROUP BY bid.auction"));
+    assertTrue(e.getMessage().contains("doesn't support consuming update"), e.getMessage());
+  }
+
+}
