@@ -52,7 +52,12 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 4
+#define FLOE_ABI_VERSION 5
+
+/*
+ `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
+ */
+#define FLOE_ROW_FALLBACK -1
 
 /*
  Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
@@ -72,6 +77,12 @@ typedef struct FloePartitionedBatch FloePartitionedBatch;
  several threads at once.
  */
 typedef struct FloePartitioner FloePartitioner;
+
+/*
+ Opaque handle of a row-tape decoder (the native half of the `floe-json` Flink format):
+ created by `floe_row_decoder_new`, freed by `floe_row_decoder_free`.
+ */
+typedef struct FloeRowDecoder FloeRowDecoder;
 
 /*
  Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
@@ -299,6 +310,50 @@ int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder,
  `decoder` is null or a handle not yet freed; it is invalid afterwards.
  */
 void floe_decoder_free(struct FloeDecoder *decoder);
+
+/*
+ Creates a decoder of single messages into row tapes (see `docs/ffi.md`, "Row tapes").
+
+ # Safety
+ - `schema`: an `ArrowSchema` of a struct (the row's fields), **borrowed**.
+ - `config`/`config_len`: the row decoder config JSON (`version`, `timestamp_format`,
+   `fail_on_missing_field`), borrowed.
+ - `out_decoder`: receives the new handle, owned by the caller until `floe_row_decoder_free`.
+ */
+int32_t floe_row_decoder_new(const struct ArrowSchema *schema,
+                             const uint8_t *config,
+                             size_t config_len,
+                             struct FloeRowDecoder **out_decoder,
+                             char **out_error);
+
+/*
+ Decodes one message into a row tape, copied to `out_tape` if it fits.
+
+ `*out_status` is the tape's length when the message decoded (the tape is in `out_tape`
+ only if that length is at most `out_capacity`: otherwise call again with room), or
+ [`FLOE_ROW_FALLBACK`] when the message is left to Flink's own decoder (nothing written).
+
+ # Safety
+ - `decoder`: a live handle, used by one thread at a time.
+ - `data`/`data_len`: the message, **borrowed** for the call.
+ - `out_tape`: writable for `out_capacity` bytes (may be null when `out_capacity` is 0).
+ - `out_status`: writable.
+ */
+int32_t floe_row_decoder_decode(struct FloeRowDecoder *decoder,
+                                const uint8_t *data,
+                                size_t data_len,
+                                uint8_t *out_tape,
+                                size_t out_capacity,
+                                int64_t *out_status,
+                                char **out_error);
+
+/*
+ Frees a row decoder. Null is a no-op.
+
+ # Safety
+ `decoder` is null or a handle not yet freed; it is invalid afterwards.
+ */
+void floe_row_decoder_free(struct FloeRowDecoder *decoder);
 
 /*
  Creates a partitioner for batches of `schema` and an Iceberg partition spec.

@@ -31,12 +31,14 @@ use arrow_schema::{DataType, Schema};
 
 use crate::config::WriterConfig;
 use crate::error::{ErrorCode, FloeError, Result};
-use crate::json::{DecodedBatch, DecoderConfig, JsonDecoder};
+use crate::json::{
+    DecodedBatch, DecoderConfig, JsonDecoder, Outcome, RowTapeConfig, RowTapeDecoder,
+};
 use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 4;
+pub const FLOE_ABI_VERSION: i32 = 5;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -294,11 +296,11 @@ pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
 pub struct FloeDecoder {
     /// Locked per call, so two threads using one decoder at once (a caller bug)
     /// get an error instead of a race. Uncontended, it costs nanoseconds per batch.
-    inner: Mutex<DecoderSlot>,
+    inner: Mutex<DecoderSlot<JsonDecoder>>,
 }
 
-struct DecoderSlot {
-    decoder: JsonDecoder,
+struct DecoderSlot<D> {
+    decoder: D,
     /// Set by a panic during a call: the decoder is failed and refuses later calls.
     failure: Option<String>,
 }
@@ -467,6 +469,110 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
 /// `decoder` is null or a handle not yet freed; it is invalid afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn floe_decoder_free(decoder: *mut FloeDecoder) {
+    // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
+    unsafe { free_boxed(decoder) };
+}
+
+/// Opaque handle of a row-tape decoder (the native half of the `floe-json` Flink format):
+/// created by `floe_row_decoder_new`, freed by `floe_row_decoder_free`.
+pub struct FloeRowDecoder {
+    /// Locked per call, as [`FloeDecoder`]'s.
+    inner: Mutex<DecoderSlot<RowTapeDecoder>>,
+}
+
+/// `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
+pub const FLOE_ROW_FALLBACK: i64 = -1;
+
+/// Creates a decoder of single messages into row tapes (see `docs/ffi.md`, "Row tapes").
+///
+/// # Safety
+/// - `schema`: an `ArrowSchema` of a struct (the row's fields), **borrowed**.
+/// - `config`/`config_len`: the row decoder config JSON (`version`, `timestamp_format`,
+///   `fail_on_missing_field`), borrowed.
+/// - `out_decoder`: receives the new handle, owned by the caller until `floe_row_decoder_free`.
+#[no_mangle]
+pub unsafe extern "C" fn floe_row_decoder_new(
+    schema: *const FFI_ArrowSchema,
+    config: *const u8,
+    config_len: usize,
+    out_decoder: *mut *mut FloeRowDecoder,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
+        // SAFETY: `out_decoder` is writable, per the contract.
+        let out = unsafe { out_param(out_decoder, "out_decoder") }?;
+        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per the contract.
+        let schema = import_schema(unsafe { borrowed(schema, "schema") }?)?;
+        // SAFETY: `config` is readable for `config_len` bytes, per the contract.
+        let config = RowTapeConfig::from_json(unsafe { bytes(config, config_len, "config") }?)?;
+        let decoder = RowTapeDecoder::with_config(&schema, &config)?;
+        out.write(Box::into_raw(Box::new(FloeRowDecoder {
+            inner: Mutex::new(DecoderSlot {
+                decoder,
+                failure: None,
+            }),
+        })));
+        Ok(())
+    });
+    report(result, out_error)
+}
+
+/// Decodes one message into a row tape, copied to `out_tape` if it fits.
+///
+/// `*out_status` is the tape's length when the message decoded (the tape is in `out_tape`
+/// only if that length is at most `out_capacity`: otherwise call again with room), or
+/// [`FLOE_ROW_FALLBACK`] when the message is left to Flink's own decoder (nothing written).
+///
+/// # Safety
+/// - `decoder`: a live handle, used by one thread at a time.
+/// - `data`/`data_len`: the message, **borrowed** for the call.
+/// - `out_tape`: writable for `out_capacity` bytes (may be null when `out_capacity` is 0).
+/// - `out_status`: writable.
+#[no_mangle]
+pub unsafe extern "C" fn floe_row_decoder_decode(
+    decoder: *mut FloeRowDecoder,
+    data: *const u8,
+    data_len: usize,
+    out_tape: *mut u8,
+    out_capacity: usize,
+    out_status: *mut i64,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle, per the common contract.
+    let decoder = unsafe { decoder.as_ref() };
+    let result = with_slot(decoder.map(|d| &d.inner), |d| {
+        // SAFETY: `data` is readable for `data_len` bytes, per the contract.
+        let message = unsafe { bytes(data, data_len, "data") }?;
+        // SAFETY: `out_status` is writable, per the contract.
+        let status = unsafe { out_param(out_status, "out_status") }?;
+        if d.decode(message) == Outcome::Fallback {
+            status.write(FLOE_ROW_FALLBACK);
+            return Ok(());
+        }
+        let tape = d.tape();
+        if tape.len() <= out_capacity {
+            // SAFETY: `out_tape` is writable for `out_capacity` bytes, per the contract.
+            let out = unsafe { out_slice(out_tape, out_capacity, "out_tape") }?;
+            for (slot, &byte) in out.iter_mut().zip(tape) {
+                slot.write(byte);
+            }
+        }
+        status.write(tape.len() as i64);
+        Ok(())
+    });
+    report(result, out_error)
+}
+
+/// Frees a row decoder. Null is a no-op.
+///
+/// # Safety
+/// `decoder` is null or a handle not yet freed; it is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn floe_row_decoder_free(decoder: *mut FloeRowDecoder) {
     // SAFETY: null or a handle from `Box::into_raw` not yet freed, per the contract.
     unsafe { free_boxed(decoder) };
 }
@@ -824,10 +930,19 @@ fn with_decoder(
     decoder: Option<&FloeDecoder>,
     body: impl FnOnce(&mut JsonDecoder) -> Result<()>,
 ) -> Result<()> {
+    with_slot(decoder.map(|d| &d.inner), body)
+}
+
+/// Runs `body` on a decoder in its slot: one caller at a time, none after a panic failed it.
+fn with_slot<D>(
+    slot: Option<&Mutex<DecoderSlot<D>>>,
+    body: impl FnOnce(&mut D) -> Result<()>,
+) -> Result<()> {
+    let decoder = slot;
     let result = run(|| {
         let handle =
             decoder.ok_or_else(|| FloeError::invalid_argument("decoder must not be null"))?;
-        let mut slot = match handle.inner.try_lock() {
+        let mut slot = match handle.try_lock() {
             Ok(slot) => slot,
             Err(TryLockError::WouldBlock) => {
                 return Err(FloeError::illegal_state(
@@ -848,7 +963,7 @@ fn with_decoder(
         if e.code == ErrorCode::Panic {
             // A panic may have left the decoder's buffers anywhere: it refuses later calls.
             let _ = catch_unwind(AssertUnwindSafe(|| {
-                let mut slot = handle.inner.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut slot = handle.lock().unwrap_or_else(PoisonError::into_inner);
                 slot.failure.get_or_insert_with(|| e.message.clone());
             }));
         }

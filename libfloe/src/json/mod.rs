@@ -6,6 +6,7 @@ mod cursor;
 mod decoder;
 mod error;
 mod numbers;
+mod row_tape;
 mod temporal;
 // The decoder's only unsafe code, behind safe functions (see the module).
 #[allow(unsafe_code)]
@@ -13,3 +14,4 @@ mod unchecked;
 
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
 pub use error::DecodeError;
+pub use row_tape::{Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard};

@@ -68,10 +68,10 @@ public class floe_h {
     public static final AddressLayout C_POINTER = ValueLayout.ADDRESS
             .withTargetLayout(MemoryLayout.sequenceLayout(java.lang.Long.MAX_VALUE, JAVA_BYTE));
     public static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    private static final int FLOE_ABI_VERSION = (int)4L;
+    private static final int FLOE_ABI_VERSION = (int)5L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 4
+     * #define FLOE_ABI_VERSION 5
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -986,6 +986,189 @@ public class floe_h {
         }
     }
 
+    private static class floe_row_decoder_new {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_row_decoder_new");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeRowDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_row_decoder_new$descriptor() {
+        return floe_row_decoder_new.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeRowDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_row_decoder_new$handle() {
+        return floe_row_decoder_new.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeRowDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_row_decoder_new$address() {
+        return floe_row_decoder_new.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_new(const struct ArrowSchema *schema, const uint8_t *config, size_t config_len, struct FloeRowDecoder **out_decoder, char **out_error)
+     * }
+     */
+    public static int floe_row_decoder_new(MemorySegment schema, MemorySegment config, long config_len, MemorySegment out_decoder, MemorySegment out_error) {
+        var mh$ = floe_row_decoder_new.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_row_decoder_new", schema, config, config_len, out_decoder, out_error);
+            }
+            return (int)mh$.invokeExact(schema, config, config_len, out_decoder, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_row_decoder_decode {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_LONG,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_row_decoder_decode");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_decode(struct FloeRowDecoder *decoder, const uint8_t *data, size_t data_len, uint8_t *out_tape, size_t out_capacity, int64_t *out_status, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_row_decoder_decode$descriptor() {
+        return floe_row_decoder_decode.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_decode(struct FloeRowDecoder *decoder, const uint8_t *data, size_t data_len, uint8_t *out_tape, size_t out_capacity, int64_t *out_status, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_row_decoder_decode$handle() {
+        return floe_row_decoder_decode.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_decode(struct FloeRowDecoder *decoder, const uint8_t *data, size_t data_len, uint8_t *out_tape, size_t out_capacity, int64_t *out_status, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_row_decoder_decode$address() {
+        return floe_row_decoder_decode.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_row_decoder_decode(struct FloeRowDecoder *decoder, const uint8_t *data, size_t data_len, uint8_t *out_tape, size_t out_capacity, int64_t *out_status, char **out_error)
+     * }
+     */
+    public static int floe_row_decoder_decode(MemorySegment decoder, MemorySegment data, long data_len, MemorySegment out_tape, long out_capacity, MemorySegment out_status, MemorySegment out_error) {
+        var mh$ = floe_row_decoder_decode.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_row_decoder_decode", decoder, data, data_len, out_tape, out_capacity, out_status, out_error);
+            }
+            return (int)mh$.invokeExact(decoder, data, data_len, out_tape, out_capacity, out_status, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_row_decoder_free {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_row_decoder_free");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void floe_row_decoder_free(struct FloeRowDecoder *decoder)
+     * }
+     */
+    public static FunctionDescriptor floe_row_decoder_free$descriptor() {
+        return floe_row_decoder_free.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void floe_row_decoder_free(struct FloeRowDecoder *decoder)
+     * }
+     */
+    public static MethodHandle floe_row_decoder_free$handle() {
+        return floe_row_decoder_free.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void floe_row_decoder_free(struct FloeRowDecoder *decoder)
+     * }
+     */
+    public static MemorySegment floe_row_decoder_free$address() {
+        return floe_row_decoder_free.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void floe_row_decoder_free(struct FloeRowDecoder *decoder)
+     * }
+     */
+    public static void floe_row_decoder_free(MemorySegment decoder) {
+        var mh$ = floe_row_decoder_free.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_row_decoder_free", decoder);
+            }
+            mh$.invokeExact(decoder);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class floe_partitioner_new {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             floe_h.C_INT,
@@ -1476,6 +1659,15 @@ public class floe_h {
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }
+    }
+    private static final int FLOE_ROW_FALLBACK = (int)-1L;
+    /**
+     * {@snippet lang=c :
+     * #define FLOE_ROW_FALLBACK -1
+     * }
+     */
+    public static int FLOE_ROW_FALLBACK() {
+        return FLOE_ROW_FALLBACK;
     }
 }
 
