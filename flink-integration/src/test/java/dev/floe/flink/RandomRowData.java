@@ -20,6 +20,7 @@ import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 /**
  * Seeded random Flink rows of a row type: nulls where the type allows, extremes, NaN, unicode,
@@ -58,6 +59,8 @@ final class RandomRowData {
     boolean edge = random.nextInt(6) == 0;
     return switch (type.getTypeRoot()) {
       case BOOLEAN -> random.nextBoolean();
+      case TINYINT -> (byte) random.nextInt();
+      case SMALLINT -> (short) random.nextInt();
       case INTEGER -> edge ? pick(0, Integer.MIN_VALUE, Integer.MAX_VALUE, -1) : random.nextInt();
       case BIGINT -> edge ? pick(0L, Long.MIN_VALUE, Long.MAX_VALUE, -1L) : random.nextLong();
       case FLOAT -> edge ? pick(Float.NaN, -0.0f, Float.MIN_VALUE, Float.MAX_VALUE) : (random.nextFloat() - 0.5f) * 1e6f;
@@ -71,8 +74,10 @@ final class RandomRowData {
       case DATE -> random.nextInt(80_000) - 40_000;
       case TIME_WITHOUT_TIME_ZONE -> random.nextInt(86_400_000);
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
-          // microsecond precision, as Iceberg keeps it; before and after 1970
-          TimestampData.fromEpochMillis(random.nextLong(-4_000_000_000_000L, 4_000_000_000_000L), random.nextInt(1000) * 1000);
+          // before and after 1970; nanoseconds only where the type keeps them (Iceberg keeps micros)
+          TimestampData.fromEpochMillis(
+              random.nextLong(-4_000_000_000_000L, 4_000_000_000_000L),
+              LogicalTypeChecks.getPrecision(type) > 6 ? random.nextInt(1_000_000) : random.nextInt(1000) * 1000);
       case CHAR, VARCHAR -> StringData.fromString(edge ? pick(TEXT) : "s" + random.nextInt(1000) + pick(TEXT));
       case BINARY -> bytes(((BinaryType) type).getLength());
       case VARBINARY -> bytes(random.nextInt(12));

@@ -1,0 +1,142 @@
+package dev.floe.flink.format;
+
+import dev.floe.arrow.NativeRowDecoder;
+import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.Collector;
+
+/**
+ * The {@code floe-json} decoder: Flink's {@code json} format's rows, decoded natively. Each message
+ * goes to libfloe's row decoder, which either returns the row (when it is certainly the row
+ * Flink's format makes) or leaves the message to Flink's own {@link
+ * JsonParserRowDataDeserializationSchema}, which this schema holds and which then decides -- the
+ * row, a coerced value, a null field under {@code ignore-parse-errors}, or Flink's exception. So
+ * the rows, the errors and the options' meanings are Flink's, and clean messages skip Jackson.
+ *
+ * <p>For the DataStream API, with the {@code json} format's options:
+ *
+ * <pre>{@code
+ * KafkaSource.<RowData>builder()
+ *     .setValueOnlyDeserializer(FloeJsonRowDataDeserializationSchema.of(rowType, false, false, TimestampFormat.SQL))
+ * }</pre>
+ */
+public final class FloeJsonRowDataDeserializationSchema implements DeserializationSchema<RowData> {
+  private static final long serialVersionUID = 1L;
+  /** Frees a decoder's native memory once its schema is gone: Flink never closes a DeserializationSchema. */
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  private final RowType rowType;
+  private final TypeInformation<RowData> producedType;
+  private final boolean failOnMissingField;
+  private final TimestampFormat timestampFormat;
+  /** Flink's own decoder: every message the native one does not take. */
+  private final DeserializationSchema<RowData> fallback;
+  /** Whether the native decoder takes messages at all (not for types it leaves to Flink). */
+  private final boolean nativeDecoding;
+
+  private transient NativeRowDecoder decoder;
+  private transient RowTapeReader reader;
+  private transient List<RowData> single;
+  private transient long fallbacks;
+  private transient Counter fallbackCounter;
+
+  FloeJsonRowDataDeserializationSchema(
+      RowType rowType,
+      TypeInformation<RowData> producedType,
+      boolean failOnMissingField,
+      TimestampFormat timestampFormat,
+      DeserializationSchema<RowData> fallback,
+      boolean nativeDecoding) {
+    this.rowType = rowType;
+    this.producedType = producedType;
+    this.failOnMissingField = failOnMissingField;
+    this.timestampFormat = timestampFormat;
+    this.fallback = fallback;
+    this.nativeDecoding = nativeDecoding && ArrowRowSchemas.of(rowType) != null;
+  }
+
+  /**
+   * A decoder of {@code rowType} rows with the {@code json} format's options: {@code
+   * fail-on-missing-field}, {@code ignore-parse-errors} and {@code timestamp-format.standard}.
+   */
+  public static FloeJsonRowDataDeserializationSchema of(
+      RowType rowType, boolean failOnMissingField, boolean ignoreParseErrors, TimestampFormat timestampFormat) {
+    TypeInformation<RowData> type = InternalTypeInfo.of(rowType);
+    return new FloeJsonRowDataDeserializationSchema(
+        rowType,
+        type,
+        failOnMissingField,
+        timestampFormat,
+        new JsonParserRowDataDeserializationSchema(rowType, type, failOnMissingField, ignoreParseErrors, timestampFormat),
+        true);
+  }
+
+  @Override
+  public void open(InitializationContext context) throws Exception {
+    fallback.open(context);
+    single = new ArrayList<>(1);
+    fallbackCounter = context.getMetricGroup().counter("floeJsonFallbacks");
+    if (nativeDecoding) {
+      Schema schema = ArrowRowSchemas.of(rowType);
+      String standard = timestampFormat == TimestampFormat.ISO_8601 ? "ISO-8601" : "SQL";
+      decoder = NativeRowDecoder.create(schema, standard, failOnMissingField);
+      CLEANER.register(this, decoder::close);
+      reader = new RowTapeReader(rowType);
+    }
+  }
+
+  @Override
+  public void deserialize(byte[] message, Collector<RowData> out) throws IOException {
+    if (decoder != null && message != null && message.length > 0) {
+      long tape = decoder.decode(message, 0, message.length);
+      if (tape != NativeRowDecoder.FALLBACK) {
+        out.collect(reader.read(decoder.tape()));
+        return;
+      }
+    }
+    fallbacks++;
+    fallbackCounter.inc();
+    fallback.deserialize(message, out);
+  }
+
+  /**
+   * Messages this decoder handed to Flink's own (also the metric {@code floeJsonFallbacks}): bad
+   * ones, ones Flink coerces, and all of them for types decoded in Flink alone.
+   */
+  public long fallbacks() {
+    return fallbacks;
+  }
+
+  /** One message's row, or null if it has none (an empty message, a skipped bad one). */
+  @Override
+  public RowData deserialize(byte[] message) throws IOException {
+    single.clear();
+    deserialize(message, new ListCollector<>(single));
+    if (single.size() > 1) {
+      throw new IOException("a top-level JSON array holds several rows: use deserialize(byte[], Collector)");
+    }
+    return single.isEmpty() ? null : single.getFirst();
+  }
+
+  @Override
+  public boolean isEndOfStream(RowData nextElement) {
+    return false;
+  }
+
+  @Override
+  public TypeInformation<RowData> getProducedType() {
+    return producedType;
+  }
+}

@@ -1,0 +1,240 @@
+package dev.floe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.corpus.CorpusSchemas;
+import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.corpus.NexmarkJson;
+import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DateType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code floe-json} against Flink's {@code json} format, message by message: the same rows (by
+ * {@code equals}, field for field), or the same failure, for the Nexmark corpus, for random rows of
+ * every type it decodes in both timestamp standards, and for messages Flink coerces or rejects,
+ * under every combination of {@code fail-on-missing-field} and {@code ignore-parse-errors}.
+ */
+class FloeJsonFormatTest {
+  static final RowType ALL_TYPES =
+      RowType.of(
+          new LogicalType[] {
+            new BooleanType(), new TinyIntType(), new SmallIntType(), new IntType(), new BigIntType(),
+            new FloatType(), new DoubleType(), new DecimalType(9, 2), new DecimalType(38, 10), new DateType(),
+            new TimeType(), new TimestampType(3), new TimestampType(9), new LocalZonedTimestampType(6),
+            new VarCharType(VarCharType.MAX_LENGTH), new VarBinaryType(VarBinaryType.MAX_LENGTH), new BinaryType(5),
+            RowType.of(new LogicalType[] {new IntType(), new VarCharType(VarCharType.MAX_LENGTH)}, new String[] {"x", "label"}),
+            new ArrayType(new BigIntType()),
+            new MapType(new VarCharType(VarCharType.MAX_LENGTH), new DoubleType()),
+            new ArrayType(RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"n"})),
+          },
+          new String[] {
+            "flag", "tiny", "small", "count", "big", "ratio", "score", "price", "balance", "day", "time_of_day",
+            "ts3", "ts9", "instant", "name", "blob", "code", "point", "ids", "attrs", "items"
+          });
+
+  /** What a decoder made of one message: its rows, or its failure. */
+  private record Outcome(List<RowData> rows, String failure) {}
+
+  private static Outcome run(DeserializationSchema<RowData> schema, byte[] message) {
+    List<RowData> rows = new ArrayList<>();
+    try {
+      schema.deserialize(message, new ListCollector<>(rows));
+      return new Outcome(rows, null);
+    } catch (Exception e) {
+      return new Outcome(List.of(), e.getClass().getName() + ": " + e.getMessage());
+    }
+  }
+
+  private static <T extends DeserializationSchema<RowData>> T opened(T schema) throws Exception {
+    schema.open(
+        new DeserializationSchema.InitializationContext() {
+          @Override
+          public org.apache.flink.metrics.MetricGroup getMetricGroup() {
+            return new UnregisteredMetricsGroup();
+          }
+
+          @Override
+          public UserCodeClassLoader getUserCodeClassLoader() {
+            return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
+          }
+        });
+    return schema;
+  }
+
+  /** Decodes every message both ways and asserts equal outcomes; returns floe's fallback count. */
+  private static long assertSameAsFlink(
+      RowType type, List<byte[]> messages, boolean failOnMissing, boolean ignoreErrors, TimestampFormat standard)
+      throws Exception {
+    var flink =
+        opened(new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), failOnMissing, ignoreErrors, standard));
+    FloeJsonRowDataDeserializationSchema floe =
+        opened(FloeJsonRowDataDeserializationSchema.of(type, failOnMissing, ignoreErrors, standard));
+    for (byte[] message : messages) {
+      Outcome expected = run(flink, message);
+      Outcome actual = run(floe, message);
+      assertEquals(expected, actual, () -> "message " + new String(message, StandardCharsets.UTF_8));
+    }
+    return floe.fallbacks();
+  }
+
+  @Test
+  void nexmarkMessagesDecodeNativelyToFlinksRows() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(SchemaParser.fromJson(CorpusSchemas.nexmarkJson()));
+    NexmarkGenerator generator = new NexmarkGenerator(3);
+    List<byte[]> messages = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      messages.add(NexmarkJson.toBytes(generator.next()));
+    }
+    long fallbacks = assertSameAsFlink(type, messages, false, false, TimestampFormat.SQL);
+    assertEquals(0, fallbacks, "every Nexmark message decodes natively");
+  }
+
+  /** Random rows of every type, as Flink's own json encoder writes them. */
+  private static List<byte[]> encoded(long seed, int count, TimestampFormat standard) throws Exception {
+    SerializationSchema<RowData> encoder =
+        new JsonRowDataSerializationSchema(ALL_TYPES, standard, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+    encoder.open(null);
+    RandomRowData random = new RandomRowData(seed);
+    List<byte[]> out = new ArrayList<>();
+    for (RowData row : random.rows(ALL_TYPES, count)) {
+      out.add(encoder.serialize(row));
+    }
+    return out;
+  }
+
+  @Test
+  void randomRowsOfEveryTypeDecodeToFlinksRowsInBothTimestampStandards() throws Exception {
+    for (TimestampFormat standard : TimestampFormat.values()) {
+      List<byte[]> messages = encoded(standard.ordinal() + 1, 3_000, standard);
+      long fallbacks = assertSameAsFlink(ALL_TYPES, messages, false, false, standard);
+      // NaN and infinities travel as strings, and some decimals in exponent form: Flink's to read.
+      assertTrue(fallbacks < messages.size() / 2, standard + ": " + fallbacks + " of " + messages.size() + " fell back");
+    }
+  }
+
+  /** Messages Flink coerces, rejects or reads in its own way, and messages it reads plainly. */
+  static final List<String> TRICKY =
+      List.of(
+          "{\"count\": \"12\", \"big\": \" 7 \"}",
+          "{\"count\": 12.9, \"big\": 1e3, \"tiny\": 300, \"small\": 70000}",
+          "{\"flag\": \"TRUE\"} ",
+          "{\"flag\": 1}",
+          "{\"name\": 12.50, \"point\": {\"x\": 1, \"label\": {\"a\": [1, 2]}}}",
+          "{\"name\": {\"nested\": true}}",
+          "{\"price\": 1.005, \"balance\": \"12.5\"}",
+          "{\"price\": 12345678.91}",
+          "{\"price\": 1e2}",
+          "{\"day\": \"2024-02-30\", \"ts3\": \"2024-02-30 10:00:00\"}",
+          "{\"day\": \"2024-2-3\"}",
+          "{\"time_of_day\": \"10:11:12.999\", \"ts9\": \"1969-12-31 23:59:59.123456789\"}",
+          "{\"ts3\": \"2024-01-01T10:00:00\", \"instant\": \"2024-01-01 10:00:00Z\"}",
+          "{\"ts3\": \"2024-01-01 10:00\"}",
+          "{\"blob\": \"AAEC\", \"code\": \"AAECAwQ=\"}",
+          "{\"blob\": \"AAE\"}",
+          "{\"blob\": 5}",
+          "{\"ids\": [1, null, 3], \"attrs\": {\"a\": 1.5, \"b\": null, \"a\": 2.5}}",
+          "{\"ids\": 5}",
+          "{\"items\": [{\"n\": 1}, null, {\"n\": \"2\"}]}",
+          "{\"count\": 1, \"count\": 2}",
+          "{\"count\": 1, \"unknown\": {\"deep\": [1, {\"x\": null}]}, \"big\": 2}",
+          "[{\"count\": 1}, {\"count\": 2}]",
+          "[]",
+          "{\"count\": 1} trailing",
+          "{\"count\": 1",
+          "{\"name\": \"\\ud83d\\ude00 \\u00e9 \\n \\\"q\\\"\"}",
+          "{\"name\": \"lone \\ud800\"}",
+          "{\"name\": \"raw \u0001 control\"}",
+          "{\"ratio\": 3.4028235E38, \"score\": 1.7976931348623157E308}",
+          "{\"ratio\": 1e39, \"score\": -0}",
+          "{\"ratio\": 0.1, \"score\": 123456789012345678901234567890}",
+          "\"just a string\"",
+          "42",
+          "not json",
+          "{}",
+          "   {\"count\":   -0 }   ");
+
+  @Test
+  void trickyMessagesGetFlinksRowsOrFlinksErrorsUnderEveryOption() throws Exception {
+    List<byte[]> messages = new ArrayList<>(TRICKY.stream().map(m -> m.getBytes(StandardCharsets.UTF_8)).toList());
+    messages.add(new byte[0]);
+    messages.add(new byte[] {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', (byte) 0xC3, '"', '}'}); // bad UTF-8
+    // Complete rows (every field present) for fail-on-missing-field.
+    messages.addAll(encoded(9, 50, TimestampFormat.SQL));
+    for (boolean failOnMissing : new boolean[] {false, true}) {
+      for (boolean ignoreErrors : new boolean[] {false, true}) {
+        for (TimestampFormat standard : TimestampFormat.values()) {
+          if (failOnMissing && ignoreErrors) {
+            // Flink refuses the pair; so does floe-json, with Flink's message
+            IllegalArgumentException e =
+                assertThrows(
+                    IllegalArgumentException.class,
+                    () -> FloeJsonRowDataDeserializationSchema.of(ALL_TYPES, true, true, standard));
+            assertTrue(e.getMessage().contains("both enabled"), e.getMessage());
+            continue;
+          }
+          assertSameAsFlink(ALL_TYPES, messages, failOnMissing, ignoreErrors, standard);
+        }
+      }
+    }
+  }
+
+  @Test
+  void randomMutationsOfValidMessagesGetFlinksOutcome() throws Exception {
+    List<byte[]> valid = encoded(11, 400, TimestampFormat.SQL);
+    Random random = new Random(12);
+    List<byte[]> mutated = new ArrayList<>();
+    String[] inserts = {"\"", "1", ".", "-", "e", "null", ",", "}", "]", "{", "[", " ", "\\", "\"x\":1,"};
+    for (byte[] message : valid) {
+      String text = new String(message, StandardCharsets.UTF_8);
+      for (int k = 0; k < 3; k++) {
+        int at = random.nextInt(text.length());
+        String edit =
+            random.nextBoolean()
+                ? text.substring(0, at) + inserts[random.nextInt(inserts.length)] + text.substring(at)
+                : text.substring(0, at) + text.substring(Math.min(text.length(), at + 1 + random.nextInt(3)));
+        mutated.add(edit.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    assertSameAsFlink(ALL_TYPES, mutated, false, false, TimestampFormat.SQL);
+    assertSameAsFlink(ALL_TYPES, mutated, false, true, TimestampFormat.SQL);
+  }
+}
