@@ -61,3 +61,25 @@ floe_require() {
     fi
   done
 }
+
+# Builds flink-integration (and what it needs) and prints the classpath of a JVM running its
+# test classes: the Flink jobs, benchmarks and examples whose Flink jars are "provided".
+# FLOE_SKIP_CARGO=1 reuses the native library already built. $1 names the caller in messages.
+floe_flink_classpath() {
+  local caller="$1" log module
+  local skip_cargo=()
+  [[ -n "${FLOE_SKIP_CARGO:-}" ]] && skip_cargo=(-Dfloe.skipCargo=true)
+  log="$(mktemp -t "floe-$caller-build.XXXXXX.log")"
+  echo "$caller: building flink-integration and its classpath ..." >&2
+  if ! (cd "$FLOE_ROOT" &&
+        mvn -B -ntp -q "${skip_cargo[@]}" -DskipTests install -pl flink-integration -am &&
+        mvn -B -ntp -q -pl flink-integration dependency:build-classpath -Dmdep.includeScope=test \
+          -Dmdep.outputFile=target/test.classpath) >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "$caller: the build failed; full log: $log" >&2
+    exit 1
+  fi
+  rm -f "$log"
+  module="$FLOE_ROOT/flink-integration"
+  echo "$module/target/test-classes:$module/target/classes:$(cat "$module/target/test.classpath")"
+}

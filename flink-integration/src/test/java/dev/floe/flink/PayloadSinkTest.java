@@ -105,6 +105,49 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
     assertEquals(expected(), TableFingerprint.of(table));
   }
 
+  /**
+   * The failure lands between a checkpoint's completion and its commit: a task fails while
+   * handling the checkpoint-complete notification, racing the committer's own notification. The
+   * restored job gets the checkpoint's committable back from state and must commit it if it has
+   * not landed, or skip it if it has.
+   */
+  @Test
+  void aFailureBetweenACheckpointAndItsCommitIsExact() throws Exception {
+    Table table = createTable("q0_notify_failure");
+    FailOnCheckpointComplete.FAILURES.set(0);
+    StreamExecutionEnvironment env = environment(1);
+    DataStream<KafkaPayload> payloads = throttled(payloads(env, true)).map(new FailOnCheckpointComplete());
+    FloeIcebergSink.forKafkaPayloads(tableRef("q0_notify_failure")).append(payloads);
+    Throttle.SLOW.set(true);
+    try {
+      env.execute("q0 raw, a failure on a checkpoint's completion");
+    } finally {
+      Throttle.SLOW.set(false);
+    }
+    assertEquals(1, FailOnCheckpointComplete.FAILURES.get(), "the job failed once");
+    table.refresh();
+    assertEquals(expected(), TableFingerprint.of(table));
+  }
+
+  /** Fails the task once, on the second checkpoint-complete notification it gets. */
+  static final class FailOnCheckpointComplete extends RichMapFunction<KafkaPayload, KafkaPayload>
+      implements CheckpointListener {
+    static final AtomicInteger FAILURES = new AtomicInteger();
+    private int notified;
+
+    @Override
+    public KafkaPayload map(KafkaPayload payload) {
+      return payload;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      if (++notified == 2 && FAILURES.compareAndSet(0, 1)) {
+        throw new IllegalStateException("injected failure on completing checkpoint " + checkpointId);
+      }
+    }
+  }
+
   @Test
   void stopWithSavepointThenResumeInANewJobIsExact() throws Exception {
     Table table = createTable("q0_savepoint");

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.StreamSupport;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -135,7 +136,20 @@ class RowDataSinkTest {
 
   private static DataStream<RowData> input(StreamExecutionEnvironment env, List<RowData> rows, RowType type, boolean slow) {
     DataStream<RowData> in = env.fromData(rows, InternalTypeInfo.of(type)).setParallelism(1);
-    return slow ? in.map(new FlinkJobsOnKafka.Throttle<RowData>()).returns(in.getType()).setParallelism(1) : in;
+    return slow ? in.map(new SlowDown()).returns(in.getType()).setParallelism(1) : in;
+  }
+
+  /** Sleeps a millisecond every few rows, so a changelog spans several checkpoints. */
+  static final class SlowDown implements MapFunction<RowData, RowData> {
+    private long seen;
+
+    @Override
+    public RowData map(RowData row) throws InterruptedException {
+      if (++seen % 4 == 0) {
+        Thread.sleep(1);
+      }
+      return row;
+    }
   }
 
   /** The table's rows as canonical texts, sorted: equal lists are equal multisets of full values. */

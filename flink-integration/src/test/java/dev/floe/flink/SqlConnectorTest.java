@@ -5,21 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.corpus.NexmarkEvent.Bid;
+import dev.floe.flink.example.NexmarkToIceberg;
+import dev.floe.iceberg.Catalogs;
 import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.junit.jupiter.api.Test;
@@ -31,14 +33,6 @@ import org.junit.jupiter.api.Test;
  * upserting by primary key, against the same query through {@code 'connector' = 'iceberg'}.
  */
 class SqlConnectorTest extends FlinkJobsOnKafka {
-
-  /** The Nexmark columns as SQL, from the Iceberg schema as Iceberg's Flink module maps it. */
-  private static String nexmarkColumns() {
-    RowType type = FlinkSchemaUtil.convert(NEXMARK);
-    return type.getFields().stream()
-        .map(f -> "`" + f.getName() + "` " + f.getType().asSerializableString())
-        .collect(Collectors.joining(", "));
-  }
 
   /** The options naming a table of the embedded catalog, as Iceberg's connector takes them. */
   private static String catalogOptions(String connector, String table) {
@@ -54,7 +48,7 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   private static StreamTableEnvironment tables() {
     StreamTableEnvironment sql = StreamTableEnvironment.create(environment(0));
     sql.executeSql(
-        "CREATE TABLE events (" + nexmarkColumns() + ") WITH ("
+        "CREATE TABLE events (" + NexmarkToIceberg.columns() + ") WITH ("
             + "'connector' = 'kafka', 'topic' = 'events', "
             + "'properties.bootstrap.servers' = '" + kafka.bootstrapServers() + "', "
             + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
@@ -66,7 +60,7 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   void nexmarkQ0IntoAnExistingBucketedTableIsExact() throws Exception {
     Table table = createTable("sql_q0");
     StreamTableEnvironment sql = tables();
-    sql.executeSql("CREATE TABLE q0 (" + nexmarkColumns() + ") WITH (" + catalogOptions("floe-iceberg", "sql_q0") + ")");
+    sql.executeSql("CREATE TABLE q0 (" + NexmarkToIceberg.columns() + ") WITH (" + catalogOptions("floe-iceberg", "sql_q0") + ")");
     sql.executeSql("INSERT INTO q0 SELECT * FROM events").await();
 
     table.refresh();
@@ -106,6 +100,23 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     assertEquals(List.of(1), List.copyOf(floe.schema().identifierFieldIds()), "the primary key became the identifier field");
     assertEquals(expected, bidsPerAuction(floe));
     assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "bids_stock"))), bidsPerAuction(floe));
+  }
+
+  /**
+   * floe on both ends: the example job reads the topic with {@code 'format' = 'floe-json'} and
+   * writes a table it creates with {@code 'connector' = 'floe-iceberg'}; the table is the topic.
+   */
+  @Test
+  void theExampleJobLandsTheTopicThroughFloeJsonAndFloeIceberg() throws Exception {
+    Path lake = warehouse.resolve("example");
+    NexmarkToIceberg.run(kafka.bootstrapServers(), "events", lake);
+    Catalog exampleCatalog = Catalogs.embedded(lake);
+    try {
+      Table table = exampleCatalog.loadTable(TableIdentifier.of("nexmark", "events"));
+      assertEquals(expected(), TableFingerprint.of(table));
+    } finally {
+      IcebergTableRef.close(exampleCatalog);
+    }
   }
 
   @Test
