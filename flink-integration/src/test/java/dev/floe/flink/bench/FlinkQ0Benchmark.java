@@ -8,6 +8,7 @@ import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.flink.KafkaPayloadDeserializer;
 import dev.floe.flink.StockFlink;
+import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import dev.floe.flink.sink.FloeIcebergSink;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
@@ -34,11 +35,13 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -47,6 +50,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 
 /**
  * Nexmark q0 (every event, as it is) Kafka -> Iceberg in Flink: stock (Flink's {@code json}
@@ -142,8 +146,11 @@ public final class FlinkQ0Benchmark {
     switch (contender) {
       case "stock" -> stockJob(env, id);
       case "floe-raw" -> floeRawJob(env, id);
+      case "floe-rowdata" -> floeRowDataJob(env, id);
       case "bare-source" -> bareSourceJob(env);
-      default -> throw new IllegalArgumentException("unknown contender " + contender + " (stock, floe-raw, bare-source)");
+      default ->
+          throw new IllegalArgumentException(
+              "unknown contender " + contender + " (stock, floe-raw, floe-rowdata, bare-source)");
     }
     long start = System.nanoTime();
     JobExecutionResult result = env.execute("q0 " + contender);
@@ -174,6 +181,18 @@ public final class FlinkQ0Benchmark {
   private void floeRawJob(StreamExecutionEnvironment env, TableIdentifier id) {
     KafkaSource<KafkaPayload> source = sourceBuilder(KafkaPayload.class).setDeserializer(new KafkaPayloadDeserializer()).build();
     FloeIcebergSink.forKafkaPayloads(IcebergTableRef.of(Catalogs.EMBEDDED_NAME, catalogProperties, id))
+        .append(env.fromSource(source, WatermarkStrategy.noWatermarks(), "events"));
+  }
+
+  /** The RowData path: floe-json rows from the source, FloeIcebergSink's RowData writers. */
+  private void floeRowDataJob(StreamExecutionEnvironment env, TableIdentifier id) {
+    RowType rowType = FlinkSchemaUtil.convert(NEXMARK);
+    KafkaSource<RowData> source =
+        sourceBuilder(RowData.class)
+            .setValueOnlyDeserializer(FloeJsonRowDataDeserializationSchema.of(rowType, false, false, TimestampFormat.SQL))
+            .build();
+    FloeIcebergSink.forRowData(IcebergTableRef.of(Catalogs.EMBEDDED_NAME, catalogProperties, id))
+        .rowType(rowType)
         .append(env.fromSource(source, WatermarkStrategy.noWatermarks(), "events"));
   }
 

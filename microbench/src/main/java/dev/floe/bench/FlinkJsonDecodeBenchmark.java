@@ -1,0 +1,150 @@
+package dev.floe.bench;
+
+import dev.floe.bench.corpus.NexmarkTables;
+import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Kafka JSON values to Flink {@code RowData}, one message at a time, one thread, as a Kafka
+ * source's deserializer works:
+ *
+ * <ul>
+ *   <li>{@code flinkJson}: Flink's {@code json} format ({@code JsonParserRowDataDeserializationSchema},
+ *       its default decoder), SQL timestamps;
+ *   <li>{@code floeJson}: {@code floe-json} with the same options -- a native decode per message
+ *       into a row tape, read into the same {@code GenericRowData}.
+ * </ul>
+ *
+ * <p>Data sets: {@code nexmark} (all events, the Nexmark schema as Iceberg's Flink module maps
+ * it) and {@code synthetic} (~142-byte flat events). Counters: {@code rows} = messages/s, {@code
+ * bytes} = JSON bytes/s.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 5)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {
+      "--enable-native-access=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "-Xms2g",
+      "-Xmx2g",
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"
+    })
+public class FlinkJsonDecodeBenchmark {
+  private static final long SEED = 42;
+
+  @Param({"nexmark", "synthetic"})
+  public String dataset;
+
+  @Param({"100000"})
+  public int messages;
+
+  private List<byte[]> payloads;
+  private long payloadBytes;
+  private DeserializationSchema<RowData> flink;
+  private FloeJsonRowDataDeserializationSchema floe;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    Schema schema =
+        switch (dataset) {
+          case "nexmark" -> NexmarkTables.EVENT;
+          case "synthetic" -> NexmarkTables.SYNTHETIC;
+          default -> throw new IllegalArgumentException("unknown dataset " + dataset);
+        };
+    payloads =
+        dataset.equals("nexmark")
+            ? NexmarkTables.nexmarkMessages(SEED, messages)
+            : NexmarkTables.syntheticMessages(SEED, messages);
+    payloadBytes = payloads.stream().mapToLong(p -> p.length).sum();
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    flink = new JsonParserRowDataDeserializationSchema(rowType, InternalTypeInfo.of(rowType), false, false, TimestampFormat.SQL);
+    floe = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, TimestampFormat.SQL);
+    flink.open(CONTEXT);
+    floe.open(CONTEXT);
+    // Both must make the same rows of these messages, and floe-json must make them natively.
+    for (byte[] payload : payloads.subList(0, Math.min(1000, payloads.size()))) {
+      if (!flink.deserialize(payload).equals(floe.deserialize(payload))) {
+        throw new IllegalStateException("floe-json and json differ on " + new String(payload));
+      }
+    }
+    if (floe.fallbacks() > 0) {
+      throw new IllegalStateException(floe.fallbacks() + " messages fell back to Flink's decoder");
+    }
+  }
+
+  @Benchmark
+  public void flinkJson(RateCounters counters, Blackhole blackhole) throws IOException {
+    decodeAll(flink, counters, blackhole);
+  }
+
+  @Benchmark
+  public void floeJson(RateCounters counters, Blackhole blackhole) throws IOException {
+    decodeAll(floe, counters, blackhole);
+  }
+
+  private void decodeAll(DeserializationSchema<RowData> schema, RateCounters counters, Blackhole blackhole)
+      throws IOException {
+    Collector<RowData> out = new BlackholeCollector(blackhole);
+    for (byte[] payload : payloads) {
+      schema.deserialize(payload, out);
+    }
+    counters.add(payloads.size(), payloadBytes);
+  }
+
+  private record BlackholeCollector(Blackhole blackhole) implements Collector<RowData> {
+    @Override
+    public void collect(RowData row) {
+      blackhole.consume(row);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static final DeserializationSchema.InitializationContext CONTEXT =
+      new DeserializationSchema.InitializationContext() {
+        @Override
+        public MetricGroup getMetricGroup() {
+          return new UnregisteredMetricsGroup();
+        }
+
+        @Override
+        public UserCodeClassLoader getUserCodeClassLoader() {
+          return SimpleUserCodeClassLoader.create(FlinkJsonDecodeBenchmark.class.getClassLoader());
+        }
+      };
+}
