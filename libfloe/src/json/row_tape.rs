@@ -86,6 +86,9 @@ enum Kind {
 #[derive(Debug)]
 struct RowShape {
     names: Vec<String>,
+    /// Each field's key as compact JSON writes it after another: `,"name":` (the first key of
+    /// an object drops the comma). Keys that arrive in schema order are matched whole.
+    compact_keys: Vec<Vec<u8>>,
     kinds: Vec<Kind>,
     /// Wide rows look keys up here; narrow ones scan `names`.
     index: Option<HashMap<String, u16>>,
@@ -112,8 +115,14 @@ impl RowShape {
                 .map(|(i, n)| (n.clone(), i as u16))
                 .collect()
         });
+        let compact_keys = names
+            .iter()
+            .map(|n| serde_json::to_vec(n).map(|quoted| [&b","[..], &quoted, b":"].concat()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| FloeError::invalid_argument(format!("field name: {e}")))?;
         Ok(Self {
             names,
+            compact_keys,
             kinds,
             index,
         })
@@ -253,7 +262,7 @@ impl RowTapeDecoder {
     /// Decodes one message; on [`Outcome::Row`] the row is in [`Self::tape`].
     pub fn decode(&mut self, message: &[u8]) -> Outcome {
         self.tape.clear();
-        let Ok(text) = std::str::from_utf8(message) else {
+        let Ok(text) = simdutf8::basic::from_utf8(message) else {
             return Outcome::Fallback; // Jackson's error, or its replacement characters
         };
         let mut cursor = Cursor::new(text, 1000);
@@ -290,12 +299,28 @@ impl TapeWriter<'_> {
         let mut seen = SeenFields::new(shape.names.len());
         let mut expected = 0;
         let mut first = true;
-        while let Some(key) = cursor.next_key(first)? {
-            first = false;
-            let Some(field) = shape.find(key, expected) else {
-                cursor.skip_value()?;
-                continue;
+        loop {
+            // Compact JSON in schema order: the next key is matched whole, without a scan.
+            let in_order = shape
+                .compact_keys
+                .get(expected)
+                .is_some_and(|key| cursor.try_compact_key(if first { &key[1..] } else { key }));
+            let field = if in_order {
+                expected
+            } else {
+                let Some(key) = cursor.next_key(first)? else {
+                    break;
+                };
+                match shape.find(key, expected) {
+                    Some(field) => field,
+                    None => {
+                        first = false;
+                        cursor.skip_value()?;
+                        continue;
+                    }
+                }
             };
+            first = false;
             if !seen.insert(field) {
                 return Err(Fallback); // Flink counts repeats towards the arity: its own rules
             }

@@ -94,7 +94,9 @@ public final class NativeRowDecoder extends NativeHandle {
     while (true) {
       int status =
           floe_h.floe_row_decoder_decode(decoder, message, length, tape, tape.byteSize(), statusSlot, errorSlot);
-      check(status, errorSlot, null);
+      if (status != 0) { // libfloe writes the error slot only on failure: the hot path skips it
+        check(status, errorSlot, null);
+      }
       long result = statusSlot.get(ValueLayout.JAVA_LONG, 0);
       if (result <= tape.byteSize()) {
         return result;

@@ -102,7 +102,7 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     if (decoder != null && message != null && message.length > 0) {
       long tape = decoder.decode(message, 0, message.length);
       if (tape != NativeRowDecoder.FALLBACK) {
-        out.collect(reader.read(decoder.tape()));
+        out.collect(reader.read(decoder.tape(), tape));
         return;
       }
     }

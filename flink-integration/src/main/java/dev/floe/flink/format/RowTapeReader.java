@@ -2,11 +2,14 @@ package dev.floe.flink.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.table.data.DecimalData;
@@ -27,61 +30,73 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeUtils;
  * into the {@link GenericRowData} Flink's {@code json} format builds: the same classes for the
  * same values (boxed primitives, {@link StringData}, {@link DecimalData}, {@link TimestampData},
  * {@code byte[]}, {@link GenericArrayData} of the element's internal class, {@link
- * GenericMapData} over a {@link HashMap}). The readers are chosen once per row type.
+ * GenericMapData} over a {@link HashMap}). The readers are chosen once per row type. Not
+ * thread-safe: it reuses one heap buffer.
  */
 final class RowTapeReader {
-  private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-  private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final int END_OF_ROW = 0xFFFF;
 
   private final RowReader root;
+  private final Tape cursor = new Tape();
+  private byte[] buffer = new byte[4096];
 
   RowTapeReader(RowType rowType) {
     this.root = new RowReader(rowType);
   }
 
-  GenericRowData read(MemorySegment tape) {
-    return root.read(new Tape(tape));
+  /** The row of the first {@code length} bytes of {@code tape}. */
+  GenericRowData read(MemorySegment tape, long length) {
+    // One copy to the heap: reads of a heap array skip the native segment's per-access checks.
+    if (buffer.length < length) {
+      buffer = new byte[(int) Math.max(length, buffer.length * 2L)];
+    }
+    MemorySegment.copy(tape, ValueLayout.JAVA_BYTE, 0, buffer, 0, (int) length);
+    cursor.bytes = buffer;
+    cursor.at = 0;
+    return root.read(cursor);
   }
 
-  /** A position in a tape. */
+  /** A position in a tape copied to the heap. */
   private static final class Tape {
-    final MemorySegment segment;
-    long at;
-
-    Tape(MemorySegment segment) {
-      this.segment = segment;
-    }
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    byte[] bytes;
+    int at;
 
     int u8() {
-      return segment.get(ValueLayout.JAVA_BYTE, at++) & 0xFF;
+      return bytes[at++] & 0xFF;
     }
 
     int u16() {
-      int v = segment.get(U16, at) & 0xFFFF;
+      int v = (short) SHORT.get(bytes, at) & 0xFFFF;
       at += 2;
       return v;
     }
 
     int i32() {
-      int v = segment.get(I32, at);
+      int v = (int) INT.get(bytes, at);
       at += 4;
       return v;
     }
 
     long i64() {
-      long v = segment.get(I64, at);
+      long v = (long) LONG.get(bytes, at);
       at += 8;
       return v;
     }
 
+    float f32() {
+      return Float.intBitsToFloat(i32());
+    }
+
+    double f64() {
+      return Double.longBitsToDouble(i64());
+    }
+
     byte[] bytes() {
       int length = i32();
-      byte[] out = new byte[length];
-      MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, at, out, 0, length);
+      byte[] out = Arrays.copyOfRange(bytes, at, at + length);
       at += length;
       return out;
     }
@@ -99,16 +114,8 @@ final class RowTapeReader {
       case SMALLINT -> t -> (short) t.u16();
       case INTEGER, DATE, TIME_WITHOUT_TIME_ZONE -> Tape::i32;
       case BIGINT -> Tape::i64;
-      case FLOAT -> t -> {
-        float v = t.segment.get(F32, t.at);
-        t.at += 4;
-        return v;
-      };
-      case DOUBLE -> t -> {
-        double v = t.segment.get(F64, t.at);
-        t.at += 8;
-        return v;
-      };
+      case FLOAT -> Tape::f32;
+      case DOUBLE -> Tape::f64;
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> t -> {
         long millis = t.i64();
         return TimestampData.fromEpochMillis(millis, t.i32());
