@@ -39,7 +39,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <ul>
  *   <li>{@code flinkJson}: Flink's {@code json} format ({@code JsonParserRowDataDeserializationSchema},
- *       its default decoder), SQL timestamps;
+ *       its default decoder), SQL timestamps for Nexmark and ISO-8601 for the synthetic events;
  *   <li>{@code floeJson}: {@code floe-json} with the same options -- a native decode per message
  *       into a row tape, read into the same {@code GenericRowData}.
  * </ul>
@@ -91,8 +91,10 @@ public class FlinkJsonDecodeBenchmark {
             : NexmarkTables.syntheticMessages(SEED, messages);
     payloadBytes = payloads.stream().mapToLong(p -> p.length).sum();
     RowType rowType = FlinkSchemaUtil.convert(schema);
-    flink = new JsonParserRowDataDeserializationSchema(rowType, InternalTypeInfo.of(rowType), false, false, TimestampFormat.SQL);
-    floe = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, TimestampFormat.SQL);
+    // Nexmark's timestamps are Flink's SQL form; the synthetic events' are ISO-8601 instants.
+    TimestampFormat timestamps = dataset.equals("nexmark") ? TimestampFormat.SQL : TimestampFormat.ISO_8601;
+    flink = new JsonParserRowDataDeserializationSchema(rowType, InternalTypeInfo.of(rowType), false, false, timestamps);
+    floe = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, timestamps);
     flink.open(CONTEXT);
     floe.open(CONTEXT);
     // Both must make the same rows of these messages, and floe-json must make them natively.

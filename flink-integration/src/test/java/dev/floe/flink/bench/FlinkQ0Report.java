@@ -87,6 +87,9 @@ record FlinkQ0Report(int events, int rounds, int warmups, Map<String, List<Doubl
         - `stock`: Flink's `json` deserializer (`JsonParserRowDataDeserializationSchema`, SQL
           timestamps) into Iceberg's `IcebergSink` (iceberg-flink-2.1 1.11.0).
         - `floe-raw`: `KafkaPayloadDeserializer` into `FloeIcebergSink` (native decode + write).
+        - `floe-rowdata`: `floe-json` rows (`FloeJsonRowDataDeserializationSchema`, SQL timestamps)
+          into `FloeIcebergSink.forRowData` (rows copied to Arrow in Java, native write).
+        - `bare-source`: Flink's Kafka source alone, records counted and dropped: the bound.
 
         **Validation.** Every run (warmups too) is read back with Iceberg's generic reader; row
         count and full-value fingerprint must equal the corpus's, or the run fails the benchmark.
