@@ -557,9 +557,11 @@ pub unsafe extern "C" fn floe_row_decoder_decode(
         if tape.len() <= out_capacity {
             // SAFETY: `out_tape` is writable for `out_capacity` bytes, per the contract.
             let out = unsafe { out_slice(out_tape, out_capacity, "out_tape") }?;
-            for (slot, &byte) in out.iter_mut().zip(tape) {
-                slot.write(byte);
-            }
+            let tape: &[MaybeUninit<u8>] = {
+                // SAFETY: initialized bytes are valid `MaybeUninit<u8>`s, same size and alignment.
+                unsafe { std::slice::from_raw_parts(tape.as_ptr().cast(), tape.len()) }
+            };
+            out[..tape.len()].copy_from_slice(tape);
         }
         status.write(tape.len() as i64);
         Ok(())

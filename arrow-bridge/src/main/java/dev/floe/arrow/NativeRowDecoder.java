@@ -29,6 +29,12 @@ public final class NativeRowDecoder extends NativeHandle {
   /** What {@link #decode} returns for a message left to Flink's own decoder. */
   public static final long FALLBACK = floe_h.FLOE_ROW_FALLBACK();
 
+  /**
+   * The per-call buffers and slots. An automatic arena's segments cross a downcall without the
+   * atomic acquire and release a shared arena's take per argument (a few per message here); the
+   * GC frees them once this decoder is gone.
+   */
+  private final Arena buffers = Arena.ofAuto();
   private final MemorySegment errorSlot;
   private final MemorySegment statusSlot;
   private MemorySegment message;
@@ -36,10 +42,10 @@ public final class NativeRowDecoder extends NativeHandle {
 
   private NativeRowDecoder(Arena arena) {
     super("NativeRowDecoder", arena, code -> code == NativeException.PANIC);
-    this.errorSlot = arena.allocate(ValueLayout.ADDRESS);
-    this.statusSlot = arena.allocate(ValueLayout.JAVA_LONG);
-    this.message = arena.allocate(4096);
-    this.tape = arena.allocate(4096);
+    this.errorSlot = buffers.allocate(ValueLayout.ADDRESS);
+    this.statusSlot = buffers.allocate(ValueLayout.JAVA_LONG);
+    this.message = buffers.allocate(4096);
+    this.tape = buffers.allocate(4096);
   }
 
   /**
@@ -88,7 +94,7 @@ public final class NativeRowDecoder extends NativeHandle {
   public long decode(byte[] bytes, int offset, int length) {
     MemorySegment decoder = handle();
     if (message.byteSize() < length) {
-      message = arena().allocate(Math.max(length, message.byteSize() * 2));
+      message = buffers.allocate(Math.max(length, message.byteSize() * 2));
     }
     MemorySegment.copy(bytes, offset, message, ValueLayout.JAVA_BYTE, 0, length);
     while (true) {
@@ -101,7 +107,7 @@ public final class NativeRowDecoder extends NativeHandle {
       if (result <= tape.byteSize()) {
         return result;
       }
-      tape = arena().allocate(Math.max(result, tape.byteSize() * 2)); // rare: grow, decode again
+      tape = buffers.allocate(Math.max(result, tape.byteSize() * 2)); // rare: grow, decode again
     }
   }
 

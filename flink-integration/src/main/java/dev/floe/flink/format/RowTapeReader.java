@@ -12,12 +12,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -30,15 +32,13 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeUtils;
  * into the {@link GenericRowData} Flink's {@code json} format builds: the same classes for the
  * same values (boxed primitives, {@link StringData}, {@link DecimalData}, {@link TimestampData},
  * {@code byte[]}, {@link GenericArrayData} of the element's internal class, {@link
- * GenericMapData} over a {@link HashMap}). The readers are chosen once per row type. Not
- * thread-safe: it reuses one heap buffer.
+ * GenericMapData} over a {@link HashMap}). The readers are chosen once per row type. A row's
+ * strings share one heap copy of its tape.
  */
 final class RowTapeReader {
   private static final int END_OF_ROW = 0xFFFF;
 
   private final RowReader root;
-  private final Tape cursor = new Tape();
-  private byte[] buffer = new byte[4096];
 
   RowTapeReader(RowType rowType) {
     this.root = new RowReader(rowType);
@@ -46,14 +46,12 @@ final class RowTapeReader {
 
   /** The row of the first {@code length} bytes of {@code tape}. */
   GenericRowData read(MemorySegment tape, long length) {
-    // One copy to the heap: reads of a heap array skip the native segment's per-access checks.
-    if (buffer.length < length) {
-      buffer = new byte[(int) Math.max(length, buffer.length * 2L)];
-    }
-    MemorySegment.copy(tape, ValueLayout.JAVA_BYTE, 0, buffer, 0, (int) length);
-    cursor.bytes = buffer;
-    cursor.at = 0;
-    return root.read(cursor);
+    // One copy to the heap per row: reads of a heap array skip the native segment's checks, and
+    // the row's strings point into it (one object each, no copies of their bytes).
+    byte[] bytes = new byte[Math.toIntExact(length)];
+    MemorySegment.copy(tape, ValueLayout.JAVA_BYTE, 0, bytes, 0, bytes.length);
+    Tape t = new Tape(bytes);
+    return root.read(t);
   }
 
   /** A position in a tape copied to the heap. */
@@ -61,8 +59,15 @@ final class RowTapeReader {
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    byte[] bytes;
+    final byte[] bytes;
+    /** {@link #bytes} as Flink memory, for strings that point into it. */
+    final org.apache.flink.core.memory.MemorySegment[] segments;
     int at;
+
+    Tape(byte[] bytes) {
+      this.bytes = bytes;
+      this.segments = new org.apache.flink.core.memory.MemorySegment[] {MemorySegmentFactory.wrap(bytes)};
+    }
 
     int u8() {
       return bytes[at++] & 0xFF;
@@ -100,6 +105,13 @@ final class RowTapeReader {
       at += length;
       return out;
     }
+
+    StringData string() {
+      int length = i32();
+      StringData out = BinaryStringData.fromAddress(segments, at, length);
+      at += length;
+      return out;
+    }
   }
 
   /** Reads one value of a type. */
@@ -129,7 +141,7 @@ final class RowTapeReader {
             : DecimalData.fromBigDecimal(
                 new BigDecimal(new BigInteger(new String(t.bytes(), StandardCharsets.US_ASCII)), scale), precision, scale);
       }
-      case CHAR, VARCHAR -> t -> StringData.fromBytes(t.bytes());
+      case CHAR, VARCHAR -> Tape::string;
       case BINARY, VARBINARY -> Tape::bytes;
       case ROW -> new RowReader((RowType) type)::read;
       case ARRAY -> arrays((ArrayType) type);
@@ -157,7 +169,7 @@ final class RowTapeReader {
       int count = t.i32();
       Map<Object, Object> entries = new HashMap<>();
       for (int i = 0; i < count; i++) {
-        StringData key = StringData.fromBytes(t.bytes());
+        StringData key = t.string();
         entries.put(key, t.u8() == 0 ? null : value.read(t));
       }
       return new GenericMapData(entries);
