@@ -3,7 +3,10 @@ package dev.floe.flink.sink;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
@@ -22,11 +25,28 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
     implements OneInputStreamOperator<CommittableMessage<WriteResult>, CommittableMessage<FloeCommittable>> {
   private final List<WriteResult> results = new ArrayList<>();
   private long lastCheckpointId = 0;
+  /**
+   * The last checkpoint this operator took part in. Kept as state because a restored operator
+   * without state is not told which checkpoint it restored from, and end of input numbers the
+   * final files after it: numbered 1 instead, they would look committed already and be dropped.
+   */
+  private ListState<Long> lastCheckpoint;
 
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
-    context.getRestoredCheckpointId().ifPresent(id -> lastCheckpointId = id);
+    lastCheckpoint =
+        context.getOperatorStateStore().getListState(new ListStateDescriptor<>("floe-last-checkpoint", Long.class));
+    for (Long id : lastCheckpoint.get()) {
+      lastCheckpointId = Math.max(lastCheckpointId, id);
+    }
+    context.getRestoredCheckpointId().ifPresent(id -> lastCheckpointId = Math.max(lastCheckpointId, id));
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    lastCheckpoint.update(List.of(context.getCheckpointId()));
   }
 
   @Override
