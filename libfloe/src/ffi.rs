@@ -305,6 +305,45 @@ struct DecoderSlot<D> {
     failure: Option<String>,
 }
 
+impl<D> DecoderSlot<D> {
+    /// A new decoder's slot, not failed.
+    fn locked(decoder: D) -> Mutex<Self> {
+        Mutex::new(Self {
+            decoder,
+            failure: None,
+        })
+    }
+}
+
+/// What every decoder constructor does: imports the schema, hands the config blob and the schema
+/// to `build`, and writes the handle it makes to `*out`; reports the outcome as a status.
+///
+/// # Safety
+/// As the constructors' contracts: `schema` a valid `ArrowSchema` borrowed for the call,
+/// `config` readable for `config_len` bytes, `out` writable, `out_error` null or writable.
+unsafe fn new_decoder_handle<H>(
+    schema: *const FFI_ArrowSchema,
+    config: *const u8,
+    config_len: usize,
+    out: *mut *mut H,
+    out_error: *mut *mut c_char,
+    build: impl FnOnce(Schema, &[u8]) -> Result<H>,
+) -> i32 {
+    // SAFETY: null or writable, per this function's contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    let result = run(|| {
+        // SAFETY: `out` is writable, per this function's contract.
+        let out = unsafe { out_param(out, "out_decoder") }?;
+        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per this function's contract.
+        let schema = import_schema(unsafe { borrowed(schema, "schema") }?)?;
+        // SAFETY: `config` is readable for `config_len` bytes, per this function's contract.
+        let config = unsafe { bytes(config, config_len, "config") }?;
+        out.write(Box::into_raw(Box::new(build(schema, config)?)));
+        Ok(())
+    });
+    report(result, out_error)
+}
+
 /// What one decode call did. `rejects_json` (may be null when `rejected == 0`) is a
 /// JSON array of `{"index": i, "reason": "..."}`, owned by the caller and freed with
 /// `floe_bytes_free(rejects_json, rejects_len)`.
@@ -334,25 +373,23 @@ pub unsafe extern "C" fn floe_decoder_new(
     out_decoder: *mut *mut FloeDecoder,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    // SAFETY: null or writable, per the module's common contract.
-    let out_error = unsafe { ErrorOut::new(out_error) };
-    let result = run(|| {
-        // SAFETY: `out_decoder` is writable, per the contract.
-        let out = unsafe { out_param(out_decoder, "out_decoder") }?;
-        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per the contract.
-        let schema = Arc::new(import_schema(unsafe { borrowed(schema, "schema") }?)?);
-        // SAFETY: `config` is readable for `config_len` bytes, per the contract.
-        let config = DecoderConfig::from_json(unsafe { bytes(config, config_len, "config") }?)?;
-        let decoder = JsonDecoder::new(schema, config)?;
-        out.write(Box::into_raw(Box::new(FloeDecoder {
-            inner: Mutex::new(DecoderSlot {
-                decoder,
-                failure: None,
-            }),
-        })));
-        Ok(())
-    });
-    report(result, out_error)
+    // SAFETY: the arguments are this function's, under the same contract.
+    unsafe {
+        new_decoder_handle(
+            schema,
+            config,
+            config_len,
+            out_decoder,
+            out_error,
+            |schema, config| {
+                let decoder =
+                    JsonDecoder::new(Arc::new(schema), DecoderConfig::from_json(config)?)?;
+                Ok(FloeDecoder {
+                    inner: DecoderSlot::locked(decoder),
+                })
+            },
+        )
+    }
 }
 
 /// Decodes `count` messages into one Arrow batch returned through C Data.
@@ -498,25 +535,23 @@ pub unsafe extern "C" fn floe_row_decoder_new(
     out_decoder: *mut *mut FloeRowDecoder,
     out_error: *mut *mut c_char,
 ) -> i32 {
-    // SAFETY: null or writable, per the module's common contract.
-    let out_error = unsafe { ErrorOut::new(out_error) };
-    let result = run(|| {
-        // SAFETY: `out_decoder` is writable, per the contract.
-        let out = unsafe { out_param(out_decoder, "out_decoder") }?;
-        // SAFETY: `schema` is a valid ArrowSchema borrowed for the call, per the contract.
-        let schema = import_schema(unsafe { borrowed(schema, "schema") }?)?;
-        // SAFETY: `config` is readable for `config_len` bytes, per the contract.
-        let config = RowTapeConfig::from_json(unsafe { bytes(config, config_len, "config") }?)?;
-        let decoder = RowTapeDecoder::with_config(&schema, &config)?;
-        out.write(Box::into_raw(Box::new(FloeRowDecoder {
-            inner: Mutex::new(DecoderSlot {
-                decoder,
-                failure: None,
-            }),
-        })));
-        Ok(())
-    });
-    report(result, out_error)
+    // SAFETY: the arguments are this function's, under the same contract.
+    unsafe {
+        new_decoder_handle(
+            schema,
+            config,
+            config_len,
+            out_decoder,
+            out_error,
+            |schema, config| {
+                let decoder =
+                    RowTapeDecoder::with_config(&schema, &RowTapeConfig::from_json(config)?)?;
+                Ok(FloeRowDecoder {
+                    inner: DecoderSlot::locked(decoder),
+                })
+            },
+        )
+    }
 }
 
 /// Decodes one message into a row tape, copied to `out_tape` if it fits.

@@ -3,7 +3,13 @@ package dev.floe.arrow;
 import dev.floe.arrow.internal.NativeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.function.IntPredicate;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * What every Java object owning a libfloe handle shares: the handle, the {@link Arena} its
@@ -98,6 +104,38 @@ abstract class NativeHandle implements AutoCloseable {
   /** The native error that failed this object, or null. */
   final NativeException failure() {
     return failure;
+  }
+
+  /** A libfloe constructor that takes a schema and a config blob: {@code floe_*_new}. */
+  interface SchemaConstructor {
+    int call(MemorySegment ffiSchema, MemorySegment config, long configLength, MemorySegment outHandle, MemorySegment outError);
+  }
+
+  /**
+   * Makes this object's native object with {@code constructor}: {@code schema} is exported for
+   * the call (libfloe borrows it), {@code config} copied into call-scoped memory, and the handle
+   * adopted. If anything fails this object is closed and the failure rethrown.
+   */
+  final void create(Schema schema, byte[] config, SchemaConstructor constructor) {
+    try (Arena call = Arena.ofConfined();
+        BufferAllocator allocator = new RootAllocator();
+        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, schema, null, ffiSchema);
+      MemorySegment blob = call.allocate(Math.max(1, config.length));
+      MemorySegment.copy(config, 0, blob, ValueLayout.JAVA_BYTE, 0, config.length);
+      MemorySegment out = call.allocate(ValueLayout.ADDRESS);
+      MemorySegment error = call.allocate(ValueLayout.ADDRESS);
+      try {
+        int status = constructor.call(MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, config.length, out, error);
+        check(status, error, null);
+      } finally {
+        ffiSchema.release();
+      }
+      adopt(out.get(ValueLayout.ADDRESS, 0));
+    } catch (RuntimeException | Error e) {
+      close();
+      throw e;
+    }
   }
 
   /** Frees the native object; called once, by {@link #close()}. */

@@ -13,7 +13,6 @@ import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -68,27 +67,8 @@ public final class NativeJsonDecoder extends NativeHandle {
     Objects.requireNonNull(config, "config");
     NativeLibrary.load();
     NativeJsonDecoder decoder = new NativeJsonDecoder(Arena.ofShared(), schema);
-    try (BufferAllocator allocator = new RootAllocator();
-        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportSchema(allocator, schema, null, ffiSchema);
-      byte[] json = config.toJsonBytes();
-      MemorySegment blob = decoder.arena().allocate(json.length);
-      MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
-      MemorySegment out = decoder.arena().allocate(ValueLayout.ADDRESS);
-      try {
-        int status =
-            floe_h.floe_decoder_new(
-                MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, decoder.errorSlot);
-        decoder.check(status, decoder.errorSlot, null);
-      } finally {
-        ffiSchema.release();
-      }
-      decoder.adopt(out.get(ValueLayout.ADDRESS, 0));
-      return decoder;
-    } catch (RuntimeException | Error e) {
-      decoder.close();
-      throw e;
-    }
+    decoder.create(schema, config.toJsonBytes(), floe_h::floe_decoder_new);
+    return decoder;
   }
 
   /** The target schema. */

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -58,34 +57,13 @@ public final class NativePartitioner extends NativeHandle {
    * @throws InvalidArgumentException if a source id is missing or a transform does not apply to
    *     its source column's type (the message names both)
    */
-  public static NativePartitioner create(
-      Schema schema, List<PartitionField> fields, BufferAllocator allocator) {
+  public static NativePartitioner create(Schema schema, List<PartitionField> fields) {
     Objects.requireNonNull(schema, "schema");
     List<PartitionField> copy = List.copyOf(fields);
     NativeLibrary.load();
     NativePartitioner partitioner = new NativePartitioner(Arena.ofShared(), schema, copy);
-    try (Arena call = Arena.ofConfined();
-        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportSchema(allocator, schema, null, ffiSchema);
-      byte[] json = specJson(copy);
-      MemorySegment blob = call.allocate(Math.max(1, json.length));
-      MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
-      MemorySegment out = call.allocate(ValueLayout.ADDRESS);
-      MemorySegment error = call.allocate(ValueLayout.ADDRESS);
-      try {
-        int status =
-            floe_h.floe_partitioner_new(
-                MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, error);
-        partitioner.check(status, error, null);
-      } finally {
-        ffiSchema.release();
-      }
-      partitioner.adopt(out.get(ValueLayout.ADDRESS, 0));
-      return partitioner;
-    } catch (RuntimeException | Error e) {
-      partitioner.close();
-      throw e;
-    }
+    partitioner.create(schema, specJson(copy), floe_h::floe_partitioner_new);
+    return partitioner;
   }
 
   public Schema schema() {

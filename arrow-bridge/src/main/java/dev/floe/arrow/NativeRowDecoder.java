@@ -7,10 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import org.apache.arrow.c.ArrowSchema;
-import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -60,30 +56,12 @@ public final class NativeRowDecoder extends NativeHandle {
     Objects.requireNonNull(timestampFormat, "timestampFormat");
     NativeLibrary.load();
     NativeRowDecoder decoder = new NativeRowDecoder(Arena.ofShared());
-    try (BufferAllocator allocator = new RootAllocator();
-        ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportSchema(allocator, rowSchema, null, ffiSchema);
-      byte[] json =
-          ("{\"version\":1,\"timestamp_format\":\"" + timestampFormat.replace("\"", "")
-                  + "\",\"fail_on_missing_field\":" + failOnMissingField + "}")
-              .getBytes(StandardCharsets.UTF_8);
-      MemorySegment blob = decoder.arena().allocate(json.length);
-      MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
-      MemorySegment out = decoder.arena().allocate(ValueLayout.ADDRESS);
-      try {
-        int status =
-            floe_h.floe_row_decoder_new(
-                MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, json.length, out, decoder.errorSlot);
-        decoder.check(status, decoder.errorSlot, null);
-      } finally {
-        ffiSchema.release();
-      }
-      decoder.adopt(out.get(ValueLayout.ADDRESS, 0));
-      return decoder;
-    } catch (RuntimeException | Error e) {
-      decoder.close();
-      throw e;
-    }
+    byte[] config =
+        ("{\"version\":1,\"timestamp_format\":\"" + timestampFormat.replace("\"", "")
+                + "\",\"fail_on_missing_field\":" + failOnMissingField + "}")
+            .getBytes(StandardCharsets.UTF_8);
+    decoder.create(rowSchema, config, floe_h::floe_row_decoder_new);
+    return decoder;
   }
 
   /**

@@ -13,10 +13,17 @@ import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.Snapshot;
@@ -146,6 +153,53 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
         throw new IllegalStateException("injected failure on completing checkpoint " + checkpointId);
       }
     }
+  }
+
+  /** The writers' and the committer's metrics count what landed. */
+  @Test
+  void metricsCountRowsBytesFilesAndCommits() throws Exception {
+    Table table = createTable("q0_metrics");
+    InMemoryReporter reporter = InMemoryReporter.createWithRetainedMetrics();
+    StreamExecutionEnvironment env = environment(0, reporter.addToConfiguration(new Configuration()));
+    FloeIcebergSink.forKafkaPayloads(tableRef("q0_metrics")).append(payloads(env, true));
+    JobID job = env.execute("q0 raw, metrics").getJobID();
+
+    Map<String, Metric> metrics = metricsOf(reporter, job);
+    table.refresh();
+    assertEquals(EVENTS, sum(metrics, ".floe.rows"));
+    assertEquals(0, sum(metrics, ".floe.rejected"));
+    assertEquals(
+        events.stream().mapToLong(e -> NexmarkJson.toBytes(e).length).sum(), sum(metrics, ".floe.bytes"));
+    long files = 0;
+    for (Snapshot snapshot : table.snapshots()) {
+      files += Long.parseLong(snapshot.summary().getOrDefault("added-data-files", "0"));
+    }
+    assertEquals(files, sum(metrics, ".floe.dataFiles"));
+    assertEquals(files, sum(metrics, ".floe.committedFiles"));
+    assertTrue(sum(metrics, ".floe.commits") >= 1);
+  }
+
+  /** The job's metrics by identifier (each subtask's own). */
+  private static Map<String, Metric> metricsOf(InMemoryReporter reporter, JobID job) {
+    Map<String, Metric> out = new HashMap<>();
+    reporter.getMetricsByGroup().forEach((group, metrics) -> {
+      if (job.toString().equals(group.getAllVariables().get("<job_id>"))) {
+        metrics.forEach((name, metric) -> out.put(group.getMetricIdentifier(name) + "#" + System.identityHashCode(metric), metric));
+      }
+    });
+    return out;
+  }
+
+  /** The sum of the counters whose identifier ends with {@code suffix} (one per subtask). */
+  private static long sum(Map<String, Metric> metrics, String suffix) {
+    List<Long> counts = new ArrayList<>();
+    metrics.forEach((id, metric) -> {
+      if (id.substring(0, id.lastIndexOf('#')).endsWith(suffix) && metric instanceof Counter counter) {
+        counts.add(counter.getCount());
+      }
+    });
+    assertTrue(!counts.isEmpty(), "no metric " + suffix + " among " + metrics.keySet().stream().filter(k -> k.contains("floe")).toList());
+    return counts.stream().mapToLong(Long::longValue).sum();
   }
 
   @Test

@@ -17,6 +17,8 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -24,6 +26,8 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,6 +120,33 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
       assertEquals(expected(), TableFingerprint.of(table));
     } finally {
       IcebergTableRef.close(exampleCatalog);
+    }
+  }
+
+  /**
+   * A catalog of {@code 'type' = 'floe-iceberg'} (Iceberg's catalog options): a table created in
+   * it with plain DDL is written by floe -- its files say so in their footers -- and exactly.
+   */
+  @Test
+  void tablesOfAFloeCatalogAreWrittenByFloe() throws Exception {
+    StreamTableEnvironment sql = tables();
+    sql.executeSql(
+        // Named as the embedded catalog: a JDBC catalog keeps its tables under its own name.
+        "CREATE CATALOG floe WITH ('type' = 'floe-iceberg', "
+            + "'catalog-impl' = '" + JdbcCatalog.class.getName() + "', "
+            + "'uri' = 'jdbc:sqlite:" + warehouse.toAbsolutePath().resolve("catalog.db") + "', "
+            + "'warehouse' = '" + warehouse.toAbsolutePath() + "')");
+    sql.executeSql(
+        "CREATE TABLE floe.nexmark.catalog_q0 (" + NexmarkToIceberg.columns() + ") WITH ('format-version' = '2')");
+    sql.executeSql("INSERT INTO floe.nexmark.catalog_q0 SELECT * FROM default_catalog.default_database.events").await();
+
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "catalog_q0"));
+    assertEquals(expected(), TableFingerprint.of(table));
+    DataFile file = table.currentSnapshot().addedDataFiles(table.io()).iterator().next();
+    try (ParquetFileReader footer =
+        ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.location()), new Configuration()))) {
+      String createdBy = footer.getFooter().getFileMetaData().getCreatedBy();
+      assertTrue(createdBy.startsWith("floe"), createdBy);
     }
   }
 

@@ -43,7 +43,7 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     this.maxOpenFiles = maxOpenFiles;
     this.writers = new PartitionMap<>(spec, true);
     this.partitioner =
-        NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec), allocator);
+        NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
   }
 
   @Override

@@ -26,7 +26,7 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
   UnpartitionedTaskWriter(NativeFileWriterFactory factory, StructLike partition, BufferAllocator allocator) {
     this.files = new PartitionFiles(factory, partition, factory.targetFileSizeBytes());
     this.allocator = allocator;
-    this.oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of(), allocator);
+    this.oneGroup = NativePartitioner.create(factory.arrowSchema(), List.of());
   }
 
   @Override

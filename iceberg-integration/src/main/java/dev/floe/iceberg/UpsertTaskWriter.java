@@ -108,7 +108,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.keySchema = factory.equalityDeleteArrowSchema();
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
-        NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec), allocator);
+        NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
   }
 
@@ -162,7 +162,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   public void deleteKeys(VectorSchemaRoot keys) {
     ensureOpen();
     if (keyPartitioner == null) {
-      keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec), allocator);
+      keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec));
     }
     int[] allColumns = new int[keyColumns.length];
     for (int c = 0; c < allColumns.length; c++) {

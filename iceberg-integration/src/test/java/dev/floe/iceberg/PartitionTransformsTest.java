@@ -127,7 +127,7 @@ class PartitionTransformsTest {
     PartitionKey expected = new PartitionKey(spec, SCHEMA);
     InternalRecordWrapper internal = new InternalRecordWrapper(SCHEMA.asStruct());
     try (NativePartitioner partitioner =
-            NativePartitioner.create(decoded.root().getSchema(), PartitionValues.fields(spec), allocator);
+            NativePartitioner.create(decoded.root().getSchema(), PartitionValues.fields(spec));
         PartitionedBatch split = partitioner.split(decoded.root(), allocator)) {
       assertEquals(records.size(), split.groupCount(), spec.toString());
       for (int g = 0; g < records.size(); g++) {
@@ -185,7 +185,7 @@ class PartitionTransformsTest {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(arrow, JsonDecoderConfig.defaults());
         MessageBatch messages = new MessageBatch();
         NativePartitioner partitioner =
-            NativePartitioner.create(arrow, PartitionValues.fields(spec), allocator)) {
+            NativePartitioner.create(arrow, PartitionValues.fields(spec))) {
       records.forEach(r -> messages.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8)));
       try (PartitionedBatch split =
           decoder.decodePartitioned(messages, partitioner, BadRecordPolicy.FAIL, allocator)) {
@@ -215,12 +215,12 @@ class PartitionTransformsTest {
     InvalidArgumentException e =
         assertThrows(
             InvalidArgumentException.class,
-            () -> NativePartitioner.create(arrow, List.of(new PartitionField("p", 17, "bucket[4]")), allocator));
+            () -> NativePartitioner.create(arrow, List.of(new PartitionField("p", 17, "bucket[4]"))));
     assertTrue(e.getMessage().contains("'f'") && e.getMessage().contains("Float32"), e.getMessage());
     InvalidArgumentException missing =
         assertThrows(
             InvalidArgumentException.class,
-            () -> NativePartitioner.create(arrow, List.of(new PartitionField("p", 99, "identity")), allocator));
+            () -> NativePartitioner.create(arrow, List.of(new PartitionField("p", 99, "identity"))));
     assertTrue(missing.getMessage().contains("field id 99"), missing.getMessage());
   }
 }

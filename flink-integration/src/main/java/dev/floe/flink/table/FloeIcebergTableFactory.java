@@ -49,6 +49,10 @@ import org.apache.iceberg.flink.FlinkWriteConf;
  *       'format-version' = '2', 'upsert-enabled' = 'true');
  * }</pre>
  *
+ * <p>In a {@link FloeFlinkCatalogFactory} catalog ({@code CREATE CATALOG ... WITH ('type' =
+ * 'floe-iceberg', ...)}, Iceberg's catalog options) every table writes through this factory, with
+ * no connector options at all.
+ *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
  * other than {@code main}, {@code range} distribution and {@code INSERT OVERWRITE}.
  */
@@ -58,6 +62,19 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   static final ConfigOption<String> CATALOG_NAME = ConfigOptions.key("catalog-name").stringType().noDefaultValue();
   static final ConfigOption<String> CATALOG_DATABASE = ConfigOptions.key("catalog-database").stringType().noDefaultValue();
   static final ConfigOption<String> CATALOG_TABLE = ConfigOptions.key("catalog-table").stringType().noDefaultValue();
+
+  /** Set when this factory serves the tables of a {@link FloeFlinkCatalog}. */
+  private final FloeFlinkCatalog boundCatalog;
+
+  /** The factory Flink finds by {@code 'connector' = 'floe-iceberg'}. */
+  public FloeIcebergTableFactory() {
+    this(null);
+  }
+
+  /** The factory of the tables of {@code catalog}: they live in it, whatever their options say. */
+  FloeIcebergTableFactory(FloeFlinkCatalog catalog) {
+    this.boundCatalog = catalog;
+  }
 
   @Override
   public String factoryIdentifier() {
@@ -79,16 +96,25 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   public DynamicTableSink createDynamicTableSink(Context context) {
     ResolvedCatalogTable ddl = context.getCatalogTable();
     Map<String, String> options = ddl.getOptions();
-    String catalogName = options.get(CATALOG_NAME.key());
-    if (catalogName == null) {
-      throw new IllegalArgumentException("a 'floe-iceberg' table needs the option 'catalog-name'");
-    }
     ObjectIdentifier id = context.getObjectIdentifier();
-    TableIdentifier tableId =
-        TableIdentifier.of(
-            options.getOrDefault(CATALOG_DATABASE.key(), id.getDatabaseName()),
-            options.getOrDefault(CATALOG_TABLE.key(), id.getObjectName()));
-    CatalogLoader loader = catalogLoader(catalogName, options);
+    String catalogName;
+    TableIdentifier tableId;
+    CatalogLoader loader;
+    if (boundCatalog != null) {
+      catalogName = boundCatalog.getName();
+      tableId = boundCatalog.identifier(id.toObjectPath());
+      loader = boundCatalog.loader();
+    } else {
+      catalogName = options.get(CATALOG_NAME.key());
+      if (catalogName == null) {
+        throw new IllegalArgumentException("a 'floe-iceberg' table needs the option 'catalog-name'");
+      }
+      tableId =
+          TableIdentifier.of(
+              options.getOrDefault(CATALOG_DATABASE.key(), id.getDatabaseName()),
+              options.getOrDefault(CATALOG_TABLE.key(), id.getObjectName()));
+      loader = catalogLoader(catalogName, options);
+    }
     Catalog catalog = loader.loadCatalog();
     FlinkWriteConf write;
     try {
