@@ -31,10 +31,11 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flink SQL: a Kafka table with Flink's {@code json} format into {@code 'connector' =
- * 'floe-iceberg'} tables whose DDL is Iceberg's connector's with the name changed -- Nexmark q0
- * into an existing bucketed table, and an updating aggregate into a table the connector creates,
- * upserting by primary key, against the same query through {@code 'connector' = 'iceberg'}.
+ * Flink SQL over a Kafka table of the Nexmark topic: q0 with {@code 'format' = 'floe-json'} into
+ * an existing bucketed {@code 'connector' = 'floe-iceberg'} table (the RowData path end to end);
+ * an updating aggregate upserting by primary key into a table the connector creates, against the
+ * same query through {@code 'connector' = 'iceberg'}; the example job; a {@code floe-iceberg}
+ * catalog; an append-only table refusing an updating query.
  */
 class SqlConnectorTest extends FlinkJobsOnKafka {
 
@@ -49,21 +50,27 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
         + "'catalog-table' = '" + table + "'";
   }
 
+  /** An environment with the topic as table {@code events} in Flink's {@code json} format. */
   private static StreamTableEnvironment tables() {
+    return tables("json");
+  }
+
+  private static StreamTableEnvironment tables(String format) {
     StreamTableEnvironment sql = StreamTableEnvironment.create(environment(0));
     sql.executeSql(
         "CREATE TABLE events (" + NexmarkToIceberg.columns() + ") WITH ("
             + "'connector' = 'kafka', 'topic' = 'events', "
             + "'properties.bootstrap.servers' = '" + kafka.bootstrapServers() + "', "
             + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
-            + "'format' = 'json')");
+            + "'format' = '" + format + "')");
     return sql;
   }
 
+  /** The RowData path end to end: floe-json rows into an existing 4-bucket v2 table. */
   @Test
   void nexmarkQ0IntoAnExistingBucketedTableIsExact() throws Exception {
     Table table = createTable("sql_q0");
-    StreamTableEnvironment sql = tables();
+    StreamTableEnvironment sql = tables("floe-json");
     sql.executeSql("CREATE TABLE q0 (" + NexmarkToIceberg.columns() + ") WITH (" + catalogOptions("floe-iceberg", "sql_q0") + ")");
     sql.executeSql("INSERT INTO q0 SELECT * FROM events").await();
 
