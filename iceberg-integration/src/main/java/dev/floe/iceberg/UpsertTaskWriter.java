@@ -2,7 +2,6 @@ package dev.floe.iceberg;
 
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
-import dev.floe.arrow.DecodedBatch;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.NativePartitioner;
@@ -16,7 +15,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.deletes.DVFileWriter;

@@ -1,7 +1,6 @@
 package dev.floe.flink.sink;
 
 import dev.floe.iceberg.ArrowSchemas;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -26,6 +25,7 @@ import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -184,7 +184,14 @@ final class RowDataToArrow implements AutoCloseable {
       case DECIMAL -> decimals(vector, required, path, (Types.DecimalType) type, flink);
       case STRING -> new FieldWriter(vector, required, path) {
         void set(Source s, int pos, int i) {
-          ((VarCharVector) vector).setSafe(i, s.getString(pos).toBytes());
+          StringData text = s.getString(pos);
+          // A binary string on one heap segment is copied straight from it, not through toBytes()
+          if (text instanceof BinaryStringData binary && onOneHeapSegment(binary)) {
+            ((VarCharVector) vector)
+                .setSafe(i, binary.getSegments()[0].getHeapMemory(), binary.getOffset(), binary.getSizeInBytes());
+          } else {
+            ((VarCharVector) vector).setSafe(i, text.toBytes());
+          }
         }
       };
       case BINARY -> new FieldWriter(vector, required, path) {
@@ -208,6 +215,12 @@ final class RowDataToArrow implements AutoCloseable {
       case MAP -> new MapWriter((MapVector) vector, type.asMapType(), (MapType) flink, required, path);
       default -> throw new IllegalArgumentException("column '" + path + "' has type " + type + ", which floe does not write");
     };
+  }
+
+  /** Whether a string's UTF-8 bytes sit in one heap array (materialized first if lazy). */
+  private static boolean onOneHeapSegment(BinaryStringData text) {
+    text.ensureMaterialized();
+    return text.getSegments().length == 1 && !text.getSegments()[0].isOffHeap();
   }
 
   private static FieldWriter timestamps(FieldVector vector, boolean required, String path, LogicalType flink, boolean nanos) {

@@ -1,8 +1,8 @@
 package dev.floe.flink.sink;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -83,13 +83,14 @@ final class RowKeySelector implements KeySelector<RowData, Integer> {
   }
 
   private static int hash(StructLike values, int[] columns) {
+    // Arrays.hashCode's formula, without an array per row.
     int size = columns == null ? values.size() : columns.length;
-    Object[] key = new Object[size];
+    int hash = 1;
     for (int i = 0; i < size; i++) {
       Object value = values.get(columns == null ? i : columns[i], Object.class);
       // A string may come as another CharSequence: hash its text.
-      key[i] = value instanceof CharSequence text ? text.toString() : value;
+      hash = 31 * hash + Objects.hashCode(value instanceof CharSequence text ? text.toString() : value);
     }
-    return Arrays.hashCode(key);
+    return hash;
   }
 }
