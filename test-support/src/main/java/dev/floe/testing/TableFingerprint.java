@@ -36,6 +36,15 @@ public record TableFingerprint(long rows, long hashSum) {
     }
   }
 
+  /** The fingerprint of a projection of the table: only {@code columns}, in the table's order. */
+  public static TableFingerprint of(Table table, List<String> columns) {
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).select(columns).build()) {
+      return ofRecords(records, columns.size());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The fingerprint of records read by Iceberg's generic reader, each of its first {@code fields} fields. */
   public static TableFingerprint ofRecords(Iterable<Record> records, int fields) {
     long rows = 0;
