@@ -2,17 +2,13 @@ package dev.floe.flink;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.corpus.NexmarkEvent;
-import dev.floe.corpus.NexmarkGenerator;
-import dev.floe.corpus.NexmarkJson;
 import dev.floe.flink.nexmark.NexmarkEngine;
 import dev.floe.flink.nexmark.NexmarkQuery;
 import dev.floe.flink.nexmark.NexmarkSuite;
+import dev.floe.flink.nexmark.NexmarkTopic;
 import dev.floe.kafka.LocalKafkaBroker;
-import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.TableFingerprint;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,15 +36,7 @@ class NexmarkSuiteTest {
   @BeforeAll
   static void loadTopic() throws Exception {
     kafka = LocalKafkaBroker.start(work.resolve("broker"));
-    kafka.createTopic("nexmark", 4);
-    NexmarkGenerator generator = new NexmarkGenerator(7);
-    List<byte[]> messages = new ArrayList<>(EVENTS);
-    for (int i = 0; i < EVENTS; i++) {
-      NexmarkEvent event = generator.next();
-      bids += event instanceof NexmarkEvent.Bid ? 1 : 0;
-      messages.add(NexmarkJson.toBytes(event));
-    }
-    RoundRobinProducer.send(kafka.bootstrapServers(), "nexmark", 4, messages);
+    bids = NexmarkTopic.load(kafka, "nexmark", EVENTS, 7);
     suite = NexmarkSuite.start(kafka.bootstrapServers(), "nexmark", work);
   }
 

@@ -100,7 +100,8 @@ public final class BarChart {
     rotated.dispose();
 
     int groupW = plotW / Math.max(1, groups.size());
-    int barW = Math.min(70, (groupW - 40) / Math.max(1, series.size()));
+    int gap = Math.min(40, groupW / 4); // between groups; narrow when there are many of them
+    int barW = Math.min(70, (groupW - gap) / Math.max(1, series.size()));
     for (int gi = 0; gi < groups.size(); gi++) {
       Group group = groups.get(gi);
       int groupX = LEFT + gi * groupW + (groupW - barW * series.size()) / 2;

@@ -3,16 +3,16 @@ package dev.floe.flink.bench;
 import dev.floe.corpus.CorpusSchemas;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
-import dev.floe.corpus.NexmarkJson;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.flink.KafkaPayloadDeserializer;
 import dev.floe.flink.StockFlink;
+import dev.floe.flink.nexmark.NexmarkSuite;
+import dev.floe.flink.nexmark.NexmarkTopic;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import dev.floe.flink.sink.FloeIcebergSink;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
-import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.nio.file.Files;
@@ -66,16 +66,8 @@ public final class FlinkQ0Benchmark {
   private static final int PARALLELISM = 2;
   private static final long SEED = 42;
 
-  /** The writer settings both engines get, as table properties. */
-  private static final Map<String, String> TABLE_PROPERTIES =
-      Map.of(
-          "format-version", "2",
-          "write.parquet.compression-codec", "zstd",
-          "write.parquet.compression-level", "3",
-          "write.parquet.row-group-size-bytes", Long.toString(128L << 20),
-          "write.parquet.page-size-bytes", Long.toString(1L << 20),
-          "write.parquet.dict-size-bytes", Long.toString(2L << 20),
-          "write.target-file-size-bytes", Long.toString(512L << 20));
+  /** The writer settings both engines get, as table properties: the Nexmark suite's. */
+  private static final Map<String, String> TABLE_PROPERTIES = NexmarkSuite.WRITE_PROPERTIES;
 
   private final int events;
   private final Path work;
@@ -93,7 +85,7 @@ public final class FlinkQ0Benchmark {
     this.catalog = Catalogs.load(Catalogs.EMBEDDED_NAME, catalogProperties);
     ((SupportsNamespaces) catalog).createNamespace(Namespace.of("bench"));
     this.expected = TableFingerprint.ofCanonical(() -> canonicalEvents());
-    loadTopic();
+    NexmarkTopic.load(kafka, "events", events, SEED);
   }
 
   public static void main(String[] args) throws Exception {
@@ -242,19 +234,6 @@ public final class FlinkQ0Benchmark {
                 .build());
     cluster.start();
     return cluster;
-  }
-
-  private void loadTopic() {
-    kafka.createTopic("events", 4);
-    int chunk = 100_000; // a multiple of 4: event i still goes to partition i mod 4
-    NexmarkGenerator generator = new NexmarkGenerator(SEED);
-    for (int from = 0; from < events; from += chunk) {
-      List<byte[]> messages = new ArrayList<>(chunk);
-      for (int i = from; i < Math.min(events, from + chunk); i++) {
-        messages.add(NexmarkJson.toBytes(generator.next()));
-      }
-      RoundRobinProducer.send(kafka.bootstrapServers(), "events", 4, messages);
-    }
   }
 
   private Iterator<String> canonicalEvents() {

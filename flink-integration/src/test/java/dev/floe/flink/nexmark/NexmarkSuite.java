@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -63,6 +64,7 @@ public final class NexmarkSuite implements AutoCloseable {
   private final String topic;
   private final Path warehouse;
   private final Path sideInput;
+  private final Path checkpoints;
   private final Catalog catalog;
   private final MiniCluster cluster;
   private int tables;
@@ -74,6 +76,7 @@ public final class NexmarkSuite implements AutoCloseable {
     this.catalog = Catalogs.embedded(warehouse);
     ((SupportsNamespaces) catalog).createNamespace(Namespace.of(NAMESPACE));
     this.sideInput = writeSideInput(work.resolve("side_input.csv"));
+    this.checkpoints = work.resolve("checkpoints");
     this.cluster = startCluster();
     TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
   }
@@ -129,7 +132,13 @@ public final class NexmarkSuite implements AutoCloseable {
   /** A table environment with the events table, its views, q13's side input and q14's function. */
   private StreamTableEnvironment environment(NexmarkEngine engine) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    // Join and aggregate state outgrows the JobManager's 5 MiB default checkpoint storage.
+    Configuration checkpoints = new Configuration();
+    checkpoints.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+    checkpoints.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, this.checkpoints.toUri().toString());
+    env.configure(checkpoints);
     env.setParallelism(PARALLELISM);
+    env.configure(Configuration.fromMap(engine.settings()));
     env.enableCheckpointing(1_000);
     env.getConfig().enableObjectReuse();
     StreamTableEnvironment sql = StreamTableEnvironment.create(env);
