@@ -1,7 +1,7 @@
 -- The Nexmark topic as the suite reads it: Flink's Kafka JSON layout (../shared/NEXMARK.md),
 -- event time from whichever of person/auction/bid is set, watermarks 4 s behind it, and one view
--- per event kind. ${FORMAT} is 'json' (stock) or 'floe-json'; the topic is read from its earliest
--- to its latest offsets.
+-- per event kind. ${KAFKA} is the Kafka source's options (the topic from its earliest to its
+-- latest offsets), ${FORMAT} 'json' (stock) or 'floe-json'.
 CREATE TABLE events (
   event_type INT,
   person ROW<id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING,
@@ -16,13 +16,7 @@ CREATE TABLE events (
                      ELSE bid.`dateTime` END,
   WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
 ) WITH (
-  'connector' = 'kafka',
-  'topic' = '${TOPIC}',
-  'properties.bootstrap.servers' = '${BOOTSTRAP}',
-  'properties.group.id' = 'nexmark',
-  'properties.max.poll.records' = '8192',
-  'scan.startup.mode' = 'earliest-offset',
-  'scan.bounded.mode' = 'latest-offset',
+  ${KAFKA},
   'format' = '${FORMAT}'
 );
 

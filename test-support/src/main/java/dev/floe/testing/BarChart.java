@@ -192,6 +192,9 @@ public final class BarChart {
     if (v >= 1e3) {
       return String.format("%.1fk", v / 1e3);
     }
-    return String.format("%.0f", v);
+    if (v >= 10 || v == Math.rint(v)) {
+      return String.format("%.0f", v);
+    }
+    return String.format("%.2f", v); // ratios and seconds: 1.59, not 2
   }
 }

@@ -6,6 +6,7 @@ import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.flink.KafkaPayloadDeserializer;
+import dev.floe.flink.CountRecords;
 import dev.floe.flink.StockFlink;
 import dev.floe.flink.nexmark.NexmarkSuite;
 import dev.floe.flink.nexmark.NexmarkTopic;
@@ -25,10 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -89,7 +87,8 @@ public final class FlinkQ0Benchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = options(args);
+    Map<String, String> options =
+        BenchOptions.parse(args, "[--events N] [--rounds N] [--warmup N] [--contenders stock,floe-raw] [--out DIR]");
     int events = Integer.parseInt(options.getOrDefault("events", "2000000"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     int warmups = Integer.parseInt(options.getOrDefault("warmup", "1"));
@@ -191,24 +190,7 @@ public final class FlinkQ0Benchmark {
   /** The bound: Flink's Kafka source alone, each record counted and dropped. */
   private void bareSourceJob(StreamExecutionEnvironment env) {
     KafkaSource<KafkaPayload> source = sourceBuilder(KafkaPayload.class).setDeserializer(new KafkaPayloadDeserializer()).build();
-    env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").map(new CountRecords()).sinkTo(new DiscardingSink<>());
-  }
-
-  /** Counts records into an accumulator, so a bare run is checked against the topic too. */
-  static final class CountRecords extends RichMapFunction<KafkaPayload, KafkaPayload> {
-    static final String NAME = "records";
-    private final LongCounter records = new LongCounter();
-
-    @Override
-    public void open(OpenContext context) {
-      getRuntimeContext().addAccumulator(NAME, records);
-    }
-
-    @Override
-    public KafkaPayload map(KafkaPayload payload) {
-      records.add(1);
-      return payload;
-    }
+    env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").map(new CountRecords<>()).sinkTo(new DiscardingSink<>());
   }
 
   private <T> org.apache.flink.connector.kafka.source.KafkaSourceBuilder<T> sourceBuilder(Class<T> type) {
@@ -260,14 +242,5 @@ public final class FlinkQ0Benchmark {
     kafka.close();
   }
 
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 == args.length) {
-        throw new IllegalArgumentException("usage: [--events N] [--rounds N] [--warmup N] [--contenders stock,floe-raw] [--out DIR]");
-      }
-      out.put(args[i].substring(2), args[++i]);
-    }
-    return out;
-  }
+
 }

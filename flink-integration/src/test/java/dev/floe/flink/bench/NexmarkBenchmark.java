@@ -17,10 +17,13 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The Nexmark suite on Flink, stock against floe ({@link NexmarkEngine}), query by query: one
+ * The Nexmark suite on Flink, stock against floe ({@link NexmarkEngine}), query by query, after
+ * the floor ({@link NexmarkSuite#floor}: the topic read raw and counted) is timed: one
  * broker with the corpus, one MiniCluster, and per query a warmup pair and measured pairs of runs
  * (alternating which engine goes first), each pair validated ({@link NexmarkSuite#verify}) before
- * it counts. A pair that fails validation, or a job that fails, is reported and not timed. Run by
+ * it counts. A pair that fails validation, or a job that fails, is reported and not timed. Queries
+ * where floe is slower, and those named by {@code --profile}, are then run once more per engine
+ * under JFR ({@link RunProfile}) to show where the time goes. Run by
  * {@code scripts/bench-nexmark}; writes {@code <out>/<date>-nexmark.{md,json,png}}.
  */
 public final class NexmarkBenchmark {
@@ -33,6 +36,8 @@ public final class NexmarkBenchmark {
     final Map<NexmarkEngine, TableStats> tables = new EnumMap<>(NexmarkEngine.class);
     long rows;
     String failure;
+    /** Set when the query was profiled: one more run per engine under JFR, not timed. */
+    final Map<NexmarkEngine, RunProfile> profiles = new EnumMap<>(NexmarkEngine.class);
 
     QueryResult(String query) {
       this.query = query;
@@ -57,7 +62,9 @@ public final class NexmarkBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = options(args);
+    Map<String, String> options =
+        BenchOptions.parse(
+            args, "[--queries all|q0,q5,...] [--events N] [--rounds N] [--warmup N] [--profile q0,q5,...] [--out DIR] [--name NAME]");
     int events = Integer.parseInt(options.getOrDefault("events", "1000000"));
     int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
     int warmups = Integer.parseInt(options.getOrDefault("warmup", "1"));
@@ -65,20 +72,33 @@ public final class NexmarkBenchmark {
     String queries = options.getOrDefault("queries", "all");
     List<String> names = queries.equals("all") ? NexmarkQuery.NAMES : List.of(queries.split(","));
     String name = options.getOrDefault("name", LocalDate.now() + "-nexmark");
+    List<String> profiled = List.of(options.getOrDefault("profile", "").split(","));
 
     long started = System.nanoTime();
     Path work = Files.createTempDirectory("floe-bench-nexmark");
     List<QueryResult> results = new ArrayList<>();
+    List<Double> floor = new ArrayList<>();
     long bids;
     try (LocalKafkaBroker kafka = LocalKafkaBroker.start(work.resolve("broker"))) {
       bids = NexmarkTopic.load(kafka, "nexmark", events, SEED);
       try (NexmarkSuite suite = NexmarkSuite.start(kafka.bootstrapServers(), "nexmark", work)) {
+        for (int round = -warmups; round < rounds; round++) {
+          double seconds = suite.floor(events);
+          System.out.printf(Locale.ROOT, "[floor %s] %7.2f s  %,d messages%n", round < 0 ? "warmup" : "round " + round, seconds, events);
+          if (round >= 0) {
+            floor.add(seconds);
+          }
+        }
         for (String query : names) {
-          results.add(measure(suite, NexmarkQuery.load(query), rounds, warmups, bids));
+          QueryResult result = measure(suite, NexmarkQuery.load(query), rounds, warmups, bids);
+          results.add(result);
+          if (profiled.contains(query) || (result.failure == null && ratio(result) < 1.0)) {
+            profile(suite, NexmarkQuery.load(query), result);
+          }
         }
       }
     }
-    new NexmarkReport(events, bids, rounds, warmups, results, (System.nanoTime() - started) / 1e9).write(out, name);
+    new NexmarkReport(events, bids, rounds, warmups, floor, results, (System.nanoTime() - started) / 1e9).write(out, name);
   }
 
   private static QueryResult measure(NexmarkSuite suite, NexmarkQuery query, int rounds, int warmups, long bids) {
@@ -103,7 +123,7 @@ public final class NexmarkBenchmark {
             result.seconds.get(engine).add(run.seconds());
             result.tables.put(engine, TableStats.of(run));
           });
-          result.rows = both.rows();
+          result.rows = query.check().alwaysWrites() ? both.rows() : -1; // q12's rows are timing, not compared
         }
       } catch (Exception | Error e) {
         Throwable root = e;
@@ -120,15 +140,20 @@ public final class NexmarkBenchmark {
     return result;
   }
 
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 == args.length) {
-        throw new IllegalArgumentException(
-            "usage: [--queries all|q0,q5,...] [--events N] [--rounds N] [--warmup N] [--out DIR] [--name NAME]");
-      }
-      out.put(args[i].substring(2), args[++i]);
-    }
-    return out;
+  private static double ratio(QueryResult result) {
+    return NexmarkReport.median(result.seconds.get(NexmarkEngine.STOCK)) / NexmarkReport.median(result.seconds.get(NexmarkEngine.FLOE));
   }
+
+  /** Where the time goes: one more run per engine under JFR (not timed, its tables dropped). */
+  private static void profile(NexmarkSuite suite, NexmarkQuery query, QueryResult result) throws Exception {
+    for (NexmarkEngine engine : NexmarkEngine.values()) {
+      NexmarkSuite.Run[] run = new NexmarkSuite.Run[1];
+      RunProfile profile = RunProfile.of(() -> run[0] = suite.run(query, engine));
+      suite.drop(run[0]);
+      result.profiles.put(engine, profile);
+      System.out.printf(Locale.ROOT, "[%s profile] %s %s%n", query.name(), engine.label(), profile.shares());
+    }
+  }
+
+
 }

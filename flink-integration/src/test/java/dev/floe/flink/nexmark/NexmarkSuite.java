@@ -1,5 +1,6 @@
 package dev.floe.flink.nexmark;
 
+import dev.floe.flink.CountRecords;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.testing.TableFingerprint;
@@ -11,13 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -105,6 +109,28 @@ public final class NexmarkSuite implements AutoCloseable {
   }
 
   /**
+   * The floor: the topic read as raw bytes by the same Kafka table source and counted, nothing
+   * decoded or written -- the time a job of this shape takes whatever its format and sink.
+   *
+   * @return seconds from submission to the job's end
+   * @throws IllegalStateException if the job did not see {@code messages} messages
+   */
+  public double floor(long messages) throws Exception {
+    StreamExecutionEnvironment env = configuredEnvironment(Map.of());
+    StreamTableEnvironment sql = StreamTableEnvironment.create(env);
+    NexmarkQuery.statements(NexmarkQuery.resource("floor.sql").replace("${KAFKA}", kafkaOptions())).forEach(sql::executeSql);
+    sql.toDataStream(sql.from("raw_events")).map(new CountRecords<>()).sinkTo(new DiscardingSink<>());
+    long start = System.nanoTime();
+    JobExecutionResult result = env.execute("nexmark floor");
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long counted = result.getAccumulatorResult(CountRecords.NAME);
+    if (counted != messages) {
+      throw new IllegalStateException("the floor job read " + counted + " messages, the topic has " + messages);
+    }
+    return seconds;
+  }
+
+  /**
    * Checks two runs of one query against each other (and each on its own, see {@link
    * OutputCheck}); {@code bids} is how many bids the topic holds.
    *
@@ -131,6 +157,28 @@ public final class NexmarkSuite implements AutoCloseable {
 
   /** A table environment with the events table, its views, q13's side input and q14's function. */
   private StreamTableEnvironment environment(NexmarkEngine engine) {
+    StreamExecutionEnvironment env = configuredEnvironment(engine.settings());
+    StreamTableEnvironment sql = StreamTableEnvironment.create(env);
+    sql.getConfig().set("table.local-time-zone", "UTC");
+    String events =
+        NexmarkQuery.resource("events.sql")
+            .replace("${KAFKA}", kafkaOptions())
+            .replace("${FORMAT}", engine.format())
+            .replace("${SIDE_INPUT}", sideInput.toUri().toString());
+    NexmarkQuery.statements(events).forEach(sql::executeSql);
+    return sql;
+  }
+
+  /** The Kafka table source's options: the topic from its earliest to its latest offsets. */
+  private String kafkaOptions() {
+    return "'connector' = 'kafka', 'topic' = '" + topic + "', "
+        + "'properties.bootstrap.servers' = '" + bootstrap + "', 'properties.group.id' = 'nexmark', "
+        + "'properties.max.poll.records' = '8192', "
+        + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'";
+  }
+
+  /** The suite's job settings (and {@code settings} on top): parallelism, checkpoints, object reuse. */
+  private StreamExecutionEnvironment configuredEnvironment(Map<String, String> settings) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     // Join and aggregate state outgrows the JobManager's 5 MiB default checkpoint storage.
     Configuration checkpoints = new Configuration();
@@ -138,19 +186,10 @@ public final class NexmarkSuite implements AutoCloseable {
     checkpoints.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, this.checkpoints.toUri().toString());
     env.configure(checkpoints);
     env.setParallelism(PARALLELISM);
-    env.configure(Configuration.fromMap(engine.settings()));
+    env.configure(Configuration.fromMap(settings));
     env.enableCheckpointing(1_000);
     env.getConfig().enableObjectReuse();
-    StreamTableEnvironment sql = StreamTableEnvironment.create(env);
-    sql.getConfig().set("table.local-time-zone", "UTC");
-    String events =
-        NexmarkQuery.resource("events.sql")
-            .replace("${TOPIC}", topic)
-            .replace("${BOOTSTRAP}", bootstrap)
-            .replace("${FORMAT}", engine.format())
-            .replace("${SIDE_INPUT}", sideInput.toUri().toString());
-    NexmarkQuery.statements(events).forEach(sql::executeSql);
-    return sql;
+    return env;
   }
 
   /** The output table in the catalog: the query's columns and key, 4 buckets, the suite's writer settings. */
@@ -200,6 +239,7 @@ public final class NexmarkSuite implements AutoCloseable {
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, PARALLELISM);
+    conf.set(RestOptions.BIND_PORT, "0"); // any free port: several suites may run on one machine
     MiniCluster cluster =
         new MiniCluster(
             new MiniClusterConfiguration.Builder()
