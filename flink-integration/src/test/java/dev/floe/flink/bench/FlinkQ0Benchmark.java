@@ -28,14 +28,10 @@ import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.data.RowData;
@@ -97,7 +93,7 @@ public final class FlinkQ0Benchmark {
 
     Path work = Files.createTempDirectory("floe-bench-flink");
     FlinkQ0Benchmark bench = new FlinkQ0Benchmark(events, work);
-    MiniCluster cluster = startCluster();
+    MiniCluster cluster = NexmarkSuite.startMiniCluster();
     TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
     Map<String, List<Double>> seconds = new LinkedHashMap<>();
     contenders.forEach(c -> seconds.put(c, new ArrayList<>()));
@@ -201,21 +197,6 @@ public final class FlinkQ0Benchmark {
         .setStartingOffsets(OffsetsInitializer.earliest())
         .setBounded(OffsetsInitializer.latest())
         .setProperty("max.poll.records", "8192");
-  }
-
-  private static MiniCluster startCluster() throws Exception {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    conf.set(TaskManagerOptions.NUM_TASK_SLOTS, PARALLELISM);
-    MiniCluster cluster =
-        new MiniCluster(
-            new MiniClusterConfiguration.Builder()
-                .setConfiguration(conf)
-                .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(PARALLELISM)
-                .build());
-    cluster.start();
-    return cluster;
   }
 
   private Iterator<String> canonicalEvents() {

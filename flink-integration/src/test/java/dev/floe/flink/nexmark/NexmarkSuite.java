@@ -81,7 +81,7 @@ public final class NexmarkSuite implements AutoCloseable {
     ((SupportsNamespaces) catalog).createNamespace(Namespace.of(NAMESPACE));
     this.sideInput = writeSideInput(work.resolve("side_input.csv"));
     this.checkpoints = work.resolve("checkpoints");
-    this.cluster = startCluster();
+    this.cluster = startMiniCluster();
     TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
   }
 
@@ -235,7 +235,8 @@ public final class NexmarkSuite implements AutoCloseable {
     }
   }
 
-  private static MiniCluster startCluster() throws Exception {
+  /** A started MiniCluster of one TaskManager with {@value #PARALLELISM} slots, no restarts, any REST port. */
+  public static MiniCluster startMiniCluster() throws Exception {
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     conf.set(TaskManagerOptions.NUM_TASK_SLOTS, PARALLELISM);
