@@ -52,7 +52,7 @@ record RunProfile(long samples, Map<String, Long> byArea) {
           Map.entry("org.apache.flink.table.runtime.operators.window.", "SQL: window"),
           Map.entry("org.apache.flink.table.runtime.operators.sink.", "SQL: sink materializer"),
           Map.entry("org.apache.flink.runtime.state.", "state"),
-          Map.entry("org.apache.flink.table.runtime.typeutils.", "row serializers (network, state)"),
+          Map.entry("org.apache.flink.table.runtime.typeutils.", "row copies and serializers"),
           Map.entry("org.apache.flink.table.runtime.", "SQL: other operators"),
           Map.entry("org.apache.flink.", "Flink runtime (network, checkpoints)"));
 
