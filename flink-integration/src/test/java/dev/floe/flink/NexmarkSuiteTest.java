@@ -1,5 +1,6 @@
 package dev.floe.flink;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.flink.nexmark.NexmarkEngine;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
@@ -58,5 +60,17 @@ class NexmarkSuiteTest {
     TableFingerprint both = NexmarkSuite.verify(stock, floe, bids);
     System.out.printf("%s: stock %.1f s, floe %.1f s, %s%n", name, stock.seconds(), floe.seconds(), both);
     assertTrue(both.rows() > 0 || !query.check().alwaysWrites(), name + " wrote nothing on either engine");
+  }
+
+  /** The check catches a difference: q2 on one engine against q2 selecting other auctions on the other. */
+  @Test
+  void theCheckFailsWhenTheEnginesDisagree() throws Exception {
+    NexmarkQuery q2 = NexmarkQuery.load("q2");
+    NexmarkQuery otherAuctions =
+        new NexmarkQuery(q2.name(), q2.createSink(), q2.views(), q2.insert().replace("123", "124"), q2.bucketColumn(), q2.check());
+    NexmarkSuite.Run stock = suite.run(q2, NexmarkEngine.STOCK);
+    NexmarkSuite.Run floe = suite.run(otherAuctions, NexmarkEngine.FLOE);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> NexmarkSuite.verify(stock, floe, bids));
+    assertTrue(e.getMessage().startsWith("q2: floe wrote"), e.getMessage());
   }
 }
