@@ -20,10 +20,16 @@ import org.apache.iceberg.io.CloseableIterable;
  */
 public sealed interface OutputCheck {
 
-  /** {@code exact}, {@code columns a, b, c} or {@code processing-time}, as a query's header says. */
+  /**
+   * {@code exact} (or {@code exact, every bid}: also one row per bid of the topic), {@code columns
+   * a, b, c} or {@code processing-time}, as a query's header says.
+   */
   static OutputCheck parse(String text) {
     if (text.equals("exact")) {
-      return new Exact();
+      return new Exact(false);
+    }
+    if (text.equals("exact, every bid")) {
+      return new Exact(true);
     }
     if (text.equals("processing-time")) {
       return new ProcessingTimeWindows();
@@ -31,7 +37,7 @@ public sealed interface OutputCheck {
     if (text.startsWith("columns ")) {
       return new Columns(Arrays.stream(text.substring("columns ".length()).split(",")).map(String::strip).toList());
     }
-    throw new IllegalArgumentException("unknown check '" + text + "' (exact, columns a, b, processing-time)");
+    throw new IllegalArgumentException("unknown check '" + text + "' (exact, exact, every bid, columns a, b, processing-time)");
   }
 
   /**
@@ -45,11 +51,15 @@ public sealed interface OutputCheck {
     return true;
   }
 
-  /** Every column of every row, as a multiset. */
-  record Exact() implements OutputCheck {
+  /** Every column of every row, as a multiset; with {@code everyBid}, one row per bid too. */
+  record Exact(boolean everyBid) implements OutputCheck {
     @Override
     public TableFingerprint fingerprint(String query, Table output, long bids) {
-      return TableFingerprint.of(output);
+      TableFingerprint fingerprint = TableFingerprint.of(output);
+      if (everyBid && fingerprint.rows() != bids) {
+        throw new IllegalStateException(query + " wrote " + fingerprint.rows() + " rows, the topic has " + bids + " bids");
+      }
+      return fingerprint;
     }
   }
 
