@@ -1,6 +1,7 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.kafka.LocalConnectWorker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -31,7 +32,7 @@ final class KafkaConnectContender implements Contender {
   private final Path classpathFile;
   private final int tasks;
   private final List<String> jvmOptions;
-  private ConnectWorker worker;
+  private LocalConnectWorker worker;
   private int runs;
 
   KafkaConnectContender(Path workDir, Path classpathFile, int tasks, List<String> jvmOptions) {
@@ -60,7 +61,7 @@ final class KafkaConnectContender implements Contender {
   @Override
   public Outcome run(RunSpec run) throws Exception {
     if (worker == null || !worker.isAlive()) {
-      worker = ConnectWorker.start(workDir, classpathFile, run.bootstrapServers(), jvmOptions);
+      worker = LocalConnectWorker.builder(workDir, classpathFile, run.bootstrapServers()).jvmOptions(jvmOptions).start();
     }
     String name = "iceberg-" + run.table().name().replace('_', '-');
     String controlTopic = "control-" + name + "-" + (++runs);

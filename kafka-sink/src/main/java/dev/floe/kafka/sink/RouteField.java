@@ -13,10 +13,10 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Scans a heap buffer's bytes in place: the message is not copied.
  */
-final class RouteField {
+public final class RouteField {
   private final byte[] name;
 
-  RouteField(String name) {
+  public RouteField(String name) {
     this.name = name.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -25,7 +25,7 @@ final class RouteField {
    *
    * @throws MalformedValueException if the field's value is a string with an invalid escape
    */
-  String read(ByteBuffer message) {
+  public String read(ByteBuffer message) {
     if (message.hasArray()) {
       int from = message.arrayOffset() + message.position();
       return read(message.array(), from, from + message.remaining());
@@ -215,7 +215,7 @@ final class RouteField {
   }
 
   /** The route field is there but its value is not valid JSON: a bad record, not a crash. */
-  static final class MalformedValueException extends IllegalArgumentException {
+  public static final class MalformedValueException extends IllegalArgumentException {
     MalformedValueException(String message) {
       super(message);
     }

@@ -38,13 +38,18 @@ import org.slf4j.LoggerFactory;
  * commit.retry.num-retries} more attempts, and the files are never deleted: a snapshot may
  * reference them. Otherwise a commit refused for good (a cleanable failure) deletes its files,
  * which nothing references.
+ *
+ * <p>This is the sink's commit protocol, shared by every adapter that commits Kafka offsets to
+ * Iceberg (the Kafka Connect connector): one committer per consumer group; the caller keeps the
+ * positions it last saw in each table and passes them as {@code expected}.
  */
-final class TableCommitter {
+public final class TableCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
 
   private final String group;
 
-  TableCommitter(String group) {
+  /** A committer storing offsets under {@code group}'s key ({@link SnapshotOffsets#key}). */
+  public TableCommitter(String group) {
     this.group = group;
   }
 
@@ -56,7 +61,7 @@ final class TableCommitter {
    * @throws SinkException if the catalog refused past Iceberg's retries, an outcome stayed
    *     unknown, or on interrupt
    */
-  void commit(
+  public void commit(
       Table table,
       WriteResult result,
       Map<TopicPartition, Position> offsets,
@@ -134,7 +139,7 @@ final class TableCommitter {
   }
 
   /** Deletes files that no snapshot references and never will. */
-  static void deleteFiles(Table table, WriteResult result) {
+  public static void deleteFiles(Table table, WriteResult result) {
     for (ContentFile<?> f : result.dataFiles()) {
       deleteQuietly(table, f);
     }

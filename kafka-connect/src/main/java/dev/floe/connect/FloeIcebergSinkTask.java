@@ -1,0 +1,435 @@
+package dev.floe.connect;
+
+import dev.floe.kafka.sink.FencedException;
+import dev.floe.kafka.sink.SnapshotOffsets;
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import dev.floe.kafka.sink.TableCommitter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task of {@link FloeIcebergSinkConnector}: routes each record to its tables, where {@link
+ * TableSink}s decode and encode it natively, and commits its own files to each table every commit
+ * cycle, exactly once, with the Kafka sink's protocol ({@link TableCommitter}): the cycle's offsets
+ * go into the same commit's snapshot summary and table property ({@code
+ * floe.kafka.offsets.<connect group>}), and the commit is refused if another task moved them
+ * (fencing).
+ *
+ * <p>The tables, not Kafka, say where to resume: {@link #open} loads each table's offsets for the
+ * assigned partitions and seeks to them; records below a table's offset are not written to it
+ * again. {@link #preCommit} gives Connect only offsets the tables hold, so the consumer group
+ * never runs ahead of them; a partition no table has offsets for yet (a table that Iceberg's
+ * connector wrote until now) starts from the group's offsets, where that connector left it.
+ *
+ * <p>A cycle ends by {@code iceberg.control.commit.interval-ms}, {@code floe.commit.records},
+ * {@code floe.commit.bytes}, and when partitions are revoked. Each task commits on its own, so an
+ * idle partition or task holds nobody back.
+ */
+public class FloeIcebergSinkTask extends SinkTask {
+  private static final Logger LOG = LoggerFactory.getLogger(FloeIcebergSinkTask.class);
+
+  private ConnectorSettings settings;
+  private Catalog catalog;
+  private BufferAllocator allocator;
+  private TaskMetrics metrics;
+  private BadRecords badRecords;
+  private RecordValues values;
+  private Routes routes;
+  private TableLoader loader;
+  private TableCommitter committer;
+  private String group;
+  /** Open tables by name (static ones from the start, dynamic ones when first routed to). */
+  private final Map<String, TableSink> sinks = new LinkedHashMap<>();
+  /** What each table holds of the assigned partitions, as last read or committed. */
+  private final Map<String, Map<TopicPartition, Position>> held = new HashMap<>();
+  private final Set<TopicPartition> assigned = new HashSet<>();
+  /** Offsets the tables hold for the assigned partitions: what {@link #preCommit} reports. */
+  private final Map<TopicPartition, Long> committed = new HashMap<>();
+  /** The cycle: the next offset after the last record put, per partition, and the tables written. */
+  private final Map<TopicPartition, Long> cycleNext = new HashMap<>();
+  private final Set<String> cycleTables = new HashSet<>();
+  private long cycleRecords;
+  private long cycleBytes;
+  private long lastCommitNanos;
+  private boolean warnedTombstones;
+
+  @Override
+  public String version() {
+    return Version.VERSION;
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    settings = new ConnectorSettings(props);
+    group = settings.groupId();
+    metrics = new TaskMetrics(settings.connectorName(), settings.taskIndex());
+    badRecords = new BadRecords(settings.toleratesErrors(), errantRecordReporter(), metrics);
+    values = new RecordValues();
+    routes = new Routes(settings);
+    committer = new TableCommitter(group);
+    allocator = new RootAllocator();
+    registerJdbcDrivers();
+    catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
+    loader = new TableLoader(catalog, settings);
+    lastCommitNanos = System.nanoTime();
+    for (String table : routes.staticTables()) {
+      sink(table); // fail fast on a missing table or one floe cannot write
+    }
+    LOG.info("floe sink task {} of {} started: tables {}, offsets under group '{}', values {}", settings.taskIndex(),
+        settings.connectorName(), routes.staticTables().isEmpty() ? "by route field" : routes.staticTables(), group,
+        RecordValues.fastPath(props.get("value.converter")) ? "as bytes (fast path)" : "converted to JSON");
+  }
+
+  private ErrantRecordReporter errantRecordReporter() {
+    try {
+      return context.errantRecordReporter();
+    } catch (NoSuchMethodError | NoClassDefFoundError oldWorker) {
+      return null;
+    }
+  }
+
+  /**
+   * Registers the JDBC drivers this plugin bundles: DriverManager finds drivers through the thread's
+   * class loader, which in a worker is Connect's, not the plugin's (the embedded catalog's SQLite).
+   */
+  private static void registerJdbcDrivers() {
+    for (java.sql.Driver ignored : java.util.ServiceLoader.load(java.sql.Driver.class, FloeIcebergSinkTask.class.getClassLoader())) {
+      // loading each driver class registers it
+    }
+  }
+
+  private Configuration hadoopConf() {
+    Configuration conf = new Configuration();
+    String dir = settings.hadoopConfDir();
+    if (dir != null) {
+      for (String file : List.of("core-site.xml", "hdfs-site.xml", "hive-site.xml")) {
+        Path path = Path.of(dir, file);
+        if (Files.isRegularFile(path)) {
+          conf.addResource(new org.apache.hadoop.fs.Path(path.toUri()));
+        }
+      }
+    }
+    settings.hadoopProperties().forEach(conf::set);
+    return conf;
+  }
+
+  @Override
+  public void open(Collection<TopicPartition> partitions) {
+    assigned.addAll(partitions);
+    for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
+      e.getValue().table().refresh();
+      loadHeld(e.getKey(), e.getValue().table(), partitions);
+    }
+    seekToTables(partitions);
+  }
+
+  /** Reads what {@code table} holds of {@code partitions} (absent: never stored). */
+  private void loadHeld(String name, Table table, Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Position> mine = held.computeIfAbsent(name, n -> new HashMap<>());
+    partitions.forEach(mine::remove);
+    mine.putAll(SnapshotOffsets.latest(
+        ((org.apache.iceberg.HasTableOperations) table).operations().current(), group, partitions));
+  }
+
+  /**
+   * Seeks each partition that every static table holds offsets for to the lowest of them (records
+   * below a table's own offset are then skipped for it). Other partitions start where Connect's
+   * group left them, which is never past what the tables hold.
+   */
+  private void seekToTables(Collection<TopicPartition> partitions) {
+    if (sinks.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      Long lowest = null;
+      boolean everyTable = true;
+      for (String name : sinks.keySet()) {
+        Position p = held.getOrDefault(name, Map.of()).get(tp);
+        if (p == null) {
+          everyTable = false;
+          break;
+        }
+        lowest = lowest == null ? p.next() : Math.min(lowest, p.next());
+      }
+      if (everyTable && lowest != null && (routes.toEveryTable() || !routes.staticTables().isEmpty())) {
+        seeks.put(tp, lowest);
+      }
+    }
+    if (!seeks.isEmpty()) {
+      context.offset(seeks);
+      committed.putAll(seeks);
+      LOG.info("resuming from the tables' offsets: {}", seeks);
+    }
+  }
+
+  private TableSink sink(String name) {
+    TableSink sink = sinks.get(name);
+    if (sink == null) {
+      Table table = loader.load(name);
+      sink = new TableSink(org.apache.iceberg.catalog.TableIdentifier.parse(name), table, settings,
+          settings.taskIndex(), allocator, badRecords, metrics);
+      sinks.put(name, sink);
+      loadHeld(name, table, assigned);
+    }
+    return sink;
+  }
+
+  @Override
+  public void put(Collection<SinkRecord> records) {
+    for (SinkRecord record : records) {
+      TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+      cycleNext.put(tp, record.kafkaOffset() + 1);
+      cycleRecords++;
+      byte[] value;
+      try {
+        value = values.value(record);
+      } catch (org.apache.kafka.connect.errors.DataException e) {
+        reject(record, e.getMessage());
+        continue;
+      }
+      if (value != null) {
+        cycleBytes += value.length;
+        route(record, value, null, tp);
+      } else {
+        tombstone(record, tp);
+      }
+    }
+    metrics.recordsPut(records.size());
+    metrics.uncommitted(cycleRecords);
+    commitIfDue();
+  }
+
+  private void route(SinkRecord record, byte[] value, byte[] key, TopicPartition tp) {
+    List<String> tables;
+    try {
+      tables = routes.route(value);
+    } catch (IllegalArgumentException e) {
+      reject(record, e.getMessage());
+      return;
+    }
+    for (String name : tables) {
+      TableSink sink = sink(name);
+      Position stored = held.get(name).get(tp);
+      if (stored != null && record.kafkaOffset() < stored.next()) {
+        continue; // the table has it already (a task before this one committed it)
+      }
+      sink.add(record, value, key);
+      cycleTables.add(name);
+    }
+  }
+
+  private void tombstone(SinkRecord record, TopicPartition tp) {
+    if (!settings.upsert()) {
+      metrics.tombstoneSkipped();
+      if (!warnedTombstones) {
+        warnedTombstones = true;
+        LOG.info("skipping records with a null value (tombstones) in append mode, first at topic {}, partition {}, "
+            + "offset {}; the TombstonesSkipped metric counts them", record.topic(), record.kafkaPartition(),
+            record.kafkaOffset());
+      }
+      return;
+    }
+    byte[] key = values.key(record);
+    if (key == null) {
+      reject(record, "a tombstone without a key: nothing says which row to delete");
+    } else if (!routes.toEveryTable()) {
+      reject(record, "a tombstone has no value to read the route field from");
+    } else {
+      route(record, null, key, tp);
+    }
+  }
+
+  private void reject(SinkRecord record, String reason) {
+    if (!badRecords.tolerated()) {
+      throw new ConnectException("bad record at topic " + record.topic() + ", partition " + record.kafkaPartition()
+          + ", offset " + record.kafkaOffset() + " (errors.tolerance=none): " + reason);
+    }
+    badRecords.report(record, reason);
+  }
+
+  private void commitIfDue() {
+    boolean due = cycleRecords >= settings.commitRecords()
+        || cycleBytes >= settings.commitBytes()
+        || System.nanoTime() - lastCommitNanos >= settings.commitIntervalMillis() * 1_000_000L;
+    if (due) {
+      commit();
+    }
+  }
+
+  /**
+   * Ends the cycle: completes every written table's files, waits for the dead letters, then commits
+   * table by table with the cycle's offsets (to every table written in the cycle). A fenced commit
+   * drops the rest of the cycle and resumes from the tables.
+   */
+  private void commit() {
+    lastCommitNanos = System.nanoTime();
+    if (cycleNext.isEmpty()) {
+      return;
+    }
+    long start = System.nanoTime();
+    Map<String, WriteResult> results = new LinkedHashMap<>();
+    try {
+      for (String name : cycleTables) {
+        results.put(name, sinks.get(name).complete());
+      }
+      badRecords.awaitReported();
+    } catch (RuntimeException e) {
+      results.forEach((name, result) -> TableCommitter.deleteFiles(sinks.get(name).table(), result));
+      abortCycle();
+      throw e;
+    }
+    Map<TopicPartition, Position> offsets = new HashMap<>();
+    cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
+    long files = 0;
+    long bytes = 0;
+    List<String> names = new ArrayList<>(results.keySet());
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      WriteResult result = results.get(name);
+      Table table = sinks.get(name).table();
+      Map<TopicPartition, Position> expected = new HashMap<>(held.get(name));
+      expected.keySet().retainAll(offsets.keySet());
+      try {
+        committer.commit(table, result, offsets, expected);
+      } catch (FencedException fenced) {
+        LOG.warn("commit to {} fenced, resuming from the tables: {}", name, fenced.getMessage());
+        for (String rest : names.subList(i + 1, names.size())) {
+          TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
+        }
+        abortCycle();
+        resumeFromTables();
+        return;
+      } catch (RuntimeException e) {
+        for (String rest : names.subList(i + 1, names.size())) {
+          TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
+        }
+        abortCycle();
+        throw new ConnectException("committing to table " + name + " failed", e);
+      }
+      held.get(name).putAll(offsets);
+      files += result.dataFiles().length + result.deleteFiles().length;
+      for (DataFile f : result.dataFiles()) {
+        bytes += f.fileSizeInBytes();
+      }
+    }
+    committed.putAll(cycleNext);
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    LOG.debug("committed {} records to {} in {} ms", cycleRecords, results.keySet(), millis);
+    metrics.committed(files, bytes, millis);
+    clearCycle();
+  }
+
+  private void abortCycle() {
+    for (TableSink sink : sinks.values()) {
+      sink.abort();
+    }
+    clearCycle();
+  }
+
+  private void clearCycle() {
+    cycleNext.clear();
+    cycleTables.clear();
+    cycleRecords = 0;
+    cycleBytes = 0;
+    metrics.uncommitted(0);
+  }
+
+  /** After a fence: forget what this task thought, read the tables again and seek to them. */
+  private void resumeFromTables() {
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
+      e.getValue().table().refresh();
+      loadHeld(e.getKey(), e.getValue().table(), assigned);
+      held.get(e.getKey()).forEach((tp, p) -> seeks.merge(tp, p.next(), Math::min));
+    }
+    committed.forEach(seeks::putIfAbsent);
+    if (!seeks.isEmpty()) {
+      context.offset(seeks);
+    }
+  }
+
+  @Override
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    commitIfDue();
+    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+    committed.forEach((tp, next) -> {
+      if (assigned.contains(tp)) {
+        out.put(tp, new OffsetAndMetadata(next));
+      }
+    });
+    return out;
+  }
+
+  /** Revoked partitions: what was read of them is committed first, so their next owner goes on from there. */
+  @Override
+  public void close(Collection<TopicPartition> partitions) {
+    try {
+      commit();
+    } finally {
+      assigned.removeAll(partitions);
+      for (TopicPartition tp : partitions) {
+        committed.remove(tp);
+        for (Map<TopicPartition, Position> positions : held.values()) {
+          positions.remove(tp);
+        }
+      }
+    }
+  }
+
+  /** Drops the cycle in progress (its records are read again by whoever owns them next). */
+  @Override
+  public void stop() {
+    for (TableSink sink : sinks.values()) {
+      try {
+        sink.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing the writer of {}: {}", sink.id(), e.toString());
+      }
+    }
+    sinks.clear();
+    if (allocator != null) {
+      try {
+        allocator.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing the allocator: {}", e.toString());
+      }
+    }
+    if (catalog instanceof Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException e) {
+        LOG.warn("closing the catalog: {}", e.toString());
+      }
+    }
+    if (metrics != null) {
+      metrics.close();
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.floe.connect;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.json.JsonConverterConfig;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.storage.ConverterType;
+
+/**
+ * A record's value (or key) as the JSON bytes the native decoder reads. Two paths:
+ *
+ * <ul>
+ *   <li>the fast path: {@code byte[]} (ByteArrayConverter), {@code String} (StringConverter) or a
+ *       {@code ByteBuffer} -- the bytes as they are;
+ *   <li>structured values ({@code Struct}, {@code Map}, lists: JsonConverter with or without
+ *       schemas, or after transforms) are written back to JSON by Connect's own JsonConverter,
+ *       without schemas, then decoded like the rest. Slower: one more encode per record.
+ * </ul>
+ *
+ * Null stays null (a tombstone).
+ */
+final class RecordValues {
+  private final JsonConverter json = new JsonConverter();
+
+  RecordValues() {
+    json.configure(Map.of(
+        JsonConverterConfig.SCHEMAS_ENABLE_CONFIG, "false",
+        JsonConverterConfig.TYPE_CONFIG, ConverterType.VALUE.getName(),
+        JsonConverterConfig.DECIMAL_FORMAT_CONFIG, "NUMERIC"));
+  }
+
+  byte[] value(SinkRecord record) {
+    return bytes(record, record.value(), record.valueSchema());
+  }
+
+  byte[] key(SinkRecord record) {
+    return bytes(record, record.key(), record.keySchema());
+  }
+
+  private byte[] bytes(SinkRecord record, Object value, org.apache.kafka.connect.data.Schema schema) {
+    return switch (value) {
+      case null -> null;
+      case byte[] b -> b;
+      case String s -> s.getBytes(StandardCharsets.UTF_8);
+      case ByteBuffer b -> {
+        byte[] out = new byte[b.remaining()];
+        b.get(b.position(), out);
+        yield out;
+      }
+      case Struct s -> json.fromConnectData(record.topic(), schema, s);
+      case Map<?, ?> m -> json.fromConnectData(record.topic(), null, m);
+      case java.util.List<?> l -> json.fromConnectData(record.topic(), null, l);
+      default -> throw new DataException("a record value of type " + value.getClass().getName()
+          + " is not JSON floe can write (use ByteArrayConverter, StringConverter or JsonConverter)");
+    };
+  }
+
+  /** Whether a config's value converter gives floe's fast path (bytes as they are). */
+  static boolean fastPath(String valueConverter) {
+    return valueConverter != null
+        && (valueConverter.endsWith(".ByteArrayConverter") || valueConverter.endsWith(".StringConverter"));
+  }
+}

@@ -1,0 +1,107 @@
+package dev.floe.connect;
+
+import dev.floe.iceberg.PartitionSpecs;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * Opens a destination table, or, with {@code iceberg.tables.auto-create-enabled}, creates it as
+ * Iceberg's connector would -- partitioned by {@code partition-by}, identifier fields from {@code
+ * id-columns}, properties from {@code iceberg.tables.auto-create-props.*} -- from the Iceberg
+ * schema JSON in {@code floe.tables.schema} or {@code iceberg.table.<name>.schema} (raw JSON
+ * records carry no schema to infer one from). Tasks racing to create the same table all end up
+ * loading the one that won.
+ */
+final class TableLoader {
+  private final Catalog catalog;
+  private final ConnectorSettings settings;
+
+  TableLoader(Catalog catalog, ConnectorSettings settings) {
+    this.catalog = catalog;
+    this.settings = settings;
+  }
+
+  Table load(String name) {
+    TableIdentifier id = TableIdentifier.parse(name);
+    try {
+      return catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      if (!settings.autoCreate()) {
+        throw new ConnectException("table " + name + " does not exist (and "
+            + ConnectorSettings.AUTO_CREATE + " is false)", e);
+      }
+    }
+    String json = settings.schemaJson(name);
+    if (json == null || json.isBlank()) {
+      throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
+          + ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema to an Iceberg schema JSON");
+    }
+    Schema schema = withIdentifierFields(SchemaParser.fromJson(json), settings.idColumns(name), name);
+    if (settings.forceOptional()) {
+      schema = allOptional(schema);
+    }
+    String partitionBy = settings.partitionBy(name);
+    PartitionSpec spec = partitionBy == null || partitionBy.isBlank()
+        ? PartitionSpec.unpartitioned() : PartitionSpecs.parse(partitionBy, schema);
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.FORMAT_VERSION, "2");
+    properties.putAll(settings.autoCreateProperties());
+    if (catalog instanceof SupportsNamespaces namespaces && !id.namespace().isEmpty()
+        && !namespaces.namespaceExists(id.namespace())) {
+      try {
+        namespaces.createNamespace(id.namespace());
+      } catch (AlreadyExistsException raced) {
+        // another task made it
+      }
+    }
+    try {
+      return catalog.createTable(id, schema, spec, properties);
+    } catch (AlreadyExistsException raced) {
+      return catalog.loadTable(id);
+    }
+  }
+
+  /** The schema with {@code idColumns} (comma-separated top-level names) as required identifier fields. */
+  private static Schema withIdentifierFields(Schema schema, String idColumns, String table) {
+    if (idColumns == null || idColumns.isBlank()) {
+      return schema;
+    }
+    Set<Integer> ids = new HashSet<>();
+    for (String column : idColumns.split(",")) {
+      Types.NestedField field = schema.findField(column.strip());
+      if (field == null) {
+        throw new ConnectException("id column '" + column.strip() + "' of table " + table + " is not in its schema");
+      }
+      ids.add(field.fieldId());
+    }
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (Types.NestedField f : schema.columns()) {
+      columns.add(ids.contains(f.fieldId()) ? f.asRequired() : f);
+    }
+    return new Schema(columns, ids);
+  }
+
+  private static Schema allOptional(Schema schema) {
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (Types.NestedField f : schema.columns()) {
+      columns.add(schema.identifierFieldIds().contains(f.fieldId()) ? f : f.asOptional());
+    }
+    return new Schema(columns, schema.identifierFieldIds());
+  }
+}

@@ -1,0 +1,132 @@
+package dev.floe.connect;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Counters of one task, registered over JMX while the task runs ({@link TaskMetricsMBean}). */
+final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskMetrics.class);
+
+  private final AtomicLong recordsPut = new AtomicLong();
+  private final AtomicLong rowsWritten = new AtomicLong();
+  private final AtomicLong badRecords = new AtomicLong();
+  private final AtomicLong tombstonesSkipped = new AtomicLong();
+  private final AtomicLong commits = new AtomicLong();
+  private final AtomicLong committedFiles = new AtomicLong();
+  private final AtomicLong committedBytes = new AtomicLong();
+  private volatile long lastCommitMillis;
+  private volatile long uncommittedRecords;
+  private volatile long lastCommitNanos = System.nanoTime();
+  private final ObjectName name;
+
+  TaskMetrics(String connector, int task) {
+    ObjectName registered = null;
+    try {
+      registered = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote(connector)
+          + ",task=" + task);
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      if (server.isRegistered(registered)) {
+        server.unregisterMBean(registered);
+      }
+      server.registerMBean(this, registered);
+    } catch (JMException e) {
+      LOG.warn("task metrics are not on JMX: {}", e.toString());
+      registered = null;
+    }
+    this.name = registered;
+  }
+
+  void recordsPut(long n) {
+    recordsPut.addAndGet(n);
+  }
+
+  void rowsWritten(long n) {
+    rowsWritten.addAndGet(n);
+  }
+
+  void badRecord() {
+    badRecords.incrementAndGet();
+  }
+
+  void tombstoneSkipped() {
+    tombstonesSkipped.incrementAndGet();
+  }
+
+  void uncommitted(long records) {
+    uncommittedRecords = records;
+  }
+
+  void committed(long files, long bytes, long millis) {
+    commits.incrementAndGet();
+    committedFiles.addAndGet(files);
+    committedBytes.addAndGet(bytes);
+    lastCommitMillis = millis;
+    lastCommitNanos = System.nanoTime();
+  }
+
+  @Override
+  public long getRecordsPut() {
+    return recordsPut.get();
+  }
+
+  @Override
+  public long getRowsWritten() {
+    return rowsWritten.get();
+  }
+
+  @Override
+  public long getBadRecords() {
+    return badRecords.get();
+  }
+
+  @Override
+  public long getTombstonesSkipped() {
+    return tombstonesSkipped.get();
+  }
+
+  @Override
+  public long getCommits() {
+    return commits.get();
+  }
+
+  @Override
+  public long getCommittedFiles() {
+    return committedFiles.get();
+  }
+
+  @Override
+  public long getCommittedBytes() {
+    return committedBytes.get();
+  }
+
+  @Override
+  public long getLastCommitMillis() {
+    return lastCommitMillis;
+  }
+
+  @Override
+  public long getUncommittedRecords() {
+    return uncommittedRecords;
+  }
+
+  @Override
+  public long getMillisSinceLastCommit() {
+    return (System.nanoTime() - lastCommitNanos) / 1_000_000;
+  }
+
+  @Override
+  public void close() {
+    if (name != null) {
+      try {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+      } catch (JMException ignored) {
+        // already gone
+      }
+    }
+  }
+}

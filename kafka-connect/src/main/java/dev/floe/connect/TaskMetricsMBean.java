@@ -1,0 +1,31 @@
+package dev.floe.connect;
+
+/**
+ * One task's figures over the worker's JMX, as {@code
+ * dev.floe:type=FloeIcebergSinkTask,connector=<name>,task=<index>}. Consumer lag is Connect's own
+ * ({@code kafka.consumer:type=consumer-fetch-manager-metrics,client-id=connector-consumer-<name>-<task>},
+ * {@code records-lag-max}); these say how far the tables are behind what the task has read.
+ */
+public interface TaskMetricsMBean {
+  long getRecordsPut();
+
+  long getRowsWritten();
+
+  long getBadRecords();
+
+  long getTombstonesSkipped();
+
+  long getCommits();
+
+  long getCommittedFiles();
+
+  long getCommittedBytes();
+
+  long getLastCommitMillis();
+
+  /** Records the task has read whose offsets are not committed to the tables yet. */
+  long getUncommittedRecords();
+
+  /** Milliseconds since the last commit (or since the task started). */
+  long getMillisSinceLastCommit();
+}

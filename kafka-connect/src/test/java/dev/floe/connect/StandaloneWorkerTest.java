@@ -1,0 +1,359 @@
+package dev.floe.connect;
+
+import static dev.floe.connect.ConnectFixture.FLOE;
+import static dev.floe.connect.ConnectFixture.ICEBERG;
+import static dev.floe.connect.ConnectFixture.awaitRows;
+import static dev.floe.connect.ConnectFixture.config;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.Catalogs;
+import dev.floe.kafka.LocalConnectWorker;
+import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.kafka.sink.SnapshotOffsets;
+import dev.floe.testing.TableFingerprint;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * floe's connector on a real standalone Connect worker (its own JVM, the packaged plugin on
+ * {@code plugin.path}) against a real KRaft broker and the embedded catalog; tables are read back
+ * with Iceberg's generic reader.
+ */
+class StandaloneWorkerTest {
+  private static final Duration TIMEOUT = Duration.ofMinutes(2);
+  @TempDir static Path dir;
+  static LocalKafkaBroker kafka;
+  static LocalConnectWorker worker;
+  static Catalog catalog;
+  static Path warehouse;
+
+  @BeforeAll
+  static void start() throws Exception {
+    kafka = LocalKafkaBroker.start(dir.resolve("broker"));
+    warehouse = dir.resolve("warehouse");
+    catalog = Catalogs.embedded(warehouse);
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+    worker = ConnectFixture.worker(dir.resolve("worker"), kafka.bootstrapServers()).start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (worker != null) {
+      worker.close();
+    }
+    if (catalog instanceof AutoCloseable c) {
+      c.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  void nexmarkAndSyntheticLandExactlyAndEqualIcebergsConnector() throws Exception {
+    int events = 20_000;
+    kafka.createTopic("nexmark", 4);
+    ConnectFixture.produce(kafka.bootstrapServers(), "nexmark", 4, ConnectFixture.nexmark(7, events));
+    TableFingerprint expected = ConnectFixture.nexmarkFingerprint(7, events);
+
+    // The fast path: values as bytes.
+    TableIdentifier fast = TableIdentifier.of("db", "nexmark_fast");
+    Table fastTable = ConnectFixture.createTable(catalog, fast, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> bytes = config(FLOE, "nexmark", fast, warehouse);
+    bytes.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    run("floe-bytes", bytes, fastTable, events);
+    assertEquals(expected, TableFingerprint.of(fastTable));
+    assertEquals(Map.of(0, 5000L, 1, 5000L, 2, 5000L, 3, 5000L), storedOffsets(fastTable, "connect-floe-bytes"));
+
+    // One config, two connector classes: JsonConverter values (maps) through floe, and Iceberg's own.
+    TableIdentifier viaFloe = TableIdentifier.of("db", "nexmark_floe");
+    TableIdentifier viaIceberg = TableIdentifier.of("db", "nexmark_iceberg");
+    Table floeTable = ConnectFixture.createTable(catalog, viaFloe, ConnectFixture.NEXMARK, "bid.auction");
+    Table icebergTable = ConnectFixture.createTable(catalog, viaIceberg, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> shared = config(ICEBERG, "nexmark", viaIceberg, warehouse);
+    kafka.createTopic("control-nexmark", 1);
+    run("iceberg", shared, icebergTable, events);
+    Map<String, String> same = new LinkedHashMap<>(shared);
+    same.put("connector.class", FLOE);
+    same.put("iceberg.tables", viaFloe.toString());
+    run("floe-maps", same, floeTable, events);
+    assertEquals(expected, TableFingerprint.of(icebergTable));
+    assertEquals(TableFingerprint.of(icebergTable), TableFingerprint.of(floeTable));
+
+    // Synthetic events through StringConverter.
+    kafka.createTopic("synthetic", 4);
+    List<byte[]> synthetic = ConnectFixture.synthetic(3, events);
+    ConnectFixture.produce(kafka.bootstrapServers(), "synthetic", 4, synthetic);
+    TableIdentifier syntheticId = TableIdentifier.of("db", "synthetic");
+    Table syntheticTable = ConnectFixture.createTable(catalog, syntheticId, ConnectFixture.SYNTHETIC, "id");
+    Map<String, String> strings = config(FLOE, "synthetic", syntheticId, warehouse);
+    strings.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+    run("floe-strings", strings, syntheticTable, events);
+    assertEquals(ConnectFixture.syntheticFingerprint(synthetic), TableFingerprint.of(syntheticTable));
+  }
+
+  @Test
+  void badRecordsGoToTheDeadLetterQueueWithConnectsHeadersOrStopTheTask() throws Exception {
+    kafka.createTopic("mixed", 1);
+    List<byte[]> messages = new ArrayList<>(ConnectFixture.nexmark(11, 1000));
+    messages.set(100, "{not json".getBytes(StandardCharsets.UTF_8));
+    messages.set(500, "{\"event_type\":\"0\"}".getBytes(StandardCharsets.UTF_8));
+    ConnectFixture.produce(kafka.bootstrapServers(), "mixed", 1, messages);
+    kafka.createTopic("mixed-dlq", 1);
+
+    TableIdentifier id = TableIdentifier.of("db", "mixed");
+    Table table = ConnectFixture.createTable(catalog, id, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> tolerant = config(FLOE, "mixed", id, warehouse);
+    tolerant.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    tolerant.put("errors.tolerance", "all");
+    tolerant.put("errors.deadletterqueue.topic.name", "mixed-dlq");
+    tolerant.put("errors.deadletterqueue.topic.replication.factor", "1");
+    tolerant.put("errors.deadletterqueue.context.headers.enable", "true");
+    run("floe-dlq", tolerant, table, 998);
+    assertEquals(ConnectFixture.nexmarkFingerprint(11, 1000, java.util.Set.of(100, 500)), TableFingerprint.of(table));
+
+    List<ConsumerRecord<byte[], byte[]>> dead = readAll("mixed-dlq", 2);
+    assertEquals(2, dead.size(), "dead letters");
+    assertEquals(List.of(100L, 500L), dead.stream().map(r -> Long.parseLong(header(r, "__connect.errors.offset"))).toList());
+    for (ConsumerRecord<byte[], byte[]> r : dead) {
+      int offset = Integer.parseInt(header(r, "__connect.errors.offset"));
+      assertEquals(new String(messages.get(offset), StandardCharsets.UTF_8), new String(r.value(), StandardCharsets.UTF_8));
+      assertEquals("mixed", header(r, "__connect.errors.topic"));
+      assertEquals("0", header(r, "__connect.errors.partition"));
+      assertTrue(header(r, "__connect.errors.exception.message").contains("topic mixed, partition 0, offset " + offset),
+          header(r, "__connect.errors.exception.message"));
+    }
+
+    // errors.tolerance=none (the default): the task stops, naming where and why; nothing is committed past it.
+    TableIdentifier strictId = TableIdentifier.of("db", "mixed_strict");
+    Table strict = ConnectFixture.createTable(catalog, strictId, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> none = config(FLOE, "mixed", strictId, warehouse);
+    none.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    none.put("floe.commit.records", "50");
+    worker.createConnector("floe-strict", none);
+    String failure = awaitFailure("floe-strict");
+    worker.deleteConnector("floe-strict");
+    assertTrue(failure.contains("topic mixed, partition 0, offset 100"), failure);
+    assertTrue(failure.contains("errors.tolerance=none"), failure);
+    long landed = ConnectFixture.rows(strict);
+    assertTrue(landed <= 100, "records past the bad one landed: " + landed); // its whole cycle is dropped
+  }
+
+  @Test
+  void validateRefusesUnsupportedKeysByName() throws Exception {
+    Map<String, String> config = config(FLOE, "anything", TableIdentifier.of("db", "t"), warehouse);
+    config.put("name", "floe-validate");
+    config.put("iceberg.tables.evolve-schema-enabled", "true");
+    config.put("iceberg.tables.no-such-key", "1");
+    config.put("iceberg.tables.default-commit-branch", "audit");
+    String answer = worker.validate(FLOE, config);
+    assertTrue(answer.contains("\"error_count\":3"), answer);
+    assertTrue(answer.contains("'iceberg.tables.no-such-key' is not a key floe's connector supports"), answer);
+    assertTrue(answer.contains("'iceberg.tables.evolve-schema-enabled' = true is not supported yet"), answer);
+    assertTrue(answer.contains("'iceberg.tables.default-commit-branch' = audit is not supported"), answer);
+    config.remove("iceberg.tables.evolve-schema-enabled");
+    config.remove("iceberg.tables.no-such-key");
+    config.remove("iceberg.tables.default-commit-branch");
+    assertTrue(worker.validate(FLOE, config).contains("\"error_count\":0"));
+  }
+
+  @Test
+  void aTableIcebergsConnectorWroteContinuesUnderFloeWithoutGapOrDuplicate() throws Exception {
+    int half = 5000;
+    kafka.createTopic("handover", 2);
+    kafka.createTopic("control-handover", 1);
+    List<byte[]> all = ConnectFixture.nexmark(21, 2 * half);
+    ConnectFixture.produce(kafka.bootstrapServers(), "handover", 2, all.subList(0, half));
+    TableIdentifier id = TableIdentifier.of("db", "handover");
+    Table table = ConnectFixture.createTable(catalog, id, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> config = config(ICEBERG, "handover", id, warehouse);
+    run("handover", config, table, half);
+
+    ConnectFixture.produce(kafka.bootstrapServers(), "handover", 2, all.subList(half, 2 * half));
+    config.put("connector.class", FLOE); // the only change; same name, so the same consumer group
+    run("handover", config, table, 2 * half);
+    assertEquals(ConnectFixture.nexmarkFingerprint(21, 2 * half), TableFingerprint.of(table));
+  }
+
+  @Test
+  void upsertsAndDeletesByKeyAcrossCommits() throws Exception {
+    kafka.createTopic("keyed", 1);
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    Map<Long, Long> expected = new HashMap<>();
+    for (int i = 0; i < 3000; i++) {
+      long id = i % 400;
+      keys.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+      if (i % 7 == 3) {
+        values.add(null); // a tombstone deletes the key's row
+        expected.remove(id);
+      } else {
+        values.add(("{\"id\":" + id + ",\"seq\":" + i + ",\"kind\":\"k" + (i % 3) + "\"}").getBytes(StandardCharsets.UTF_8));
+        expected.put(id, (long) i);
+      }
+    }
+    produceKeyed("keyed", keys, values);
+    TableIdentifier id = TableIdentifier.of("db", "keyed");
+    Map<String, String> config = config(FLOE, "keyed", id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    config.put("iceberg.tables.upsert-mode-enabled", "true");
+    config.put("iceberg.tables.auto-create-enabled", "true");
+    config.put("iceberg.tables.default-id-columns", "id");
+    config.put("iceberg.tables.default-partition-by", "bucket(id, 4)");
+    config.put("floe.tables.schema", "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        + "{\"id\":2,\"name\":\"seq\",\"required\":true,\"type\":\"long\"},"
+        + "{\"id\":3,\"name\":\"kind\",\"required\":false,\"type\":\"string\"}]}");
+    config.put("floe.commit.records", "700");
+    worker.createConnector("floe-upsert", config);
+    try {
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (!committedThrough(id, "connect-floe-upsert", 3000)) {
+        assertNull(worker.failure("floe-upsert"));
+        assertTrue(System.nanoTime() < deadline, "the upserts were not all committed; see " + worker.log());
+        Thread.sleep(200);
+      }
+    } finally {
+      worker.deleteConnector("floe-upsert");
+    }
+    Table table = catalog.loadTable(id);
+    // Commits come after a put() of Connect's 500-record polls has passed 700 records.
+    assertTrue(countSnapshots(table) >= 3, "commits every 700 records: " + countSnapshots(table) + " snapshots");
+    assertEquals(expected, ConnectFixture.seqById(table));
+  }
+
+  @Test
+  void anIdlePartitionDoesNotHoldBackCommits() throws Exception {
+    kafka.createTopic("half-idle", 2);
+    List<byte[]> messages = ConnectFixture.nexmark(31, 500);
+    List<Integer> partitions = new ArrayList<>();
+    messages.forEach(m -> partitions.add(0)); // partition 1 stays empty
+    ConnectFixture.produceTo(kafka.bootstrapServers(), "half-idle", partitions, messages);
+    TableIdentifier id = TableIdentifier.of("db", "half_idle");
+    Table table = ConnectFixture.createTable(catalog, id, ConnectFixture.NEXMARK, "bid.auction");
+    Map<String, String> config = config(FLOE, "half-idle", id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    config.put("tasks.max", "2");
+    run("floe-idle", config, table, 500);
+    assertEquals(Map.of(0, 500L), storedOffsets(table, "connect-floe-idle"));
+  }
+
+  private static int countSnapshots(Table table) {
+    int n = 0;
+    for (Snapshot ignored : table.snapshots()) {
+      n++;
+    }
+    return n;
+  }
+
+  private static boolean committedThrough(TableIdentifier id, String group, long next) {
+    if (!catalog.tableExists(id)) {
+      return false;
+    }
+    Long stored = storedOffsets(catalog.loadTable(id), group).get(0);
+    return stored != null && stored == next;
+  }
+
+  /** Runs a connector until the table holds {@code rows}, then removes it. */
+  private static void run(String name, Map<String, String> config, Table table, long rows) throws Exception {
+    worker.createConnector(name, config);
+    try {
+      awaitRows(worker, name, table, rows, TIMEOUT);
+      Thread.sleep(1500); // a commit past the expected rows would show now
+      assertEquals(rows, ConnectFixture.rows(table), "rows after the last commit");
+    } finally {
+      worker.deleteConnector(name);
+    }
+  }
+
+  private static String awaitFailure(String name) throws Exception {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      String failure = worker.failure(name);
+      if (failure != null) {
+        return failure;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("connector " + name + " did not fail; see " + worker.log());
+  }
+
+  /** Partition -> next offset the table's snapshots store for {@code group}, latest per partition. */
+  private static Map<Integer, Long> storedOffsets(Table table, String group) {
+    table.refresh();
+    Map<Integer, Long> out = new HashMap<>();
+    for (Snapshot s : table.snapshots()) {
+      String json = s.summary().get(SnapshotOffsets.key(group));
+      if (json != null) {
+        SnapshotOffsets.nextOffsets(SnapshotOffsets.parse(json)).forEach((tp, next) -> out.put(tp.partition(), next));
+      }
+    }
+    return out;
+  }
+
+  private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (out.size() < expected && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+      }
+      consumer.poll(Duration.ofMillis(500)).forEach(out::add);
+    }
+    return out;
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+    Header h = r.headers().lastHeader(key);
+    assertNotNull(h, "header " + key);
+    return new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  private static void produceKeyed(String topic, List<byte[]> keys, List<byte[]> values) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      for (int i = 0; i < keys.size(); i++) {
+        producer.send(new ProducerRecord<>(topic, 0, keys.get(i), values.get(i)));
+      }
+    }
+  }
+}
