@@ -94,13 +94,21 @@ public final class E2eBenchmark {
   static List<Contender> contenders(E2eOptions options, Path work, List<String> notes) {
     List<Contender> out = new ArrayList<>();
     for (String id : options.contenders()) {
-      if (id.equals("kafka-connect")) {
-        if (Files.isRegularFile(options.connectClasspath())) {
-          out.add(new KafkaConnectContender(work.resolve("connect"), options.connectClasspath(),
-              options.connectTasks(), List.of("-Xms256m", "-Xmx" + options.connectHeap())));
+      if (id.equals("kafka-connect") || id.equals("floe-connect")) {
+        boolean floe = id.equals("floe-connect");
+        Path plugin = E2eCommandLine.CONNECT_PLUGIN_PATH.toAbsolutePath();
+        if (Files.isRegularFile(options.connectClasspath()) && (!floe || Files.isDirectory(plugin))) {
+          List<String> jvm = new ArrayList<>(List.of("-Xms256m", "-Xmx" + options.connectHeap()));
+          if (floe) {
+            jvm.addAll(0, List.of("--enable-native-access=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED"));
+          }
+          out.add(new KafkaConnectContender(work.resolve(id), options.connectClasspath(),
+              floe ? KafkaConnectContender.Connector.FLOE : KafkaConnectContender.Connector.ICEBERG, plugin,
+              options.connectTasks(), jvm));
         } else {
-          String note = "kafka-connect left out: no worker classpath file " + options.connectClasspath()
-              + " (the build writes it: 'mvn install -pl e2e-bench -am', as scripts/bench-e2e does)";
+          String note = id + " left out: no worker classpath file " + options.connectClasspath()
+              + (floe ? " or plugin folder " + plugin : "")
+              + " (the build writes them: 'mvn install -pl e2e-bench,kafka-connect -am', as scripts/bench-e2e does)";
           System.err.println(note);
           notes.add(note);
         }

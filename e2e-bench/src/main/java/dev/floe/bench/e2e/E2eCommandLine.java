@@ -37,6 +37,8 @@ final class E2eCommandLine {
   static final long DEFAULT_SYNTHETIC = 10_000_000;
   /** Where the build writes the Kafka Connect worker's classpath (module e2e-bench/connect-worker). */
   static final String DEFAULT_CONNECT_CLASSPATH = "e2e-bench/connect-worker/target/connect-worker.classpath";
+  /** Where the build of kafka-connect puts floe's connector as a worker plugin.path. */
+  static final Path CONNECT_PLUGIN_PATH = Path.of("kafka-connect/target/connect-plugin");
 
   /** How the other contenders run: each in a JVM of its own, or all in the driver's. */
   enum ContenderJvm {
@@ -65,9 +67,9 @@ final class E2eCommandLine {
   List<Corpus> corpora;
 
   @Option(names = "--contenders", paramLabel = "LIST", split = ",", converter = ContenderId.class,
-      defaultValue = "floe,stock-java,kafka-connect,bare-consume",
+      defaultValue = "floe,stock-java,kafka-connect,floe-connect,bare-consume",
       description = {
-        "floe,stock-java,kafka-connect,bare-consume (default all), and%n"
+        "floe,stock-java,kafka-connect,floe-connect,bare-consume (default all), and%n"
             + "floe-one-thread: floe decoding on its writer thread,%n"
             + "floe-sync-commit: floe not consuming while a cycle commits,%n"
             + "floe-two-encode-threads: floe with --floe-encode-threads 2"

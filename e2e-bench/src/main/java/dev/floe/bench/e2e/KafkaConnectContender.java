@@ -28,27 +28,53 @@ import org.apache.iceberg.Table;
 final class KafkaConnectContender implements Contender {
   private static final Duration POLL = Duration.ofMillis(100);
 
+  /** Which sink connector runs: Iceberg's (on JsonConverter maps) or floe's (on raw bytes, from its plugin folder). */
+  enum Connector {
+    ICEBERG("kafka-connect", "org.apache.iceberg.connect.IcebergSinkConnector"),
+    FLOE("floe-connect", "dev.floe.connect.FloeIcebergSinkConnector");
+
+    final String id;
+    final String className;
+
+    Connector(String id, String className) {
+      this.id = id;
+      this.className = className;
+    }
+  }
+
   private final Path workDir;
   private final Path classpathFile;
+  private final Connector connector;
+  private final Path pluginPath;
   private final int tasks;
   private final List<String> jvmOptions;
   private LocalConnectWorker worker;
   private int runs;
 
-  KafkaConnectContender(Path workDir, Path classpathFile, int tasks, List<String> jvmOptions) {
+  KafkaConnectContender(
+      Path workDir, Path classpathFile, Connector connector, Path pluginPath, int tasks, List<String> jvmOptions) {
     this.workDir = workDir;
     this.classpathFile = classpathFile;
+    this.connector = connector;
+    this.pluginPath = pluginPath;
     this.tasks = tasks;
     this.jvmOptions = List.copyOf(jvmOptions);
   }
 
   @Override
   public String id() {
-    return "kafka-connect";
+    return connector.id;
   }
 
   @Override
   public String description() {
+    if (connector == Connector.FLOE) {
+      return "floe's FloeIcebergSinkConnector (plugin.path) on a standalone Connect 4.1.1 worker (separate JVM "
+          + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", ByteArrayConverter values, the same "
+          + "commit cadence as floe's sink (interval or records), Connect's default consumer settings. Timed "
+          + "until its tasks have put every record (JMX sink-record-send-total); the time to the last commit "
+          + "is in each run's note";
+    }
     return "Apache Iceberg Kafka Connect sink 1.11.0 on a standalone Connect 4.1.1 worker (separate JVM "
         + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", JsonConverter without schemas, "
         + "Connect's default consumer settings, worker offset.flush.interval.ms=10000. Timed until its task has put "
@@ -61,9 +87,14 @@ final class KafkaConnectContender implements Contender {
   @Override
   public Outcome run(RunSpec run) throws Exception {
     if (worker == null || !worker.isAlive()) {
-      worker = LocalConnectWorker.builder(workDir, classpathFile, run.bootstrapServers()).jvmOptions(jvmOptions).start();
+      LocalConnectWorker.Builder builder =
+          LocalConnectWorker.builder(workDir, classpathFile, run.bootstrapServers()).jvmOptions(jvmOptions);
+      if (connector == Connector.FLOE) {
+        builder.pluginPath(pluginPath);
+      }
+      worker = builder.start();
     }
-    String name = "iceberg-" + run.table().name().replace('_', '-');
+    String name = connector.id + "-" + run.table().name().replace('_', '-');
     String controlTopic = "control-" + name + "-" + (++runs);
     Topics.create(run.bootstrapServers(), controlTopic, 1);
 
@@ -108,7 +139,11 @@ final class KafkaConnectContender implements Contender {
 
   private Map<String, String> connectorConfig(RunSpec run, String controlTopic) {
     Map<String, String> c = new LinkedHashMap<>();
-    c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
+    c.put("connector.class", connector.className);
+    if (connector == Connector.FLOE) {
+      c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+      c.put("floe.commit.records", Long.toString(run.cadence().records()));
+    }
     c.put("tasks.max", Integer.toString(tasks));
     c.put("topics", run.topic().topic());
     c.put("iceberg.tables", run.table().toString());
