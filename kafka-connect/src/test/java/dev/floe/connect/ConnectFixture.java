@@ -25,10 +25,6 @@ import java.util.Set;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -138,15 +134,7 @@ final class ConnectFixture {
 
   /** Produces message i to partition {@code partitions.get(i)}. */
   static void produceTo(String bootstrap, String topic, List<Integer> partitions, List<byte[]> messages) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-      for (int i = 0; i < messages.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, partitions.get(i), null, messages.get(i)));
-      }
-    }
+    RoundRobinProducer.sendTo(bootstrap, topic, partitions, messages);
   }
 
   static List<byte[]> synthetic(long seed, int count) {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalConnectWorker;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.kafka.TopicReader;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
@@ -28,15 +29,11 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -321,22 +318,7 @@ class StandaloneWorkerTest {
   }
 
   private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (out.size() < expected && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-      }
-      consumer.poll(Duration.ofMillis(500)).forEach(out::add);
-    }
-    return out;
+    return TopicReader.readAll(kafka.bootstrapServers(), topic, expected);
   }
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String key) {

@@ -17,6 +17,16 @@ public final class RoundRobinProducer {
    * null message is a tombstone.
    */
   public static void send(String bootstrapServers, String topic, int partitions, List<byte[]> messages) {
+    send(bootstrapServers, topic, messages, i -> i % partitions);
+  }
+
+  /** As {@link #send}, message i to partition {@code partitions.get(i)}. */
+  public static void sendTo(String bootstrapServers, String topic, List<Integer> partitions, List<byte[]> messages) {
+    send(bootstrapServers, topic, messages, partitions::get);
+  }
+
+  private static void send(
+      String bootstrapServers, String topic, List<byte[]> messages, java.util.function.IntUnaryOperator partitionOf) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     config.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -25,7 +35,7 @@ public final class RoundRobinProducer {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < messages.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, i % partitions, null, messages.get(i)));
+        producer.send(new ProducerRecord<>(topic, partitionOf.applyAsInt(i), null, messages.get(i)));
       }
       producer.flush();
     }

@@ -7,11 +7,11 @@ import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
 import dev.floe.corpus.NexmarkJson;
 import dev.floe.kafka.RoundRobinProducer;
+import dev.floe.kafka.TopicReader;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,15 +27,8 @@ import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Shared by the sink tests: the Nexmark corpus, producing it, and checking a table against it. */
 final class SinkFixture {
@@ -71,40 +64,13 @@ final class SinkFixture {
     return out;
   }
 
-  /**
-   * Reads partition 0 of {@code topic} from its beginning until {@code expected} records came (or
-   * 30 s passed), then half a second more: a record beyond the expected ones shows as a failure.
-   */
   static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, int expected) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-      TopicPartition tp = new TopicPartition(topic, 0);
-      consumer.assign(List.of(tp));
-      consumer.seekToBeginning(List.of(tp));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (out.size() < expected && System.nanoTime() < deadline) {
-        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-      }
-      consumer.poll(Duration.ofMillis(500)).forEach(out::add);
-    }
-    return out;
+    return TopicReader.readAll(bootstrap, topic, expected);
   }
 
   /** Produces message i to partition {@code partitions.get(i)} (a null message is a tombstone). */
   static void produceTo(String bootstrap, String topic, List<Integer> partitions, List<byte[]> messages) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-      for (int i = 0; i < messages.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, partitions.get(i), null, messages.get(i)));
-      }
-    }
+    RoundRobinProducer.sendTo(bootstrap, topic, partitions, messages);
   }
 
   /** The first {@code count} events of the seeded Nexmark stream. */
