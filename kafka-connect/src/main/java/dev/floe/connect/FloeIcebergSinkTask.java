@@ -240,7 +240,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (stored != null && record.kafkaOffset() < stored.next()) {
         continue; // the table has it already (a task before this one committed it)
       }
-      sink.add(record, value, key);
+      sink.add(record, tp, value, key);
       cycleTables.add(name);
     }
   }

@@ -108,8 +108,8 @@ final class TableSink implements AutoCloseable {
     return table;
   }
 
-  /** Adds a record's value; in upsert mode a null value adds its key, to be deleted. */
-  void add(SinkRecord record, byte[] value, byte[] key) {
+  /** Adds a record (of partition {@code tp}); in upsert mode a null value adds its key, to be deleted. */
+  void add(SinkRecord record, TopicPartition tp, byte[] value, byte[] key) {
     throwIfFailed();
     boolean keys = value == null;
     if (open != null && open.keys != keys) {
@@ -119,7 +119,6 @@ final class TableSink implements AutoCloseable {
       open = take();
       open.keys = keys;
     }
-    TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
     PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
     open.messages.add(keys ? key : value, source, record.kafkaOffset());
     open.records.add(record);
