@@ -16,6 +16,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.hadoop.conf.Configuration;
@@ -49,7 +53,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A cycle ends by {@code iceberg.control.commit.interval-ms}, {@code floe.commit.records},
  * {@code floe.commit.bytes}, and when partitions are revoked. Each task commits on its own, so an
- * idle partition or task holds nobody back.
+ * idle partition or task holds nobody back. The interval is kept by a timer of the task's own:
+ * while no records come, Connect calls the task only every {@code offset.flush.interval.ms}, and
+ * the last records read would otherwise wait for that.
+ *
+ * <p>Threads: Connect's task thread calls {@link #put}, {@link #preCommit}, {@link #open} and
+ * {@link #close}; the commit timer commits between them. Both hold {@link #cycleLock} for all
+ * they do, so the cycle's state below is only touched by one of them at a time.
  */
 public class FloeIcebergSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(FloeIcebergSinkTask.class);
@@ -76,8 +86,16 @@ public class FloeIcebergSinkTask extends SinkTask {
   private final Set<String> cycleTables = new HashSet<>();
   private long cycleRecords;
   private long cycleBytes;
+  /** The first offset put in the cycle, per partition: where to read again if the cycle is dropped. */
+  private final Map<TopicPartition, Long> cycleFirst = new HashMap<>();
   private long lastCommitNanos;
   private boolean warnedTombstones;
+  private final ReentrantLock cycleLock = new ReentrantLock();
+  private ScheduledExecutorService commitTimer;
+  /** A commit of the timer that failed: the task thread throws it on its next call. */
+  private RuntimeException timerFailure;
+  /** Set when the timer's commit was fenced: the task thread must rewind to these offsets. */
+  private Map<TopicPartition, Long> rewindAfterFence;
 
   @Override
   public String version() {
@@ -101,9 +119,56 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (String table : routes.staticTables()) {
       sink(table); // fail fast on a missing table or one floe cannot write
     }
+    startCommitTimer();
     LOG.info("floe sink task {} of {} started: tables {}, offsets under group '{}', values {}", settings.taskIndex(),
         settings.connectorName(), routes.staticTables().isEmpty() ? "by route field" : routes.staticTables(), group,
         RecordValues.fastPath(props.get("value.converter")) ? "as bytes (fast path)" : "converted to JSON");
+  }
+
+  /** Checks the interval ten times per interval (at most every second, at least every 100 ms). */
+  private void startCommitTimer() {
+    long period = Math.clamp(settings.commitIntervalMillis() / 10, 100, 1000);
+    commitTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "floe-connect-commit-timer-" + settings.connectorName() + "-" + settings.taskIndex());
+      t.setDaemon(true);
+      return t;
+    });
+    commitTimer.scheduleWithFixedDelay(this::commitOnTime, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** The timer's tick: commits a cycle whose interval has passed, unless the task thread is busy (it checks too). */
+  private void commitOnTime() {
+    if (!cycleLock.tryLock()) {
+      return;
+    }
+    try {
+      if (timerFailure == null && rewindAfterFence == null && !cycleNext.isEmpty() && intervalPassed()) {
+        Map<TopicPartition, Long> rewind = commit();
+        if (rewind != null) {
+          rewindAfterFence = rewind; // only the task thread may ask Connect to rewind
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.error("commit on the interval failed; the task fails on its next call", e);
+      timerFailure = e;
+    } finally {
+      cycleLock.unlock();
+    }
+  }
+
+  /**
+   * What the task thread does first on each call: fails for the timer's failure, and answers the
+   * timer's fenced commit by asking Connect to rewind to the tables.
+   *
+   * @return offsets to rewind to (already passed to Connect), or null when nothing was fenced
+   */
+  private Map<TopicPartition, Long> takeTimerOutcome() {
+    if (timerFailure != null) {
+      throw new ConnectException("a commit on the interval failed", timerFailure);
+    }
+    Map<TopicPartition, Long> rewind = rewindAfterFence;
+    rewindAfterFence = null;
+    return rewind;
   }
 
   private ErrantRecordReporter errantRecordReporter() {
@@ -141,12 +206,21 @@ public class FloeIcebergSinkTask extends SinkTask {
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
-    assigned.addAll(partitions);
-    for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
-      e.getValue().table().refresh();
-      loadHeld(e.getKey(), e.getValue().table(), partitions);
+    cycleLock.lock();
+    try {
+      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      if (rewind != null) {
+        context.offset(rewind);
+      }
+      assigned.addAll(partitions);
+      for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
+        e.getValue().table().refresh();
+        loadHeld(e.getKey(), e.getValue().table(), partitions);
+      }
+      seekToTables(partitions);
+    } finally {
+      cycleLock.unlock();
     }
-    seekToTables(partitions);
   }
 
   /** Reads what {@code table} holds of {@code partitions} (absent: never stored). */
@@ -203,8 +277,36 @@ public class FloeIcebergSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    cycleLock.lock();
+    try {
+      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      if (rewind != null) {
+        rewindAlso(records, rewind);
+        return;
+      }
+      putLocked(records);
+    } finally {
+      cycleLock.unlock();
+    }
+  }
+
+  /**
+   * The timer's commit was fenced after Connect polled {@code records}: they are read again after
+   * the rewind too, so they are dropped here, and their partitions rewound no later than them.
+   */
+  private void rewindAlso(Collection<SinkRecord> records, Map<TopicPartition, Long> rewind) {
+    Map<TopicPartition, Long> seeks = new HashMap<>(rewind);
+    for (SinkRecord record : records) {
+      seeks.merge(new TopicPartition(record.topic(), record.kafkaPartition()), record.kafkaOffset(), Math::min);
+    }
+    context.offset(seeks);
+    LOG.info("rewinding after a fenced commit: {}", seeks);
+  }
+
+  private void putLocked(Collection<SinkRecord> records) {
     for (SinkRecord record : records) {
       TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+      cycleFirst.putIfAbsent(tp, record.kafkaOffset());
       cycleNext.put(tp, record.kafkaOffset() + 1);
       cycleRecords++;
       byte[] value;
@@ -274,24 +376,36 @@ public class FloeIcebergSinkTask extends SinkTask {
     badRecords.report(record, reason);
   }
 
+  /** Commits when the cycle is due (on the task thread: a fenced commit rewinds at once). */
   private void commitIfDue() {
-    boolean due = cycleRecords >= settings.commitRecords()
-        || cycleBytes >= settings.commitBytes()
-        || System.nanoTime() - lastCommitNanos >= settings.commitIntervalMillis() * 1_000_000L;
+    boolean due = cycleRecords >= settings.commitRecords() || cycleBytes >= settings.commitBytes() || intervalPassed();
     if (due) {
-      commit();
+      commitAndRewind();
+    }
+  }
+
+  private boolean intervalPassed() {
+    return System.nanoTime() - lastCommitNanos >= settings.commitIntervalMillis() * 1_000_000L;
+  }
+
+  private void commitAndRewind() {
+    Map<TopicPartition, Long> rewind = commit();
+    if (rewind != null) {
+      context.offset(rewind);
     }
   }
 
   /**
    * Ends the cycle: completes every written table's files, waits for the dead letters, then commits
    * table by table with the cycle's offsets (to every table written in the cycle). A fenced commit
-   * drops the rest of the cycle and resumes from the tables.
+   * drops the rest of the cycle and reads the tables again.
+   *
+   * @return null, or after a fence the offsets to rewind to: the caller passes them to Connect
    */
-  private void commit() {
+  private Map<TopicPartition, Long> commit() {
     lastCommitNanos = System.nanoTime();
     if (cycleNext.isEmpty()) {
-      return;
+      return null;
     }
     long start = System.nanoTime();
     Map<String, WriteResult> results = new LinkedHashMap<>();
@@ -323,9 +437,9 @@ public class FloeIcebergSinkTask extends SinkTask {
         for (String rest : names.subList(i + 1, names.size())) {
           TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
         }
+        Map<TopicPartition, Long> readAgain = new HashMap<>(cycleFirst);
         abortCycle();
-        resumeFromTables();
-        return;
+        return resumeFromTables(readAgain);
       } catch (RuntimeException e) {
         for (String rest : names.subList(i + 1, names.size())) {
           TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
@@ -344,6 +458,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     LOG.debug("committed {} records to {} in {} ms", cycleRecords, results.keySet(), millis);
     metrics.committed(files, bytes, millis);
     clearCycle();
+    return null;
   }
 
   private void abortCycle() {
@@ -354,6 +469,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   private void clearCycle() {
+    cycleFirst.clear();
     cycleNext.clear();
     cycleTables.clear();
     cycleRecords = 0;
@@ -361,37 +477,58 @@ public class FloeIcebergSinkTask extends SinkTask {
     metrics.uncommitted(0);
   }
 
-  /** After a fence: forget what this task thought, read the tables again and seek to them. */
-  private void resumeFromTables() {
-    Map<TopicPartition, Long> seeks = new HashMap<>();
+  /**
+   * After a fence: forgets what this task thought and reads the tables again. The dropped cycle's
+   * partitions are read again from its first records ({@code readAgain}), or from lower where a
+   * table holds less; what a table holds already is skipped for it as always.
+   *
+   * @return the offsets to rewind to
+   */
+  private Map<TopicPartition, Long> resumeFromTables(Map<TopicPartition, Long> readAgain) {
+    Map<TopicPartition, Long> seeks = new HashMap<>(readAgain);
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
       e.getValue().table().refresh();
       loadHeld(e.getKey(), e.getValue().table(), assigned);
       held.get(e.getKey()).forEach((tp, p) -> seeks.merge(tp, p.next(), Math::min));
     }
     committed.forEach(seeks::putIfAbsent);
-    if (!seeks.isEmpty()) {
-      context.offset(seeks);
-    }
+    seeks.keySet().retainAll(assigned);
+    return seeks;
   }
 
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-    commitIfDue();
-    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    committed.forEach((tp, next) -> {
-      if (assigned.contains(tp)) {
-        out.put(tp, new OffsetAndMetadata(next));
+    cycleLock.lock();
+    try {
+      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      if (rewind != null) {
+        context.offset(rewind);
+      } else {
+        commitIfDue();
       }
-    });
-    return out;
+      Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+      committed.forEach((tp, next) -> {
+        if (assigned.contains(tp)) {
+          out.put(tp, new OffsetAndMetadata(next));
+        }
+      });
+      return out;
+    } finally {
+      cycleLock.unlock();
+    }
   }
 
   /** Revoked partitions: what was read of them is committed first, so their next owner goes on from there. */
   @Override
   public void close(Collection<TopicPartition> partitions) {
+    cycleLock.lock();
     try {
-      commit();
+      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      if (rewind != null) {
+        context.offset(rewind);
+      } else {
+        commitAndRewind();
+      }
     } finally {
       assigned.removeAll(partitions);
       for (TopicPartition tp : partitions) {
@@ -400,12 +537,30 @@ public class FloeIcebergSinkTask extends SinkTask {
           positions.remove(tp);
         }
       }
+      cycleLock.unlock();
     }
   }
 
   /** Drops the cycle in progress (its records are read again by whoever owns them next). */
   @Override
   public void stop() {
+    if (commitTimer != null) {
+      commitTimer.shutdown(); // cancels the ticks; a commit in flight ends first
+      try {
+        commitTimer.awaitTermination(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    cycleLock.lock();
+    try {
+      closeAll();
+    } finally {
+      cycleLock.unlock();
+    }
+  }
+
+  private void closeAll() {
     for (TableSink sink : sinks.values()) {
       try {
         sink.close();
