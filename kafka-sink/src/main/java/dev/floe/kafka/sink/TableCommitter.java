@@ -6,18 +6,22 @@ import static org.apache.iceberg.TableProperties.COMMIT_MIN_RETRY_WAIT_MS;
 import static org.apache.iceberg.TableProperties.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT;
 import static org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES;
 import static org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES_DEFAULT;
+import static org.apache.iceberg.TableProperties.COMMIT_TOTAL_RETRY_TIME_MS;
+import static org.apache.iceberg.TableProperties.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT;
 
 import dev.floe.iceberg.Commits;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.PropertyUtil;
@@ -32,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * these partitions moved since this sink last saw them (fencing).
  *
  * <p>Catalog conflicts are retried by Iceberg itself, as the table's {@code commit.retry.*}
- * properties say. An attempt whose outcome is unknown (a catalog that timed out while
+ * properties say. Writers that share a table (tasks of one connector, each on its own partitions)
+ * conflict when their cycles end together, and a few of them can lose more often than {@code
+ * commit.retry.num-retries} allows: a commit that Iceberg gives up on for conflicts alone is tried
+ * again, after a random wait (so that the losers spread out), until {@code
+ * commit.retry.total-timeout-ms} has passed; every attempt checks the fence again. An attempt whose outcome is unknown (a catalog that timed out while
  * committing) Iceberg leaves to the caller: it may land at any later moment, so from then on
  * every attempt first checks the table for this commit's id, up to {@code
  * commit.retry.num-retries} more attempts, and the files are never deleted: a snapshot may
@@ -76,6 +84,9 @@ public final class TableCommitter {
     FencingTableOperations fencing = new FencingTableOperations(ops, group, commitId, offsets, expectedHere);
     Table fenced = new BaseTable(fencing, table.name());
     boolean outcomeUnknown = false;
+    long conflictDeadline = System.nanoTime() + 1_000_000L * PropertyUtil.propertyAsLong(
+        table.properties(), COMMIT_TOTAL_RETRY_TIME_MS, COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT);
+    int lostRaces = 0;
     for (int attempt = 0; ; attempt++) {
       try {
         if (result.deleteFiles().length > 0) {
@@ -94,6 +105,13 @@ public final class TableCommitter {
           return;
         }
         retryAfterUnknown(attempt, table, e);
+      } catch (CommitFailedException conflict) {
+        if (System.nanoTime() - conflictDeadline > 0) {
+          deleteUnlessReferenced(table, result, outcomeUnknown);
+          throw new SinkException("could not commit to " + table.name() + ": other writers kept committing first for "
+              + "commit.retry.total-timeout-ms", conflict);
+        }
+        waitAfterLostRaces(++lostRaces, table);
       } catch (RuntimeException e) {
         // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
         // sure that nothing was committed.
@@ -104,6 +122,27 @@ public final class TableCommitter {
         throw new SinkException("could not commit to " + table.name()
             + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : ""), e);
       }
+    }
+  }
+
+  /**
+   * After Iceberg's own retries lost to other writers {@code lostRaces} times in a row: a random
+   * wait of up to the retry wait's exponential bound, so that the writers still waiting do not meet
+   * again at once.
+   */
+  private static void waitAfterLostRaces(int lostRaces, Table table) {
+    Map<String, String> props = table.properties();
+    long min = PropertyUtil.propertyAsLong(props, COMMIT_MIN_RETRY_WAIT_MS, COMMIT_MIN_RETRY_WAIT_MS_DEFAULT);
+    long max = PropertyUtil.propertyAsLong(props, COMMIT_MAX_RETRY_WAIT_MS, COMMIT_MAX_RETRY_WAIT_MS_DEFAULT);
+    long bound = Math.min(max, min << Math.min(lostRaces, 10));
+    long wait = ThreadLocalRandom.current().nextLong(min, Math.max(min, bound) + 1);
+    LOG.info("commit to {} lost to other writers past Iceberg's retries ({} time(s)); trying again in {} ms",
+        table.name(), lostRaces, wait);
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while retrying a commit to " + table.name(), interrupted);
     }
   }
 

@@ -126,6 +126,51 @@ class FencingTest {
     assertEquals(2, snapshots().size());
   }
 
+  /**
+   * Writers on partitions of their own (a connector's tasks) whose commits collide more often than
+   * Iceberg retries -- none at all here -- still all land, each once.
+   */
+  @Test
+  void writersOnTheirOwnPartitionsAllLandPastIcebergsRetries() throws Exception {
+    table.updateProperties()
+        .set("commit.retry.num-retries", "0")
+        .set("commit.retry.min-wait-ms", "5")
+        .set("commit.retry.max-wait-ms", "100")
+        .commit();
+    int writers = 6;
+    int rounds = 4;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(writers);
+    List<Future<?>> done = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      TopicPartition tp = new TopicPartition("t", w);
+      int writer = w;
+      done.add(threads.submit(() -> {
+        go.await();
+        TableCommitter committer = new TableCommitter("g");
+        Table own = catalog.loadTable(TableIdentifier.of("t"));
+        Map<TopicPartition, Position> expected = Map.of();
+        for (int round = 1; round <= rounds; round++) {
+          Map<TopicPartition, Position> offsets = at(tp, round * 10L);
+          committer.commit(own, files("w" + writer + "r" + round), offsets, expected);
+          expected = offsets;
+        }
+        return null;
+      }));
+    }
+    go.countDown();
+    for (Future<?> f : done) {
+      f.get();
+    }
+    threads.shutdown();
+    table.refresh();
+    assertEquals(writers * rounds, snapshots().size(), "every commit landed once");
+    for (int w = 0; w < writers; w++) {
+      TopicPartition tp = new TopicPartition("t", w);
+      assertEquals(rounds * 10L, SnapshotOffsets.latest(current(), "g", List.of(tp)).get(tp).next());
+    }
+  }
+
   /** Positions of topic {@code t} (no topic id). */
   static Map<TopicPartition, Position> at(TopicPartition tp, long next) {
     return Map.of(tp, new Position(next, null));
