@@ -2,12 +2,12 @@ package dev.floe.connect;
 
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
-import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.DecodedBatch;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.util.ArrayList;
@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Semaphore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -30,10 +31,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * What one task writes into one table during one commit cycle. The task thread packs record
- * values into off-heap message batches; a writer thread of the table's own decodes and encodes
- * each full batch natively into the cycle's task writer while the task thread goes on (two
- * batches per table: one filling, one writing). In upsert mode a tombstone deletes its key's row:
- * its key goes into a batch of keys, written in record order with the values around it.
+ * values into off-heap message batches; two threads of the table's own take each full batch on:
+ * a decode thread decodes it natively, a batch ahead of the writer thread that encodes it into the
+ * cycle's task writer, while the task thread fills the next (two message batches per table, and at
+ * most two decoded batches waiting for the writer). In upsert mode a tombstone deletes its key's
+ * row: its key goes into a batch of keys, which passes the decode thread too, so that it is
+ * written in record order with the values around it.
  *
  * <p>Bad records: under {@code errors.tolerance=none} the first one fails the cycle, naming topic,
  * partition, offset and reason; under {@code all} each is handed to Connect's {@link
@@ -52,8 +55,13 @@ final class TableSink implements AutoCloseable {
   private final long bufferBytes;
   private final BadRecords badRecords;
   private final TaskMetrics metrics;
+  /** Decodes value batches; hands every batch on to the writer thread in order. */
+  private final ExecutorService decodeThread;
+  /** Encodes into the cycle's task writer, completes and aborts it: the only thread touching its files. */
   private final ExecutorService writerThread;
-  /** Spare batches; taking one waits while both are in use (the writer thread is a batch behind). */
+  /** Decoded batches waiting for the writer thread (their Arrow memory), at most two. */
+  private final Semaphore decodedWaiting = new Semaphore(2);
+  /** Spare batches; taking one waits while both are in use (the decode thread is a batch behind). */
   private final BlockingQueue<Batch> spare = new LinkedBlockingQueue<>();
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
   private Batch open;
@@ -91,13 +99,18 @@ final class TableSink implements AutoCloseable {
     this.bufferBytes = settings.bufferBytes();
     this.badRecords = badRecords;
     this.metrics = metrics;
-    this.writerThread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "floe-connect-writer-" + id);
+    this.decodeThread = thread("floe-connect-decode-" + id);
+    this.writerThread = thread("floe-connect-writer-" + id);
+    spare.add(new Batch());
+    spare.add(new Batch());
+  }
+
+  private static ExecutorService thread(String name) {
+    return Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
     });
-    spare.add(new Batch());
-    spare.add(new Batch());
   }
 
   TableIdentifier id() {
@@ -150,44 +163,99 @@ final class TableSink implements AutoCloseable {
       writer = upsert ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
     }
     NativeTaskWriter cycle = writer;
-    writerThread.execute(() -> {
-      try {
-        if (failure == null) {
-          write(cycle, batch);
-        }
-      } catch (Throwable t) {
-        if (failure == null) {
-          failure = t;
-        }
-      } finally {
-        batch.clear();
-        spare.add(batch);
+    decodeThread.execute(() -> {
+      if (batch.keys) {
+        writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, batch)));
+      } else {
+        decodeAndHandOn(cycle, batch);
       }
     });
   }
 
-  private void write(NativeTaskWriter cycle, Batch batch) {
-    BadRecordPolicy policy = badRecords.tolerated() ? BadRecordPolicy.DEAD_LETTER : BadRecordPolicy.FAIL;
-    List<RejectedMessage> rejected;
-    long rows;
-    if (batch.keys) {
-      try (DecodedBatch keys = keyDecoder.decode(batch.messages, policy, allocator)) {
-        cycle.deleteKeys(keys.root());
-        rejected = keys.rejected();
-        rows = keys.root().getRowCount();
+  /** On the decode thread: decodes a value batch and queues its rows on the writer thread. */
+  private void decodeAndHandOn(NativeTaskWriter cycle, Batch batch) {
+    DecodedMessages decoded = null;
+    try {
+      if (failure == null) {
+        decodedWaiting.acquireUninterruptibly();
+        try {
+          decoded = cycle.decode(decoder, batch.messages, policy());
+        } finally {
+          if (decoded == null) {
+            decodedWaiting.release();
+          }
+        }
+        report(batch, decoded.stats().rejected());
       }
-    } else {
-      DecodeStats stats = cycle.write(decoder, batch.messages, policy);
-      rejected = stats.rejected();
-      rows = stats.rows();
+    } catch (Throwable t) {
+      if (failure == null) {
+        failure = t;
+      }
+    } finally {
+      recycle(batch); // decoding copied what it kept
     }
-    metrics.rowsWritten(rows);
+    if (decoded != null) {
+      DecodedMessages rows = decoded;
+      writerThread.execute(() -> {
+        try (rows) {
+          if (failure == null) {
+            metrics.rowsWritten(cycle.write(rows).rows());
+            flushBufferedIfFull(cycle);
+          }
+        } catch (Throwable t) {
+          if (failure == null) {
+            failure = t;
+          }
+        } finally {
+          decodedWaiting.release();
+        }
+      });
+    }
+  }
+
+  /** Runs {@code work} for {@code batch} on the writer thread, then recycles the batch. */
+  private void onWriterThread(Batch batch, Runnable work) {
+    try {
+      if (failure == null) {
+        work.run();
+      }
+    } catch (Throwable t) {
+      if (failure == null) {
+        failure = t;
+      }
+    } finally {
+      recycle(batch);
+    }
+  }
+
+  private void deleteKeys(NativeTaskWriter cycle, Batch batch) {
+    try (DecodedBatch keys = keyDecoder.decode(batch.messages, policy(), allocator)) {
+      cycle.deleteKeys(keys.root());
+      metrics.rowsWritten(keys.root().getRowCount());
+      report(batch, keys.rejected());
+    }
+    flushBufferedIfFull(cycle);
+  }
+
+  private BadRecordPolicy policy() {
+    return badRecords.tolerated() ? BadRecordPolicy.DEAD_LETTER : BadRecordPolicy.FAIL;
+  }
+
+  private void report(Batch batch, List<RejectedMessage> rejected) {
     for (RejectedMessage bad : rejected) {
       badRecords.report(batch.records.get(bad.index()), "table " + id + ": " + bad.reason());
     }
+  }
+
+  private void flushBufferedIfFull(NativeTaskWriter cycle) {
     if (cycle.bufferedBytes() > bufferBytes) {
       cycle.flushBuffered();
     }
+  }
+
+  private void recycle(Batch batch) {
+    batch.clear();
+    spare.add(batch);
   }
 
   /**
@@ -198,6 +266,7 @@ final class TableSink implements AutoCloseable {
     flush();
     NativeTaskWriter cycle = writer;
     writer = null;
+    drainDecodeThread();
     Future<WriteResult> done = writerThread.submit(() -> {
       if (failure != null) {
         if (cycle != null) {
@@ -225,6 +294,7 @@ final class TableSink implements AutoCloseable {
     }
     NativeTaskWriter cycle = writer;
     writer = null;
+    drainDecodeThread();
     await(writerThread.submit(() -> {
       if (cycle != null) {
         cycle.abort();
@@ -232,6 +302,11 @@ final class TableSink implements AutoCloseable {
       failure = null;
       return null;
     }));
+  }
+
+  /** Waits until every batch handed over has passed the decode thread (and so is queued on the writer thread). */
+  private void drainDecodeThread() {
+    await(decodeThread.submit(() -> null));
   }
 
   private <T> T await(Future<T> future) {
@@ -264,6 +339,7 @@ final class TableSink implements AutoCloseable {
     try {
       abort();
     } finally {
+      decodeThread.shutdown();
       writerThread.shutdown();
       decoder.close();
       if (keyDecoder != null) {
