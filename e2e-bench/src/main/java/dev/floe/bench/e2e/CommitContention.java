@@ -61,7 +61,7 @@ public final class CommitContention {
   public static void main(String[] args) throws Exception {
     List<Integer> taskCounts = List.of(1, 2, 4, 8, 16, 32);
     int rounds = 20;
-    Path out = Path.of("docs/benchmarks");
+    Path out = Path.of("docs/benchmarks/archive");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--tasks" -> taskCounts = Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
