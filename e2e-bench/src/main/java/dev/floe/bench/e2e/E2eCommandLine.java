@@ -67,9 +67,10 @@ final class E2eCommandLine {
   List<Corpus> corpora;
 
   @Option(names = "--contenders", paramLabel = "LIST", split = ",", converter = ContenderId.class,
-      defaultValue = "floe,stock-java,kafka-connect,floe-connect,bare-consume",
+      defaultValue = "floe,stock-java,kafka-connect,floe-connect,connect-floor,bare-consume",
       description = {
-        "floe,stock-java,kafka-connect,floe-connect,bare-consume (default all), and%n"
+        "floe,stock-java,kafka-connect,floe-connect,connect-floor,bare-consume (default all),%n"
+            + "where connect-floor is a Connect sink that drops every record (the worker's own cost), and%n"
             + "floe-one-thread: floe decoding on its writer thread,%n"
             + "floe-sync-commit: floe not consuming while a cycle commits,%n"
             + "floe-two-encode-threads: floe with --floe-encode-threads 2"

@@ -12,7 +12,7 @@ import picocli.CommandLine.ParameterException;
  * @param nexmarkEvents Nexmark events in the Nexmark topic
  * @param syntheticEvents synthetic events in the synthetic topic
  * @param corpora the corpora to run, in order
- * @param contenders contender ids to run (floe, stock-java, kafka-connect, floe-connect, bare-consume)
+ * @param contenders contender ids to run (floe, stock-java, kafka-connect, floe-connect, bare-consume, connect-floor)
  * @param warmup warmup rounds per corpus (every contender once; not reported in the medians)
  * @param pairs measured rounds per corpus (every contender once, alternating order)
  * @param commitInterval commit at least this often (all contenders)
@@ -77,7 +77,8 @@ public record E2eOptions(
     Path render,
     List<String> arguments) {
 
-  public static final List<String> ALL_CONTENDERS = List.of("floe", "stock-java", "kafka-connect", "floe-connect", "bare-consume");
+  public static final List<String> ALL_CONTENDERS =
+      List.of("floe", "stock-java", "kafka-connect", "floe-connect", "connect-floor", "bare-consume");
   /** Run only when named: floe without its decode thread, to measure what that thread is worth. */
   public static final String FLOE_ONE_THREAD = "floe-one-thread";
   /** Run only when named: floe pausing its consumer while each cycle commits (no overlap). */

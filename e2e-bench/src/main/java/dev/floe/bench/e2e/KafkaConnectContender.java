@@ -28,10 +28,15 @@ import org.apache.iceberg.Table;
 final class KafkaConnectContender implements Contender {
   private static final Duration POLL = Duration.ofMillis(100);
 
-  /** Which sink connector runs: Iceberg's (on JsonConverter maps) or floe's (on raw bytes, from its plugin folder). */
+  /**
+   * Which sink connector runs: Iceberg's (on JsonConverter maps), floe's (on raw bytes, from its
+   * plugin folder), or the floor: a connector that drops every record (on raw bytes), what the
+   * worker alone costs.
+   */
   enum Connector {
     ICEBERG("kafka-connect", "org.apache.iceberg.connect.IcebergSinkConnector"),
-    FLOE("floe-connect", "dev.floe.connect.FloeIcebergSinkConnector");
+    FLOE("floe-connect", "dev.floe.connect.FloeIcebergSinkConnector"),
+    FLOOR("connect-floor", "dev.floe.bench.connect.DiscardingSinkConnector");
 
     final String id;
     final String className;
@@ -68,6 +73,13 @@ final class KafkaConnectContender implements Contender {
 
   @Override
   public String description() {
+    if (connector == Connector.FLOOR) {
+      return "the floor of a Connect worker: a sink connector that drops every record, on the same standalone "
+          + "Connect 4.1.1 worker setup (separate JVM " + String.join(" ", jvmOptions) + "), tasks.max=" + tasks
+          + ", ByteArrayConverter values, Connect's default consumer settings. Timed until its tasks have been handed "
+          + "every record (JMX sink-record-send-total): the worker's consumer, converters and SinkRecords, no sink "
+          + "work. Nothing is written, so its output is not validated";
+    }
     if (connector == Connector.FLOE) {
       return "floe's FloeIcebergSinkConnector (plugin.path) on a standalone Connect 4.1.1 worker (separate JVM "
           + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", ByteArrayConverter values, the same "
@@ -82,6 +94,11 @@ final class KafkaConnectContender implements Contender {
         + "interval, through the control topic, so the time to the last commit (in each run's note) adds up to "
         + "an interval plus the worker's poll wait; the put time leaves out closing the last files and the "
         + "last commit, which the other sinks' times include -- it favours Kafka Connect";
+  }
+
+  @Override
+  public boolean writesTable() {
+    return connector != Connector.FLOOR;
   }
 
   @Override
@@ -104,14 +121,19 @@ final class KafkaConnectContender implements Contender {
     long deadline = start + run.timeout().toNanos();
     long putNanos = -1;
     long committedNanos = -1;
+    long put = 0;
     long nextStatusCheck = 0;
     try {
       while (System.nanoTime() < deadline) {
         long now = System.nanoTime();
-        if (putNanos < 0 && worker.recordsPut(name) >= expected) {
+        if (putNanos < 0 && (put = worker.recordsPut(name)) >= expected) {
           putNanos = now - start;
+          if (connector == Connector.FLOOR) {
+            committedNanos = putNanos; // nothing to commit
+            break;
+          }
         }
-        if (committedRows(run.catalog().loadTable(run.table())) >= expected) {
+        if (connector != Connector.FLOOR && committedRows(run.catalog().loadTable(run.table())) >= expected) {
           committedNanos = now - start;
           if (putNanos < 0) {
             putNanos = committedNanos; // both crossed between two polls
@@ -133,6 +155,10 @@ final class KafkaConnectContender implements Contender {
     if (committedNanos < 0) {
       return new Outcome(System.nanoTime() - start, -1, -1, "timed out; see " + worker.log());
     }
+    if (connector == Connector.FLOOR) {
+      // Connect counts the records handed over, not their bytes.
+      return new Outcome(putNanos, put, -1, String.format("all records handed to the tasks after %.2f s", putNanos / 1e9));
+    }
     return new Outcome(putNanos, expected, -1, committedNanos,
         String.format("all records put after %.2f s, all committed after %.2f s", putNanos / 1e9, committedNanos / 1e9));
   }
@@ -140,7 +166,7 @@ final class KafkaConnectContender implements Contender {
   private Map<String, String> connectorConfig(RunSpec run, String controlTopic) {
     Map<String, String> c = new LinkedHashMap<>();
     c.put("connector.class", connector.className);
-    if (connector == Connector.FLOE) {
+    if (connector != Connector.ICEBERG) {
       c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
       c.put("floe.commit.records", Long.toString(run.cadence().records()));
     }
