@@ -496,16 +496,26 @@ public class FloeIcebergSinkTask extends SinkTask {
     return seeks;
   }
 
+  /**
+   * Rewinds if the timer's commit was fenced; else commits the cycle ({@code always}) or commits it
+   * if due.
+   */
+  private void rewindOrCommit(boolean always) {
+    Map<TopicPartition, Long> rewind = takeTimerOutcome();
+    if (rewind != null) {
+      context.offset(rewind);
+    } else if (always) {
+      commitAndRewind();
+    } else {
+      commitIfDue();
+    }
+  }
+
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     cycleLock.lock();
     try {
-      Map<TopicPartition, Long> rewind = takeTimerOutcome();
-      if (rewind != null) {
-        context.offset(rewind);
-      } else {
-        commitIfDue();
-      }
+      rewindOrCommit(false);
       Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
       committed.forEach((tp, next) -> {
         if (assigned.contains(tp)) {
@@ -523,12 +533,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void close(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      Map<TopicPartition, Long> rewind = takeTimerOutcome();
-      if (rewind != null) {
-        context.offset(rewind);
-      } else {
-        commitAndRewind();
-      }
+      rewindOrCommit(true);
     } finally {
       assigned.removeAll(partitions);
       for (TopicPartition tp : partitions) {

@@ -1,10 +1,10 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.kafka.sink.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -23,7 +23,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -34,10 +33,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.common.TopicPartition;
@@ -206,53 +201,17 @@ public final class CommitContention {
   }
 
   /** Counts the catalog commits tried through it (Iceberg retries a conflict with a new one). */
-  private static final class CountingOperations implements TableOperations {
-    private final TableOperations delegate;
+  private static final class CountingOperations extends ForwardingTableOperations {
     final AtomicInteger commits = new AtomicInteger();
 
     CountingOperations(TableOperations delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public TableMetadata current() {
-      return delegate.current();
-    }
-
-    @Override
-    public TableMetadata refresh() {
-      return delegate.refresh();
+      super(delegate);
     }
 
     @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
       commits.incrementAndGet();
-      delegate.commit(base, metadata);
-    }
-
-    @Override
-    public FileIO io() {
-      return delegate.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-      return delegate.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return delegate.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return delegate.locationProvider();
-    }
-
-    @Override
-    public long newSnapshotId() {
-      return delegate.newSnapshotId();
+      super.commit(base, metadata);
     }
   }
 }

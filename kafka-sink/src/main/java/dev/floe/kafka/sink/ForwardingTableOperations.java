@@ -8,12 +8,13 @@ import org.apache.iceberg.io.LocationProvider;
 
 /**
  * Table operations that pass everything to others: the base of a wrapper that changes one step
- * (the sink's fenced commit; in tests, commits that fail, hang or lie).
+ * (the sink's fenced commit; in tests, commits that fail, hang or lie; in benchmarks, commits
+ * counted).
  */
-class ForwardingTableOperations implements TableOperations {
+public class ForwardingTableOperations implements TableOperations {
   protected final TableOperations delegate;
 
-  ForwardingTableOperations(TableOperations delegate) {
+  public ForwardingTableOperations(TableOperations delegate) {
     this.delegate = delegate;
   }
 
