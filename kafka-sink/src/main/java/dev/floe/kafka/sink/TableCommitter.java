@@ -13,6 +13,7 @@ import dev.floe.iceberg.Commits;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.iceberg.BaseTable;
@@ -38,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>Catalog conflicts are retried by Iceberg itself, as the table's {@code commit.retry.*}
  * properties say. Writers that share a table (tasks of one connector, each on its own partitions)
  * conflict when their cycles end together, and a few of them can lose more often than {@code
- * commit.retry.num-retries} allows: a commit that Iceberg gives up on for conflicts alone is tried
- * again, after a random wait (so that the losers spread out), until {@code
- * commit.retry.total-timeout-ms} has passed; every attempt checks the fence again. An attempt whose outcome is unknown (a catalog that timed out while
+ * commit.retry.num-retries} allows: a commit that Iceberg gives up on while other writers did
+ * commit (the table moved meanwhile) is tried again, after a random wait (so that the losers
+ * spread out), until {@code commit.retry.total-timeout-ms} has passed; every attempt checks the
+ * fence again. A catalog that refuses while the table stands still is not retried further. An attempt whose outcome is unknown (a catalog that timed out while
  * committing) Iceberg leaves to the caller: it may land at any later moment, so from then on
  * every attempt first checks the table for this commit's id, up to {@code
  * commit.retry.num-retries} more attempts, and the files are never deleted: a snapshot may
@@ -88,6 +90,7 @@ public final class TableCommitter {
         table.properties(), COMMIT_TOTAL_RETRY_TIME_MS, COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT);
     int lostRaces = 0;
     for (int attempt = 0; ; attempt++) {
+      String before = ops.refresh().metadataFileLocation();
       try {
         if (result.deleteFiles().length > 0) {
           Commits.rowDelta(fenced, result, summary);
@@ -106,10 +109,13 @@ public final class TableCommitter {
         }
         retryAfterUnknown(attempt, table, e);
       } catch (CommitFailedException conflict) {
-        if (System.nanoTime() - conflictDeadline > 0) {
+        boolean othersCommitted = !Objects.equals(before, ops.refresh().metadataFileLocation());
+        if (!othersCommitted || System.nanoTime() - conflictDeadline > 0) {
           deleteUnlessReferenced(table, result, outcomeUnknown);
-          throw new SinkException("could not commit to " + table.name() + ": other writers kept committing first for "
-              + "commit.retry.total-timeout-ms", conflict);
+          throw new SinkException("could not commit to " + table.name()
+              + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : "")
+              + (othersCommitted ? ": other writers kept committing first for commit.retry.total-timeout-ms" : ""),
+              conflict);
         }
         waitAfterLostRaces(++lostRaces, table);
       } catch (RuntimeException e) {
