@@ -134,7 +134,12 @@ final class TableSink implements AutoCloseable {
     }
     PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
     open.messages.add(keys ? key : value, source, record.kafkaOffset());
-    open.records.add(record);
+    if (badRecords.tolerated()) {
+      // Kept only to hand a bad one to Connect's reporter; under errors.tolerance=none the first bad
+      // record fails the cycle by its position alone, and holding every record for a batch's
+      // lifetime would make each young collection copy them.
+      open.records.add(record);
+    }
     if (open.messages.size() >= batchRecords || open.messages.byteSize() >= batchBytes) {
       flush();
     }

@@ -4,9 +4,11 @@ import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalConnectWorker;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
@@ -27,6 +29,12 @@ import org.apache.iceberg.Table;
  */
 final class KafkaConnectContender implements Contender {
   private static final Duration POLL = Duration.ofMillis(100);
+  /** The fetch settings of floe's sink and bare consume, given to every connector's consumer. */
+  static final Map<String, String> CONSUMER = Collections.unmodifiableSortedMap(new TreeMap<>(Map.of(
+      "max.poll.records", "10000",
+      "max.partition.fetch.bytes", Integer.toString(8 << 20),
+      "fetch.max.bytes", Integer.toString(64 << 20),
+      "receive.buffer.bytes", Integer.toString(1 << 20))));
 
   /**
    * Which sink connector runs: Iceberg's (on JsonConverter maps), floe's (on raw bytes, from its
@@ -76,21 +84,21 @@ final class KafkaConnectContender implements Contender {
     if (connector == Connector.FLOOR) {
       return "the floor of a Connect worker: a sink connector that drops every record, on the same standalone "
           + "Connect 4.1.1 worker setup (separate JVM " + String.join(" ", jvmOptions) + "), tasks.max=" + tasks
-          + ", ByteArrayConverter values, Connect's default consumer settings. Timed until its tasks have been handed "
-          + "every record (JMX sink-record-send-total): the worker's consumer, converters and SinkRecords, no sink "
-          + "work. Nothing is written, so its output is not validated";
+          + ", ByteArrayConverter values, the consumer fetch settings of floe's sink (" + CONSUMER + "). Timed "
+          + "until its tasks have been handed every record (JMX sink-record-send-total): the worker's consumer, "
+          + "converters and SinkRecords, no sink work. Nothing is written, so its output is not validated";
     }
     if (connector == Connector.FLOE) {
       return "floe's FloeIcebergSinkConnector (plugin.path) on a standalone Connect 4.1.1 worker (separate JVM "
           + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", ByteArrayConverter values, the same "
-          + "commit cadence as floe's sink (interval or records), Connect's default consumer settings. Timed "
-          + "until its tasks have put every record (JMX sink-record-send-total); the time to the last commit "
-          + "is in each run's note";
+          + "commit cadence as floe's sink (interval or records), the consumer fetch settings of floe's sink ("
+          + CONSUMER + "). Timed until its tasks have put every record (JMX sink-record-send-total); the time to "
+          + "the last commit is in each run's note";
     }
     return "Apache Iceberg Kafka Connect sink 1.11.0 on a standalone Connect 4.1.1 worker (separate JVM "
         + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", JsonConverter without schemas, "
-        + "Connect's default consumer settings, worker offset.flush.interval.ms=10000. Timed until its task has put "
-        + "every record into its Iceberg writers (JMX sink-record-send-total): its commits run only on the "
+        + "the consumer fetch settings of floe's sink (" + CONSUMER + "), "
+        + "worker offset.flush.interval.ms=10000. Timed until its task has put every record into its Iceberg writers (JMX sink-record-send-total): its commits run only on the "
         + "interval, through the control topic, so the time to the last commit (in each run's note) adds up to "
         + "an interval plus the worker's poll wait; the put time leaves out closing the last files and the "
         + "last commit, which the other sinks' times include -- it favours Kafka Connect";
@@ -171,6 +179,9 @@ final class KafkaConnectContender implements Contender {
       c.put("floe.commit.records", Long.toString(run.cadence().records()));
     }
     c.put("tasks.max", Integer.toString(tasks));
+    // Every connector's consumer fetches as floe's sink and bare consume do (Connect's defaults:
+    // 500 records a poll, 1 MiB per partition, a 64 KiB socket buffer).
+    CONSUMER.forEach((key, value) -> c.put("consumer.override." + key, value));
     c.put("topics", run.topic().topic());
     c.put("iceberg.tables", run.table().toString());
     // The embedded catalog as floe builds it: Iceberg's JDBC catalog named "floe" on SQLite.
