@@ -98,7 +98,8 @@ final class KafkaConnectContender implements Contender {
     return "Apache Iceberg Kafka Connect sink 1.11.0 on a standalone Connect 4.1.1 worker (separate JVM "
         + String.join(" ", jvmOptions) + "), tasks.max=" + tasks + ", JsonConverter without schemas, "
         + "the consumer fetch settings of floe's sink (" + CONSUMER + "), "
-        + "worker offset.flush.interval.ms=10000. Timed until its task has put every record into its Iceberg writers (JMX sink-record-send-total): its commits run only on the "
+        + "worker offset.flush.interval.ms=10000. Timed until its task has put every record into its Iceberg "
+        + "writers (JMX sink-record-send-total): its commits run only on the "
         + "interval, through the control topic, so the time to the last commit (in each run's note) adds up to "
         + "an interval plus the worker's poll wait; the put time leaves out closing the last files and the "
         + "last commit, which the other sinks' times include -- it favours Kafka Connect";
