@@ -1,5 +1,6 @@
 package dev.floe.kafka;
 
+import dev.floe.corpus.JsonStrings;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -333,29 +334,21 @@ public final class LocalConnectWorker implements AutoCloseable {
 
   private static String json(Map<String, String> map) {
     StringBuilder out = new StringBuilder("{");
-    map.forEach((k, v) -> out.append(out.length() > 1 ? "," : "").append(quote(k)).append(':').append(quote(v)));
+    map.forEach((k, v) -> {
+      if (out.length() > 1) {
+        out.append(',');
+      }
+      JsonStrings.appendQuoted(k, out);
+      out.append(':');
+      JsonStrings.appendQuoted(v, out);
+    });
     return out.append('}').toString();
   }
 
   private static String quote(String s) {
-    StringBuilder out = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    return out.append('"').toString();
+    StringBuilder out = new StringBuilder();
+    JsonStrings.appendQuoted(s, out);
+    return out.toString();
   }
 
   public boolean isAlive() {
