@@ -306,7 +306,9 @@ public class FloeIcebergSinkTask extends SinkTask {
   private void putLocked(Collection<SinkRecord> records) {
     for (SinkRecord record : records) {
       TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
-      cycleFirst.putIfAbsent(tp, record.kafkaOffset());
+      if (!cycleFirst.containsKey(tp)) {
+        cycleFirst.put(tp, record.kafkaOffset()); // (putIfAbsent would box an offset per record)
+      }
       cycleNext.put(tp, record.kafkaOffset() + 1);
       cycleRecords++;
       byte[] value;
