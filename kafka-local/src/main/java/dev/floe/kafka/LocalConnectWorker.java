@@ -355,6 +355,11 @@ public final class LocalConnectWorker implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** The worker's process id (for reading its CPU and memory from the OS). */
+  public long pid() {
+    return process.pid();
+  }
+
   /** SIGKILL: the worker dies at once, as in a crash (no task is stopped, nothing is flushed). */
   public void kill() throws InterruptedException {
     closeJmx();

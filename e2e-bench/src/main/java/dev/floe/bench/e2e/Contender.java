@@ -1,5 +1,7 @@
 package dev.floe.bench.e2e;
 
+import java.util.OptionalLong;
+
 /**
  * One side of the comparison: reads the whole loaded topic into the run's table (or, for the
  * bare-consume ceiling, nowhere) and says how long that took. The harness creates the table before
@@ -23,6 +25,15 @@ public interface Contender extends AutoCloseable {
    * them are committed (or the run's deadline passed: the harness then finds the table short).
    */
   Outcome run(RunSpec run) throws Exception;
+
+  /**
+   * Starts the process this contender runs in, if it has one of its own and it is not running
+   * (untimed, before a run, against the broker at {@code bootstrapServers}), and returns its id so
+   * that the harness can account its CPU; empty for a contender in the driver's JVM.
+   */
+  default OptionalLong startProcess(String bootstrapServers) throws Exception {
+    return OptionalLong.empty();
+  }
 
   @Override
   default void close() throws Exception {}

@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -236,11 +237,19 @@ public final class E2eBenchmark {
     System.gc(); // start every run from a collected heap: the previous run's garbage is not its cost
     Contender.Outcome outcome = null;
     String failure = null;
+    Map<String, Double> cpu = null;
+    ThreadCpu threads = null;
     try {
+      OptionalLong pid = c.startProcess(bootstrap);
+      threads = pid.isPresent() ? ThreadCpu.start(pid.getAsLong()) : null;
       outcome = c.run(spec);
     } catch (Exception | Error e) {
       failure = "failed: " + e;
       e.printStackTrace();
+    } finally {
+      if (threads != null) {
+        cpu = threads.stop();
+      }
     }
     if (failure == null) {
       failure = c.writesTable() ? checkTable(catalog.loadTable(table), topic) : checkCounts(outcome, topic);
@@ -256,11 +265,16 @@ public final class E2eBenchmark {
     double committed = outcome == null ? Double.NaN : outcome.committedNanos() / 1e9;
     RunResult result = new RunResult(topic.corpus().id(), c.id(), round, seconds, committed,
         topic.events() / seconds, topic.payloadBytes() / seconds / 1e6, failure == null, failure,
-        outcome == null ? null : outcome.note());
+        outcome == null ? null : outcome.note(), cpu == null || cpu.isEmpty() ? null : cpu);
     log("[%s %s] %-13s %7.2f s  %,10.0f msg/s  %7.1f MB/s  %s%s", topic.corpus().id(),
         round < 0 ? "warmup" : "round " + round, c.id(), seconds, result.messagesPerSecond(),
         result.megabytesPerSecond(), failure == null ? "valid" : "INVALID: " + failure,
         result.note() == null ? "" : " (" + result.note() + ")");
+    if (result.cpuSeconds() != null) {
+      StringBuilder line = new StringBuilder("    cpu (core-s):");
+      result.cpuSeconds().forEach((role, s) -> line.append(String.format(" %s %.2f", role, s)));
+      log("%s", line);
+    }
     return result;
   }
 

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -111,15 +112,21 @@ final class KafkaConnectContender implements Contender {
   }
 
   @Override
-  public Outcome run(RunSpec run) throws Exception {
+  public OptionalLong startProcess(String bootstrapServers) throws Exception {
     if (worker == null || !worker.isAlive()) {
       LocalConnectWorker.Builder builder =
-          LocalConnectWorker.builder(workDir, classpathFile, run.bootstrapServers()).jvmOptions(jvmOptions);
+          LocalConnectWorker.builder(workDir, classpathFile, bootstrapServers).jvmOptions(jvmOptions);
       if (connector == Connector.FLOE) {
         builder.pluginPath(pluginPath);
       }
       worker = builder.start();
     }
+    return OptionalLong.of(worker.pid());
+  }
+
+  @Override
+  public Outcome run(RunSpec run) throws Exception {
+    startProcess(run.bootstrapServers());
     String name = connector.id + "-" + run.table().name().replace('_', '-');
     String controlTopic = "control-" + name + "-" + (++runs);
     Topics.create(run.bootstrapServers(), controlTopic, 1);

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -99,6 +100,12 @@ final class OwnJvmContender implements Contender {
     }
     return new Outcome(reply.path("nanos").asLong(), reply.path("records").asLong(), reply.path("bytes").asLong(),
         reply.path("committedNanos").asLong(), reply.path("note").isNull() ? null : reply.path("note").asText(null));
+  }
+
+  @Override
+  public OptionalLong startProcess(String bootstrapServers) throws IOException {
+    ensureStarted();
+    return OptionalLong.of(child.pid());
   }
 
   private void ensureStarted() throws IOException {

@@ -158,6 +158,7 @@ final class ReportWriter {
       }
     }
     md.append("\n![msg/s per contender and corpus](").append(png).append(")\n");
+    md.append(cpuTable(report));
 
 
     MemoryProfile m = report.memory();
@@ -219,6 +220,61 @@ final class ReportWriter {
     }
     md.append("\n## Reproduce\n\n```\nscripts/bench-e2e ").append(String.join(" ", args)).append("\n```\n");
     return md.toString();
+  }
+
+  /** Thread roles in the order the CPU table lists them. */
+  private static final List<String> ROLES =
+      List.of("connect-task", "main", "decode", "writer", "commit", "jit", "gc", "other", "exited", "total");
+
+  /**
+   * Medians over the measured valid runs of the core-seconds each contender's own JVM spent, by
+   * thread role; empty when no run was accounted (everything in the driver's JVM, older reports).
+   */
+  static String cpuTable(E2eReport report) {
+    List<String> roles = ROLES.stream()
+        .filter(role -> report.runs().stream().anyMatch(r -> r.cpuSeconds() != null && r.cpuSeconds().containsKey(role)))
+        .toList();
+    if (roles.isEmpty()) {
+      return "";
+    }
+    StringBuilder md = new StringBuilder("""
+
+        ## CPU by thread
+
+        Core-seconds each contender's own JVM spent per run, by thread (Linux's per-thread user +
+        system time, sampled every 100 ms), median of the measured runs. `connect-task`: Connect's
+        task thread (consumer poll, converters, `SinkRecord`s, the connector's `put`); `main`: the
+        consumer thread of floe's sink, stock-java and bare consume; `decode`, `writer` (Parquet
+        encoding and zstd), `commit`: floe's threads; `exited`: threads that ended between samples;
+        `total`: the whole process. The broker's CPU is not in these figures.
+
+        """);
+    md.append("| corpus | contender | ").append(String.join(" | ", roles)).append(" | µs/event |\n|---|---|");
+    md.append("---|".repeat(roles.size() + 1)).append("\n");
+    for (E2eReport.Topic t : report.topics()) {
+      for (String contender : report.contenders().keySet()) {
+        List<Map<String, Double>> cpu = report.runs().stream()
+            .filter(r -> !r.warmup() && r.valid() && r.cpuSeconds() != null && r.corpus().equals(t.corpus())
+                && r.contender().equals(contender))
+            .map(RunResult::cpuSeconds)
+            .toList();
+        if (cpu.isEmpty()) {
+          continue;
+        }
+        md.append("| ").append(t.corpus()).append(" | ").append(contender).append(" |");
+        for (String role : roles) {
+          md.append(String.format(Locale.ROOT, " %.2f |", medianOf(cpu, role)));
+        }
+        md.append(String.format(Locale.ROOT, " %.2f |%n", medianOf(cpu, "total") * 1e6 / t.events()));
+      }
+    }
+    return md.toString();
+  }
+
+  private static double medianOf(List<Map<String, Double>> runs, String role) {
+    List<Double> values = new ArrayList<>(runs.stream().map(m -> m.getOrDefault(role, 0.0)).toList());
+    values.sort(null);
+    return Summary.median(values);
   }
 
   private static String quote(String arg) {

@@ -1,5 +1,7 @@
 package dev.floe.bench.e2e;
 
+import java.util.Map;
+
 /**
  * One contender run as the report lists it.
  *
@@ -13,6 +15,9 @@ package dev.floe.bench.e2e;
  * @param valid whether the output equalled the corpus (row count and fingerprint, or counts)
  * @param failure why not, or null
  * @param note what the contender said about the run, or null
+ * @param cpuSeconds core-seconds the contender's own JVM spent during the run, by thread role
+ *     ({@link ThreadCpu#role}) and "total"; null for a contender in the driver's JVM (and in
+ *     reports from before the accounting)
  */
 public record RunResult(
     String corpus,
@@ -24,7 +29,8 @@ public record RunResult(
     double megabytesPerSecond,
     boolean valid,
     String failure,
-    String note) {
+    String note,
+    Map<String, Double> cpuSeconds) {
 
   public boolean warmup() {
     return round < 0;
