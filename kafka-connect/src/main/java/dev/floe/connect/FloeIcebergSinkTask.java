@@ -1,6 +1,5 @@
 package dev.floe.connect;
 
-import dev.floe.kafka.sink.FencedException;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
@@ -24,10 +23,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -57,9 +54,15 @@ import org.slf4j.LoggerFactory;
  * while no records come, Connect calls the task only every {@code offset.flush.interval.ms}, and
  * the last records read would otherwise wait for that.
  *
+ * <p>A cycle is committed in the background, as the Kafka sink does ({@link BackgroundCommits}):
+ * the task seals it and goes on putting the next one while its files are closed and committed;
+ * {@link #preCommit} reports it once it is in the tables. A fenced commit drops the cycle in
+ * progress too, and the task resumes from the tables.
+ *
  * <p>Threads: Connect's task thread calls {@link #put}, {@link #preCommit}, {@link #open} and
  * {@link #close}; the commit timer commits between them. Both hold {@link #cycleLock} for all
- * they do, so the cycle's state below is only touched by one of them at a time.
+ * they do, so the cycle's state below is only touched by one of them at a time. The commit thread
+ * touches none of it: it gets a sealed cycle and gives back its outcome.
  */
 public class FloeIcebergSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(FloeIcebergSinkTask.class);
@@ -73,6 +76,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   private Routes routes;
   private TableLoader loader;
   private TableCommitter committer;
+  private BackgroundCommits commits;
   private String group;
   /** Open tables by name (static ones from the start, dynamic ones when first routed to). */
   private final Map<String, TableSink> sinks = new LinkedHashMap<>();
@@ -111,6 +115,8 @@ public class FloeIcebergSinkTask extends SinkTask {
     values = new RecordValues();
     routes = new Routes(settings);
     committer = new TableCommitter(group);
+    commits = new BackgroundCommits(committer, badRecords,
+        "floe-connect-commit-" + settings.connectorName() + "-" + settings.taskIndex());
     allocator = new RootAllocator();
     registerJdbcDrivers();
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
@@ -136,14 +142,20 @@ public class FloeIcebergSinkTask extends SinkTask {
     commitTimer.scheduleWithFixedDelay(this::commitOnTime, period, period, TimeUnit.MILLISECONDS);
   }
 
-  /** The timer's tick: commits a cycle whose interval has passed, unless the task thread is busy (it checks too). */
+  /**
+   * The timer's tick, unless the task thread is busy (it does the same): takes a commit that has
+   * ended (so that preCommit reports it), and commits a cycle whose interval has passed.
+   */
   private void commitOnTime() {
     if (!cycleLock.tryLock()) {
       return;
     }
     try {
-      if (timerFailure == null && rewindAfterFence == null && !cycleNext.isEmpty() && intervalPassed()) {
-        Map<TopicPartition, Long> rewind = commit();
+      if (timerFailure == null && rewindAfterFence == null) {
+        Map<TopicPartition, Long> rewind = applyOutcome(commits.poll());
+        if (rewind == null && !cycleNext.isEmpty() && intervalPassed()) {
+          rewind = commit();
+        }
         if (rewind != null) {
           rewindAfterFence = rewind; // only the task thread may ask Connect to rewind
         }
@@ -157,18 +169,18 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * What the task thread does first on each call: fails for the timer's failure, and answers the
-   * timer's fenced commit by asking Connect to rewind to the tables.
+   * What the task thread does first on each call: fails for the timer's failure, and takes the
+   * outcome of a background commit that has ended, the timer's or its own.
    *
-   * @return offsets to rewind to (already passed to Connect), or null when nothing was fenced
+   * @return offsets to rewind to after a fenced commit (the caller asks Connect), or null
    */
-  private Map<TopicPartition, Long> takeTimerOutcome() {
+  private Map<TopicPartition, Long> takeOutcomes() {
     if (timerFailure != null) {
       throw new ConnectException("a commit on the interval failed", timerFailure);
     }
     Map<TopicPartition, Long> rewind = rewindAfterFence;
     rewindAfterFence = null;
-    return rewind;
+    return rewind != null ? rewind : applyOutcome(commits.poll());
   }
 
   private ErrantRecordReporter errantRecordReporter() {
@@ -208,7 +220,10 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void open(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      Map<TopicPartition, Long> rewind = takeOutcomes();
+      if (rewind == null) {
+        rewind = applyOutcome(commits.await()); // the tables are read next: let a commit in flight land
+      }
       if (rewind != null) {
         context.offset(rewind);
       }
@@ -279,7 +294,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void put(Collection<SinkRecord> records) {
     cycleLock.lock();
     try {
-      Map<TopicPartition, Long> rewind = takeTimerOutcome();
+      Map<TopicPartition, Long> rewind = takeOutcomes();
       if (rewind != null) {
         rewindAlso(records, rewind);
         return;
@@ -398,69 +413,65 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * Ends the cycle: completes every written table's files, waits for the dead letters, then commits
-   * table by table with the cycle's offsets (to every table written in the cycle). A fenced commit
-   * drops the rest of the cycle and reads the tables again.
+   * Ends the cycle: seals every table written in it (their writer threads close the files) and
+   * hands it to the commit thread, which commits table by table with the cycle's offsets once the
+   * files and dead letters are done. The commit before it is awaited first; if that one was fenced,
+   * this cycle is dropped instead.
    *
    * @return null, or after a fence the offsets to rewind to: the caller passes them to Connect
    */
   private Map<TopicPartition, Long> commit() {
     lastCommitNanos = System.nanoTime();
-    if (cycleNext.isEmpty()) {
-      return null;
-    }
-    long start = System.nanoTime();
-    Map<String, WriteResult> results = new LinkedHashMap<>();
-    try {
-      for (String name : cycleTables) {
-        results.put(name, sinks.get(name).complete());
-      }
-      badRecords.awaitReported();
-    } catch (RuntimeException e) {
-      results.forEach((name, result) -> TableCommitter.deleteFiles(sinks.get(name).table(), result));
-      abortCycle();
-      throw e;
+    Map<TopicPartition, Long> rewind = applyOutcome(commits.await());
+    if (rewind != null || cycleNext.isEmpty()) {
+      return rewind;
     }
     Map<TopicPartition, Position> offsets = new HashMap<>();
     cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
-    long files = 0;
-    long bytes = 0;
-    List<String> names = new ArrayList<>(results.keySet());
-    for (int i = 0; i < names.size(); i++) {
-      String name = names.get(i);
-      WriteResult result = results.get(name);
-      Table table = sinks.get(name).table();
+    List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
+    for (String name : cycleTables) {
+      TableSink sink = sinks.get(name);
       Map<TopicPartition, Position> expected = new HashMap<>(held.get(name));
       expected.keySet().retainAll(offsets.keySet());
-      try {
-        committer.commit(table, result, offsets, expected);
-      } catch (FencedException fenced) {
-        LOG.warn("commit to {} fenced, resuming from the tables: {}", name, fenced.getMessage());
-        for (String rest : names.subList(i + 1, names.size())) {
-          TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
-        }
-        Map<TopicPartition, Long> readAgain = new HashMap<>(cycleFirst);
-        abortCycle();
-        return resumeFromTables(readAgain);
-      } catch (RuntimeException e) {
-        for (String rest : names.subList(i + 1, names.size())) {
-          TableCommitter.deleteFiles(sinks.get(rest).table(), results.get(rest));
-        }
-        abortCycle();
-        throw new ConnectException("committing to table " + name + " failed", e);
-      }
-      held.get(name).putAll(offsets);
-      files += result.dataFiles().length + result.deleteFiles().length;
-      for (DataFile f : result.dataFiles()) {
-        bytes += f.fileSizeInBytes();
-      }
+      cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected));
     }
-    committed.putAll(cycleNext);
-    long millis = (System.nanoTime() - start) / 1_000_000;
-    LOG.debug("committed {} records to {} in {} ms", cycleRecords, results.keySet(), millis);
-    metrics.committed(files, bytes, millis);
+    commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleNext),
+        Map.copyOf(cycleFirst), cycleRecords, System.nanoTime()));
     clearCycle();
     return null;
+  }
+
+  /** Commits the cycle and waits until it is in the tables. */
+  private Map<TopicPartition, Long> commitAndWait() {
+    Map<TopicPartition, Long> rewind = commit();
+    return rewind != null ? rewind : applyOutcome(commits.await());
+  }
+
+  /**
+   * On the task's threads, once a cycle's commit has ended: what it committed is now held by its
+   * tables (and reported by preCommit). If a table's commit was fenced, the cycle in progress is
+   * dropped too, and the partitions of both are read again from the tables.
+   *
+   * @return null, or after a fence the offsets to rewind to
+   */
+  private Map<TopicPartition, Long> applyOutcome(BackgroundCommits.Outcome outcome) {
+    if (outcome == null) {
+      return null;
+    }
+    BackgroundCommits.Sealed cycle = outcome.cycle();
+    for (BackgroundCommits.TableCut cut : cycle.tables().subList(0, outcome.committedTables())) {
+      held.get(cut.name()).putAll(cycle.offsets());
+    }
+    if (outcome.fence() == null) {
+      committed.putAll(cycle.next());
+      LOG.debug("committed {} records to {} tables in {} ms", cycle.records(), cycle.tables().size(), outcome.millis());
+      metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());
+      return null;
+    }
+    Map<TopicPartition, Long> readAgain = new HashMap<>(cycle.first());
+    cycleFirst.forEach((tp, first) -> readAgain.merge(tp, first, Math::min));
+    abortCycle();
+    return resumeFromTables(readAgain);
   }
 
   private void abortCycle() {
@@ -499,16 +510,17 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * Rewinds if the timer's commit was fenced; else commits the cycle ({@code always}) or commits it
-   * if due.
+   * Rewinds if a background commit was fenced; else commits the cycle and waits until it is in the
+   * tables ({@code always}), or commits it if due.
    */
   private void rewindOrCommit(boolean always) {
-    Map<TopicPartition, Long> rewind = takeTimerOutcome();
+    Map<TopicPartition, Long> rewind = takeOutcomes();
+    if (rewind == null && always) {
+      rewind = commitAndWait();
+    }
     if (rewind != null) {
       context.offset(rewind);
-    } else if (always) {
-      commitAndRewind();
-    } else {
+    } else if (!always) {
       commitIfDue();
     }
   }
@@ -561,9 +573,20 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     cycleLock.lock();
     try {
-      closeAll();
+      if (commits != null) {
+        commits.await(); // a cycle being committed lands: its files are complete
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("the last commit failed while stopping: {}", e.toString());
     } finally {
-      cycleLock.unlock();
+      try {
+        if (commits != null) {
+          commits.close();
+        }
+        closeAll();
+      } finally {
+        cycleLock.unlock();
+      }
     }
   }
 

@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
@@ -264,29 +265,37 @@ final class TableSink implements AutoCloseable {
   }
 
   /**
-   * Ends the cycle: waits for the writer thread, closes the cycle's files and returns them (empty
-   * if nothing was written). A failed cycle's files are deleted and its failure thrown.
+   * Ends the cycle without waiting: once the writer thread has written the cycle's last batch, it
+   * closes the cycle's files, and the future completes with them (empty if nothing was written). A
+   * failed cycle's files are deleted and the future completes with its failure. Records added from
+   * now on go to the next cycle.
    */
-  WriteResult complete() {
+  CompletableFuture<WriteResult> seal() {
     flush();
     NativeTaskWriter cycle = writer;
     writer = null;
-    drainDecodeThread();
-    Future<WriteResult> done = writerThread.submit(() -> {
-      if (failure != null) {
+    CompletableFuture<WriteResult> result = new CompletableFuture<>();
+    Runnable complete = () -> {
+      Throwable t = failure;
+      try {
+        if (t != null) {
+          if (cycle != null) {
+            cycle.abort();
+          }
+          result.completeExceptionally(failed(t));
+        } else {
+          result.complete(cycle == null ? WriteResult.builder().build() : cycle.complete());
+        }
+      } catch (Throwable e) {
         if (cycle != null) {
           cycle.abort();
         }
-        return null;
+        result.completeExceptionally(failed(e));
       }
-      return cycle == null ? WriteResult.builder().build() : cycle.complete();
-    });
-    WriteResult result = await(done);
-    if (result == null) {
-      Throwable t = failure;
-      failure = null;
-      throw failed(t);
-    }
+    };
+    // Each batch the decode thread takes queues its write before the next task: queued from
+    // there, the completion runs after the cycle's last write.
+    decodeThread.execute(() -> writerThread.execute(complete));
     return result;
   }
 

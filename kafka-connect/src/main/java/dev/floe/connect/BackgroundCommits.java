@@ -1,0 +1,199 @@
+package dev.floe.connect;
+
+import dev.floe.kafka.sink.FencedException;
+import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import dev.floe.kafka.sink.TableCommitter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits a task's sealed cycles on a thread of its own, as the Kafka sink does, so that Connect's
+ * task thread goes on polling and putting while a cycle's last files are closed and committed.
+ * One cycle is committed at a time: the task {@linkplain #await awaits} the one before (and applies
+ * its outcome) before it {@linkplain #submit submits} the next, so every commit expects the offsets
+ * the one before left in the tables.
+ *
+ * <p>A cycle's tables commit only when all its files are complete and every bad record reported
+ * so far is in the dead-letter queue. A fenced table ends the cycle there: the tables after it are
+ * not committed (their files are deleted) and the {@link Outcome} says so; the task then drops its
+ * cycle in progress and resumes from the tables. Any other failure is thrown to the task by {@link
+ * #poll} or {@link #await}, after the cycle's uncommitted files are deleted.
+ *
+ * <p>Only the task's threads call it, under the task's cycle lock.
+ */
+final class BackgroundCommits implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BackgroundCommits.class);
+
+  private final TableCommitter committer;
+  private final BadRecords badRecords;
+  private final ExecutorService thread;
+  private Future<Outcome> pending;
+
+  /**
+   * One table's part of a sealed cycle: its files (being completed on its writer thread) and the
+   * offsets the table must hold for the commit to go ahead (fencing).
+   */
+  record TableCut(String name, Table table, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> expected) {}
+
+  /**
+   * A cycle cut on the task thread.
+   *
+   * @param offsets what every table of the cycle is committed with
+   * @param next the same as plain offsets: what {@code preCommit} reports once committed
+   * @param first each partition's first offset in the cycle: where to read again if it is dropped
+   */
+  record Sealed(
+      List<TableCut> tables,
+      Map<TopicPartition, Position> offsets,
+      Map<TopicPartition, Long> next,
+      Map<TopicPartition, Long> first,
+      long records,
+      long sealedNanos) {}
+
+  /**
+   * How a cycle ended: its first {@code committedTables} tables are committed; all of them unless
+   * {@code fence} is set (the next table's commit was fenced).
+   */
+  record Outcome(Sealed cycle, int committedTables, FencedException fence, long files, long bytes, long millis) {}
+
+  BackgroundCommits(TableCommitter committer, BadRecords badRecords, String threadName) {
+    this.committer = committer;
+    this.badRecords = badRecords;
+    this.thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, threadName);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Starts committing {@code cycle}; the one before must have been awaited. */
+  void submit(Sealed cycle) {
+    if (pending != null) {
+      throw new IllegalStateException("a cycle is still being committed");
+    }
+    pending = thread.submit(() -> commit(cycle));
+  }
+
+  /** Whether a cycle is being committed (or committed and not yet taken). */
+  boolean busy() {
+    return pending != null;
+  }
+
+  /** The cycle in progress if its commit has ended (it is then taken), else null. */
+  Outcome poll() {
+    return pending != null && pending.isDone() ? await() : null;
+  }
+
+  /** Waits for the cycle in progress and takes its outcome; null if there is none. */
+  Outcome await() {
+    Future<Outcome> waiting = pending;
+    if (waiting == null) {
+      return null;
+    }
+    pending = null;
+    try {
+      return waiting.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof ConnectException c ? c : new ConnectException("committing a cycle failed", cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted while waiting for a commit", e);
+    }
+  }
+
+  private Outcome commit(Sealed cycle) {
+    List<WriteResult> results = completed(cycle.tables());
+    try {
+      badRecords.awaitReported(); // before any offset moves past a dead-lettered record
+    } catch (RuntimeException e) {
+      deleteFrom(cycle.tables(), results, 0);
+      throw e;
+    }
+    long files = 0;
+    long bytes = 0;
+    for (int i = 0; i < results.size(); i++) {
+      TableCut cut = cycle.tables().get(i);
+      WriteResult result = results.get(i);
+      try {
+        committer.commit(cut.table(), result, cycle.offsets(), cut.expected());
+      } catch (FencedException fence) {
+        LOG.warn("commit to {} fenced, resuming from the tables: {}", cut.name(), fence.getMessage());
+        deleteFrom(cycle.tables(), results, i + 1);
+        return new Outcome(cycle, i, fence, files, bytes, millisSince(cycle));
+      } catch (RuntimeException e) {
+        deleteFrom(cycle.tables(), results, i + 1); // the committer deleted this table's files if that was safe
+        throw new ConnectException("committing to table " + cut.name() + " failed", e);
+      }
+      files += result.dataFiles().length + result.deleteFiles().length;
+      for (DataFile f : result.dataFiles()) {
+        bytes += f.fileSizeInBytes();
+      }
+    }
+    return new Outcome(cycle, results.size(), null, files, bytes, millisSince(cycle));
+  }
+
+  private static long millisSince(Sealed cycle) {
+    return (System.nanoTime() - cycle.sealedNanos()) / 1_000_000;
+  }
+
+  /**
+   * Every table's completed files, in the cycle's order; if a table failed, the others' files are
+   * deleted (nothing of the cycle is committed) and its failure is thrown.
+   */
+  private static List<WriteResult> completed(List<TableCut> tables) {
+    List<WriteResult> results = new ArrayList<>();
+    RuntimeException failure = null;
+    for (TableCut cut : tables) {
+      try {
+        results.add(cut.files().join());
+      } catch (CompletionException e) {
+        results.add(null);
+        if (failure == null) {
+          failure = e.getCause() instanceof ConnectException c ? c
+              : new ConnectException("writing table " + cut.name() + " failed", e.getCause());
+        }
+      }
+    }
+    if (failure != null) {
+      deleteFrom(tables, results, 0);
+      throw failure;
+    }
+    return results;
+  }
+
+  /** Deletes the files of the tables from {@code from} on: none of them was committed. */
+  private static void deleteFrom(List<TableCut> tables, List<WriteResult> results, int from) {
+    for (int i = from; i < results.size(); i++) {
+      if (results.get(i) != null) {
+        TableCommitter.deleteFiles(tables.get(i).table(), results.get(i));
+      }
+    }
+  }
+
+  /** Lets a commit in progress land (its files are complete), then stops the thread. */
+  @Override
+  public void close() {
+    thread.shutdown();
+    try {
+      thread.awaitTermination(1, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
