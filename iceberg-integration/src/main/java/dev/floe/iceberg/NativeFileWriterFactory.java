@@ -133,8 +133,14 @@ public final class NativeFileWriterFactory {
     return arrowSchema;
   }
 
+  /** The table schema files are written with (as the table's was when this factory was made). */
   public Schema schema() {
     return schema;
+  }
+
+  /** The partition spec files are written for. */
+  public PartitionSpec spec() {
+    return spec;
   }
 
   FileIO io() {

@@ -282,8 +282,9 @@ public class FloeIcebergSinkTask extends SinkTask {
     TableSink sink = sinks.get(name);
     if (sink == null) {
       Table table = loader.load(name);
-      sink = new TableSink(org.apache.iceberg.catalog.TableIdentifier.parse(name), table, settings,
-          settings.taskIndex(), allocator, badRecords, metrics);
+      org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.parse(name);
+      sink = new TableSink(id, table, catalog.loadTable(id), settings, settings.taskIndex(), allocator, badRecords,
+          metrics);
       sinks.put(name, sink);
       loadHeld(name, table, assigned);
     }

@@ -29,6 +29,8 @@ import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one task writes into one table during one commit cycle. The task thread packs record
@@ -44,11 +46,16 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * BadRecords} (dead-letter queue, log) and the rest of its batch is written.
  */
 final class TableSink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableSink.class);
   private final TableIdentifier id;
   private final Table table;
-  private final NativeFileWriterFactory factory;
-  private final NativeJsonDecoder decoder;
-  private final NativeJsonDecoder keyDecoder;
+  /** The same table, refreshed at each cycle's start to follow its schema and spec. */
+  private final Table watched;
+  private final ConnectorSettings settings;
+  private final int taskIndex;
+  /** The writer factory and decoders for the table's schema and spec as of the last cycle's start. */
+  private NativeFileWriterFactory factory;
+  private Decoders decoders;
   private final BufferAllocator allocator;
   private final boolean upsert;
   private final int batchRecords;
@@ -67,6 +74,8 @@ final class TableSink implements AutoCloseable {
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
   private Batch open;
   private NativeTaskWriter writer;
+  /** The decoders for the schema {@link #writer} writes. */
+  private Decoders writerDecoders;
   /** The cycle's first failure on the writer thread; the cycle then writes nothing more. */
   private volatile Throwable failure;
 
@@ -82,19 +91,36 @@ final class TableSink implements AutoCloseable {
     }
   }
 
-  TableSink(TableIdentifier id, Table table, ConnectorSettings settings, int taskIndex,
+  /** Values' decoder, and in upsert mode the tombstone keys' decoder, for one schema. */
+  private record Decoders(NativeJsonDecoder values, NativeJsonDecoder keys) {
+    static Decoders of(NativeFileWriterFactory factory, boolean upsert) {
+      return new Decoders(NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults()),
+          upsert ? NativeJsonDecoder.create(factory.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults()) : null);
+    }
+
+    void close() {
+      values.close();
+      if (keys != null) {
+        keys.close();
+      }
+    }
+  }
+
+  /**
+   * @param table the table commits go to
+   * @param watched the same table, loaded again: this sink refreshes it at each cycle's start
+   */
+  TableSink(TableIdentifier id, Table table, Table watched, ConnectorSettings settings, int taskIndex,
       BufferAllocator allocator, BadRecords badRecords, TaskMetrics metrics) {
     this.id = id;
     this.table = table;
+    this.watched = watched;
+    this.settings = settings;
+    this.taskIndex = taskIndex;
     this.allocator = allocator;
     this.upsert = settings.upsert();
-    this.factory = NativeFileWriterFactory.forTable(table, allocator, taskIndex, System.nanoTime(),
-        settings.writeProperties());
-    if (upsert) {
-      factory.newUpsertTaskWriter().abort(); // checks now that the table has identifier fields
-    }
-    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-    this.keyDecoder = upsert ? NativeJsonDecoder.create(factory.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults()) : null;
+    this.factory = writerFactory();
+    this.decoders = Decoders.of(factory, upsert);
     this.batchRecords = settings.batchRecords();
     this.batchBytes = settings.batchBytes();
     this.bufferBytes = settings.bufferBytes();
@@ -104,6 +130,38 @@ final class TableSink implements AutoCloseable {
     this.writerThread = thread("floe-connect-writer-" + id);
     spare.add(new Batch());
     spare.add(new Batch());
+  }
+
+  /** A writer factory for the watched table's current schema and spec; checks that it can upsert if asked to. */
+  private NativeFileWriterFactory writerFactory() {
+    NativeFileWriterFactory made = NativeFileWriterFactory.forTable(watched, allocator, taskIndex, System.nanoTime(),
+        settings.writeProperties());
+    if (upsert) {
+      made.newUpsertTaskWriter().abort(); // checks now that the table has identifier fields
+    }
+    return made;
+  }
+
+  /**
+   * At a cycle's start: reads the table's current schema and partition spec, and when either
+   * changed (an ALTER TABLE while the connector runs), writes this cycle and the next ones with
+   * them; columns are matched by field id. The cycle before keeps its decoders until its last
+   * batch has passed them (both threads run their tasks in order).
+   */
+  private void followTable() {
+    watched.refresh();
+    if (watched.schema().schemaId() == factory.schema().schemaId()
+        && watched.spec().specId() == factory.spec().specId()) {
+      return;
+    }
+    NativeFileWriterFactory next = writerFactory();
+    Decoders retired = decoders;
+    decoders = Decoders.of(next, upsert);
+    factory = next;
+    // Values are decoded on the decode thread, keys on the writer thread after it.
+    decodeThread.execute(() -> writerThread.execute(retired::close));
+    LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
+        next.schema().schemaId(), next.spec().specId());
   }
 
   private static ExecutorService thread(String name) {
@@ -166,20 +224,23 @@ final class TableSink implements AutoCloseable {
       return;
     }
     if (writer == null) {
+      followTable();
       writer = upsert ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
+      writerDecoders = decoders;
     }
     NativeTaskWriter cycle = writer;
+    Decoders cycleDecoders = writerDecoders;
     decodeThread.execute(() -> {
       if (batch.keys) {
-        writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, batch)));
+        writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, cycleDecoders.keys(), batch)));
       } else {
-        decodeAndHandOn(cycle, batch);
+        decodeAndHandOn(cycle, cycleDecoders.values(), batch);
       }
     });
   }
 
   /** On the decode thread: decodes a value batch and queues its rows on the writer thread. */
-  private void decodeAndHandOn(NativeTaskWriter cycle, Batch batch) {
+  private void decodeAndHandOn(NativeTaskWriter cycle, NativeJsonDecoder decoder, Batch batch) {
     DecodedMessages decoded = null;
     try {
       if (failure == null) {
@@ -234,7 +295,7 @@ final class TableSink implements AutoCloseable {
     }
   }
 
-  private void deleteKeys(NativeTaskWriter cycle, Batch batch) {
+  private void deleteKeys(NativeTaskWriter cycle, NativeJsonDecoder keyDecoder, Batch batch) {
     try (DecodedBatch keys = keyDecoder.decode(batch.messages, policy(), allocator)) {
       cycle.deleteKeys(keys.root());
       metrics.rowsWritten(keys.root().getRowCount());
@@ -355,10 +416,7 @@ final class TableSink implements AutoCloseable {
     } finally {
       decodeThread.shutdown();
       writerThread.shutdown();
-      decoder.close();
-      if (keyDecoder != null) {
-        keyDecoder.close();
-      }
+      decoders.close(); // retired ones were closed by the threads, which finish their queues first
       for (Batch b : spare) {
         b.messages.close();
       }

@@ -278,6 +278,53 @@ class StandaloneWorkerTest {
     assertEquals(Map.of(0, 500L), storedOffsets(table, "connect-floe-idle"));
   }
 
+  @Test
+  void aColumnAddedAndARenameWhileTheConnectorRunsApplyFromTheNextCycle() throws Exception {
+    kafka.createTopic("altered", 1);
+    TableIdentifier id = TableIdentifier.of("db", "altered");
+    org.apache.iceberg.Schema before = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "name", org.apache.iceberg.types.Types.StringType.get()));
+    Table table = catalog.createTable(id, before, org.apache.iceberg.PartitionSpec.unpartitioned(),
+        Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
+    Map<String, String> config = config(FLOE, "altered", id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    worker.createConnector("floe-altered", config);
+    try {
+      ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1, json(0, 100, i -> "\"name\":\"n" + i + "\""));
+      awaitRows(worker, "floe-altered", table, 100, TIMEOUT);
+      table.refresh();
+      table.updateSchema()
+          .addColumn("city", org.apache.iceberg.types.Types.StringType.get())
+          .renameColumn("name", "full_name")
+          .commit();
+      ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1,
+          json(100, 200, i -> "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""));
+      awaitRows(worker, "floe-altered", table, 200, TIMEOUT);
+    } finally {
+      worker.deleteConnector("floe-altered");
+    }
+    table.refresh();
+    Map<Long, List<Object>> rows = new java.util.TreeMap<>();
+    try (var read = org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
+      read.forEach(r -> rows.put((Long) r.getField("id"), java.util.Arrays.asList(r.getField("full_name"), r.getField("city"))));
+    }
+    Map<Long, List<Object>> expected = new java.util.TreeMap<>();
+    for (long i = 0; i < 200; i++) {
+      expected.put(i, java.util.Arrays.asList("n" + i, i < 100 ? null : "c" + (i % 3)));
+    }
+    assertEquals(expected, rows, "rows before the change keep their values under the new name; rows after have all three");
+  }
+
+  /** {@code {"id":i,<rest of i>}} for i in [from, to). */
+  private static List<byte[]> json(int from, int to, java.util.function.IntFunction<String> rest) {
+    List<byte[]> out = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      out.add(("{\"id\":" + i + "," + rest.apply(i) + "}").getBytes(StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
   private static int countSnapshots(Table table) {
     int n = 0;
     for (Snapshot ignored : table.snapshots()) {

@@ -51,10 +51,15 @@ final class TableChannel implements AutoCloseable {
   private static final int MAX_PRESIZED_MESSAGES = 1 << 20;
 
   private final TableIdentifier id;
+  /** The table commits go to (the commit thread refreshes it). */
   private final Table table;
+  /** The same table, refreshed on the consumer thread at each cycle's start to follow its schema. */
+  private final Table watched;
   private final SinkConfig config;
-  private final NativeFileWriterFactory factory;
-  private final NativeJsonDecoder decoder;
+  private final BufferAllocator allocator;
+  /** The writer factory and decoder for the table's schema and spec as of the last cycle's start. */
+  private NativeFileWriterFactory factory;
+  private NativeJsonDecoder decoder;
   /** Decodes batches a step ahead of the writer thread; null without decodeAhead. */
   private final ExecutorService decodeStage;
   /** Encodes into the task writer, completes and aborts it: the only thread touching its files. */
@@ -86,10 +91,13 @@ final class TableChannel implements AutoCloseable {
    */
   private static final class Cycle {
     final NativeTaskWriter writer;
+    /** Decodes the cycle's batches for the schema its writer writes. */
+    final NativeJsonDecoder decoder;
     volatile Throwable failure;
 
-    Cycle(NativeTaskWriter writer) {
+    Cycle(NativeTaskWriter writer, NativeJsonDecoder decoder) {
       this.writer = writer;
+      this.decoder = decoder;
     }
   }
 
@@ -113,12 +121,9 @@ final class TableChannel implements AutoCloseable {
     this.id = id;
     this.table = table;
     this.config = shared.config();
-    this.factory =
-        NativeFileWriterFactory.forTable(table, shared.allocator(), 0, System.nanoTime())
-            .withEncodeThreads(config.encodeThreads());
-    if (config.upsert()) {
-      factory.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
-    }
+    this.allocator = shared.allocator();
+    this.watched = config.catalog().loadTable(id);
+    this.factory = writerFactory(watched);
     this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
@@ -128,6 +133,38 @@ final class TableChannel implements AutoCloseable {
     this.deadLetters = shared.deadLetters();
     this.metrics = shared.metrics();
     this.stopRequested = shared.stopRequested();
+  }
+
+  /** A writer factory for {@code table}'s current schema and spec; checks that it can upsert if asked to. */
+  private NativeFileWriterFactory writerFactory(Table table) {
+    NativeFileWriterFactory made =
+        NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime()).withEncodeThreads(config.encodeThreads());
+    if (config.upsert()) {
+      made.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
+    }
+    return made;
+  }
+
+  /**
+   * At a cycle's start: reads the table's current schema and partition spec, and when either
+   * changed (an ALTER TABLE while the sink runs), writes this cycle and the next ones with them.
+   * Columns are matched by field id, so files written before and after are read alike. Cycles
+   * begun before keep their schema; the decoder they use is closed once their last batch is
+   * decoded (the stage that decodes runs its tasks in order).
+   */
+  private void followTable() {
+    watched.refresh();
+    if (watched.schema().schemaId() == factory.schema().schemaId()
+        && watched.spec().specId() == factory.spec().specId()) {
+      return;
+    }
+    NativeFileWriterFactory next = writerFactory(watched);
+    NativeJsonDecoder retired = decoder;
+    decoder = NativeJsonDecoder.create(next.arrowSchema(), JsonDecoderConfig.defaults());
+    factory = next;
+    (decodeStage != null ? decodeStage : writeStage).execute(retired::close);
+    LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
+        next.schema().schemaId(), next.spec().specId());
   }
 
   private static ExecutorService stage(String name) {
@@ -194,14 +231,15 @@ final class TableChannel implements AutoCloseable {
     awaitRoom(held);
     open = null;
     if (cycle == null) {
-      cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter());
+      followTable();
+      cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter(), decoder);
     }
     Cycle filling = cycle;
     if (decodeStage == null) {
       writeStage.execute(() -> {
         try {
           if (filling.failure == null) {
-            DecodeStats stats = filling.writer.write(decoder, batch.messages, policy());
+            DecodeStats stats = filling.writer.write(filling.decoder, batch.messages, policy());
             rejected(stats, batch);
             metrics.rowsWritten(stats.rows());
             holdBuffered(filling);
@@ -219,7 +257,7 @@ final class TableChannel implements AutoCloseable {
       DecodedMessages decoded = null;
       try {
         if (filling.failure == null) {
-          decoded = filling.writer.decode(decoder, batch.messages, policy());
+          decoded = filling.writer.decode(filling.decoder, batch.messages, policy());
           rejected(decoded.stats(), batch);
         }
       } catch (Throwable t) {

@@ -23,9 +23,12 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -263,6 +266,68 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
     }
     Table table = catalog.loadTable(TableIdentifier.of("nexmark", "shared"));
     assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
+  }
+
+  @Test
+  void aColumnAddedARenameAndANewSpecWhileTheSinkRunsApplyFromTheNextCycle() throws Exception {
+    kafka.createTopic("changing", 2);
+    TableIdentifier id = TableIdentifier.of("nexmark", "changing");
+    Schema before = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "name", Types.StringType.get()));
+    catalog.createTable(id, before, PartitionSpec.builderFor(before).bucket("id", 2).build(), V2);
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), "changing")
+        .route("changing", id)
+        .commitEvery(Duration.ofMillis(300), 1_000_000, Long.MAX_VALUE)
+        .build();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      Future<?> running = thread.submit(sink::run);
+      List<byte[]> first = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        first.add(("{\"id\":" + i + ",\"name\":\"n" + i + "\"}").getBytes(StandardCharsets.UTF_8));
+      }
+      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, first);
+      awaitCommittedRows(id, 100);
+
+      // Someone alters the table while the sink runs: a new column, a rename, a new partition field.
+      Table table = catalog.loadTable(id);
+      table.updateSchema().addColumn("city", Types.StringType.get()).renameColumn("name", "full_name").commit();
+      table.updateSpec().addField("city").commit();
+
+      List<byte[]> second = new ArrayList<>();
+      for (int i = 100; i < 200; i++) {
+        second.add(("{\"id\":" + i + ",\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\"}")
+            .getBytes(StandardCharsets.UTF_8));
+      }
+      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, second);
+      awaitCommittedRows(id, 200);
+      sink.stop();
+      running.get();
+    } finally {
+      thread.shutdownNow();
+    }
+
+    Table table = catalog.loadTable(id);
+    Map<Long, List<Object>> rows = new java.util.TreeMap<>();
+    try (var read = org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
+      read.forEach(r -> rows.put((Long) r.getField("id"), java.util.Arrays.asList(r.getField("full_name"), r.getField("city"))));
+    }
+    Map<Long, List<Object>> expected = new java.util.TreeMap<>();
+    for (long i = 0; i < 200; i++) {
+      expected.put(i, java.util.Arrays.asList("n" + i, i < 100 ? null : "c" + (i % 3)));
+    }
+    assertEquals(expected, rows, "rows before the change keep their values under the new name; rows after have all three");
+    int newSpec = table.spec().specId();
+    try (var files = table.newScan().includeColumnStats().planFiles()) {
+      for (var task : files) {
+        boolean afterChange = task.file().lowerBounds() != null
+            && org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(),
+                task.file().lowerBounds().get(1)) >= 100;
+        assertEquals(afterChange ? newSpec : 0, task.file().specId(),
+            "files of the second cycle are written for the new spec: " + task.file().location());
+      }
+    }
   }
 
   /** Waits until consumer group {@code group} has two members, each assigned partitions. */
