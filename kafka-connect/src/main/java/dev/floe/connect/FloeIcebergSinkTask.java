@@ -92,6 +92,8 @@ public class FloeIcebergSinkTask extends SinkTask {
   private long cycleBytes;
   /** The first offset put in the cycle, per partition: where to read again if the cycle is dropped. */
   private final Map<TopicPartition, Long> cycleFirst = new HashMap<>();
+  /** See {@link Routed}; null at the start of each put. */
+  private Routed routed;
   private long lastCommitNanos;
   private boolean warnedTombstones;
   private final ReentrantLock cycleLock = new ReentrantLock();
@@ -320,25 +322,41 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   private void putLocked(Collection<SinkRecord> records) {
-    for (SinkRecord record : records) {
-      TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
-      if (!cycleFirst.containsKey(tp)) {
-        cycleFirst.put(tp, record.kafkaOffset()); // (putIfAbsent would box an offset per record)
+    // Connect hands records over in runs of one partition (as its consumer fetched them): a
+    // partition's bookkeeping is done once per run, not per record.
+    TopicPartition tp = null;
+    long next = -1;
+    routed = null;
+    try {
+      for (SinkRecord record : records) {
+        if (tp == null || record.kafkaPartition() != tp.partition() || !record.topic().equals(tp.topic())) {
+          if (tp != null) {
+            cycleNext.put(tp, next);
+          }
+          tp = new TopicPartition(record.topic(), record.kafkaPartition());
+          if (!cycleFirst.containsKey(tp)) {
+            cycleFirst.put(tp, record.kafkaOffset());
+          }
+        }
+        next = record.kafkaOffset() + 1;
+        cycleRecords++;
+        byte[] value;
+        try {
+          value = values.value(record);
+        } catch (org.apache.kafka.connect.errors.DataException e) {
+          reject(record, e.getMessage());
+          continue;
+        }
+        if (value != null) {
+          cycleBytes += value.length;
+          route(record, value, null, tp);
+        } else {
+          tombstone(record, tp);
+        }
       }
-      cycleNext.put(tp, record.kafkaOffset() + 1);
-      cycleRecords++;
-      byte[] value;
-      try {
-        value = values.value(record);
-      } catch (org.apache.kafka.connect.errors.DataException e) {
-        reject(record, e.getMessage());
-        continue;
-      }
-      if (value != null) {
-        cycleBytes += value.length;
-        route(record, value, null, tp);
-      } else {
-        tombstone(record, tp);
+    } finally {
+      if (tp != null) {
+        cycleNext.put(tp, next);
       }
     }
     metrics.recordsPut(records.size());
@@ -355,15 +373,25 @@ public class FloeIcebergSinkTask extends SinkTask {
       return;
     }
     for (String name : tables) {
-      TableSink sink = sink(name);
-      Position stored = held.get(name).get(tp);
-      if (stored != null && record.kafkaOffset() < stored.next()) {
+      Routed to = routed;
+      if (to == null || to.partition != tp || !to.table.equals(name)) {
+        to = routed = new Routed(name, tp, sink(name), held.get(name).get(tp));
+        cycleTables.add(name);
+      }
+      if (to.stored != null && record.kafkaOffset() < to.stored.next()) {
         continue; // the table has it already (a task before this one committed it)
       }
-      sink.add(record, tp, value, key);
-      cycleTables.add(name);
+      to.sink.add(record, tp, value, key);
     }
   }
+
+  /**
+   * The last table a record went to, for the partition run it was in (one {@link TopicPartition}
+   * instance per run), and what the table held of the partition: the same for the rest of the run
+   * while one table takes it. Valid for one {@link #put}: commits and rebalances, which change
+   * what tables hold, come between puts.
+   */
+  private record Routed(String table, TopicPartition partition, TableSink sink, Position stored) {}
 
   private void tombstone(SinkRecord record, TopicPartition tp) {
     if (!settings.upsert()) {

@@ -72,6 +72,8 @@ final class TableSink implements AutoCloseable {
   /** Spare batches; taking one waits while both are in use (the decode thread is a batch behind). */
   private final BlockingQueue<Batch> spare = new LinkedBlockingQueue<>();
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
+  private TopicPartition lastPartition;
+  private PartitionSource lastSource;
   private Batch open;
   private NativeTaskWriter writer;
   /** The decoders for the schema {@link #writer} writes. */
@@ -191,8 +193,11 @@ final class TableSink implements AutoCloseable {
       open = take();
       open.keys = keys;
     }
-    PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
-    open.messages.add(keys ? key : value, source, record.kafkaOffset());
+    if (tp != lastPartition) { // the task passes one instance per run of a partition's records
+      lastSource = sources.computeIfAbsent(tp, PartitionSource::new);
+      lastPartition = tp;
+    }
+    open.messages.add(keys ? key : value, lastSource, record.kafkaOffset());
     if (badRecords.tolerated()) {
       // Kept only to hand a bad one to Connect's reporter; under errors.tolerance=none the first bad
       // record fails the cycle by its position alone, and holding every record for a batch's
