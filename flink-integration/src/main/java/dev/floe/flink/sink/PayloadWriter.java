@@ -27,7 +27,8 @@ import org.apache.iceberg.io.WriteResult;
  * The raw path's writer: gathers Kafka payloads into a {@link MessageBatch}, and each full batch
  * is decoded and written by libfloe in one call -- the JSON never becomes Java objects. At each
  * checkpoint the open files are closed and handed on ({@link #prepareCommit()}); the next batch
- * opens new ones.
+ * opens new ones, with the table's schema and partition spec as they are then (an {@code ALTER
+ * TABLE} while the job runs applies from the next checkpoint; columns are matched by field id).
  *
  * <p>A message the decoder rejects fails the task under {@code FAIL} (the exception names the
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
@@ -36,8 +37,12 @@ import org.apache.iceberg.io.WriteResult;
 final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteResult> {
   private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
-  private final NativeFileWriterFactory files;
-  private final NativeJsonDecoder decoder;
+  /** Refreshed when a checkpoint's first batch opens files, to follow the table's schema and spec. */
+  private final Table table;
+  private final int subtask;
+  private final long attempt;
+  private NativeFileWriterFactory files;
+  private NativeJsonDecoder decoder;
   private final BadRecordPolicy policy;
   private final int batchMessages;
   private final long batchBytes;
@@ -55,7 +60,9 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
 
   PayloadWriter(IcebergTableRef tableRef, PayloadWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
-    Table table = catalog.loadTable(tableRef.identifier());
+    this.table = catalog.loadTable(tableRef.identifier());
+    this.subtask = subtask;
+    this.attempt = attempt;
     this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
     this.decoder = NativeJsonDecoder.create(files.arrowSchema(), JsonDecoderConfig.defaults());
     this.policy = settings.policy();
@@ -94,6 +101,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
       return;
     }
     if (writer == null) {
+      followTable();
       writer = files.newTaskWriter();
     }
     bytes.inc(batch.byteSize());
@@ -101,6 +109,19 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
     rows.inc(stats.rows());
     rejected.inc(stats.rejectedCount());
     batch.clear();
+  }
+
+  /** Writes with the table's current schema and spec from now on, if either changed. */
+  private void followTable() {
+    table.refresh();
+    if (table.schema().schemaId() == files.schema().schemaId() && table.spec().specId() == files.spec().specId()) {
+      return;
+    }
+    NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
+    NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), JsonDecoderConfig.defaults());
+    decoder.close(); // this writer decodes on its own thread, between batches
+    decoder = nextDecoder;
+    files = next;
   }
 
   @Override
@@ -122,9 +143,10 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
 
   @Override
   public void close() throws Exception {
+    NativeJsonDecoder current = decoder;
     try (allocator;
         batch;
-        decoder) {
+        current) {
       if (writer != null) {
         writer.abort();
       }

@@ -1,0 +1,104 @@
+package dev.floe.flink.sink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.flink.IcebergTableRef;
+import dev.floe.flink.KafkaPayload;
+import dev.floe.iceberg.Catalogs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The raw path's writer follows the table: after an {@code ALTER TABLE} (a column added, one
+ * renamed, a new partition field) between two checkpoints, the next checkpoint's files are written
+ * with the new schema and spec. The writer runs outside a job here (its checkpoints are {@code
+ * prepareCommit} calls, committed as appends) on the embedded catalog; rows are read back by
+ * Iceberg's generic reader.
+ */
+class PayloadWriterSchemaChangeTest {
+  @TempDir Path warehouse;
+
+  @Test
+  void theNextCheckpointWritesTheAlteredSchemaAndSpec() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "altered");
+    Schema before = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "name", Types.StringType.get()));
+    Catalog catalog = Catalogs.embedded(warehouse);
+    try {
+      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+      Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).bucket("id", 2).build(),
+          Map.of(TableProperties.FORMAT_VERSION, "2"));
+      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 16, 1 << 20);
+      try (PayloadWriter writer = new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1,
+          new UnregisteredMetricsGroup())) {
+        for (int i = 0; i < 50; i++) {
+          writer.write(payload(i, "\"name\":\"n" + i + "\""), null);
+        }
+        append(table, writer.prepareCommit());
+
+        table.updateSchema().addColumn("city", Types.StringType.get()).renameColumn("name", "full_name").commit();
+        table.updateSpec().addField("city").commit();
+
+        for (int i = 50; i < 100; i++) {
+          writer.write(payload(i, "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""), null);
+        }
+        append(table, writer.prepareCommit());
+      }
+
+      table.refresh();
+      Map<Long, List<Object>> rows = new TreeMap<>();
+      try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
+        read.forEach(r -> rows.put((Long) r.getField("id"), Arrays.asList(r.getField("full_name"), r.getField("city"))));
+      }
+      Map<Long, List<Object>> expected = new TreeMap<>();
+      for (long i = 0; i < 100; i++) {
+        expected.put(i, Arrays.asList("n" + i, i < 50 ? null : "c" + (i % 3)));
+      }
+      assertEquals(expected, rows);
+      int newSpec = table.spec().specId();
+      try (var tasks = table.newScan().planFiles()) {
+        for (var task : tasks) {
+          boolean secondCheckpoint = task.file().location().contains("city=");
+          assertEquals(secondCheckpoint ? newSpec : 0, task.file().specId(), task.file().location());
+        }
+      }
+    } finally {
+      if (catalog instanceof AutoCloseable c) {
+        c.close();
+      }
+    }
+  }
+
+  private static KafkaPayload payload(int i, String rest) {
+    return new KafkaPayload("events", 0, i, ("{\"id\":" + i + "," + rest + "}").getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void append(Table table, java.util.Collection<WriteResult> results) {
+    AppendFiles append = table.newAppend();
+    results.forEach(r -> Arrays.stream(r.dataFiles()).forEach(append::appendFile));
+    append.commit();
+  }
+}
