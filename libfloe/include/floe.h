@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 5
+#define FLOE_ABI_VERSION 6
 
 /*
  `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
@@ -302,6 +302,21 @@ int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder,
                                       int32_t stop_at_first_reject,
                                       struct FloeDecodeResult *out_result,
                                       char **out_error);
+
+/*
+ Takes the fields the decoder met since the last call that its schema lacks (counted only
+ with `report_unknown_fields` in its config): a JSON array of `{"path", "kinds", "count"}`
+ objects, or null and 0 when there were none.
+
+ # Safety
+ - `decoder`: a live handle, used by one thread at a time.
+ - `out_json`/`out_len`: writable; on success they receive bytes **owned by the caller**,
+   freed with `floe_bytes_free(out_json, out_len)` (null and 0 when there is nothing).
+ */
+int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder,
+                                         uint8_t **out_json,
+                                         size_t *out_len,
+                                         char **out_error);
 
 /*
  Frees a decoder. Null is a no-op.

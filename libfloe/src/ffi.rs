@@ -38,7 +38,7 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 5;
+pub const FLOE_ABI_VERSION: i32 = 6;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -497,6 +497,46 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
     if let Err(e) = &result {
         fail_writer(writer, e);
     }
+    report(result, out_error)
+}
+
+/// Takes the fields the decoder met since the last call that its schema lacks (counted only
+/// with `report_unknown_fields` in its config): a JSON array of `{"path", "kinds", "count"}`
+/// objects, or null and 0 when there were none.
+///
+/// # Safety
+/// - `decoder`: a live handle, used by one thread at a time.
+/// - `out_json`/`out_len`: writable; on success they receive bytes **owned by the caller**,
+///   freed with `floe_bytes_free(out_json, out_len)` (null and 0 when there is nothing).
+#[no_mangle]
+pub unsafe extern "C" fn floe_decoder_take_unknown_fields(
+    decoder: *mut FloeDecoder,
+    out_json: *mut *mut u8,
+    out_len: *mut usize,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle, per the common contract (concurrent use is caught by
+    // the decoder's lock).
+    let decoder = unsafe { decoder.as_ref() };
+    let result = with_decoder(decoder, |d| {
+        // SAFETY: both are writable, per the contract (`out_param` checks null).
+        let (json_out, len_out) =
+            unsafe { (out_param(out_json, "out_json")?, out_param(out_len, "out_len")?) };
+        let unknown = d.take_unknown_fields();
+        if unknown.is_empty() {
+            json_out.write(std::ptr::null_mut());
+            len_out.write(0);
+            return Ok(());
+        }
+        let bytes = serde_json::to_vec(&unknown)
+            .expect("unknown fields serialize")
+            .into_boxed_slice();
+        len_out.write(bytes.len());
+        json_out.write(Box::into_raw(bytes) as *mut u8);
+        Ok(())
+    });
     report(result, out_error)
 }
 

@@ -652,3 +652,57 @@ fn runs_of_null_structs_line_up_with_their_neighbours() {
     );
     assert!(l.is_null(6) && l.is_null(4));
 }
+
+#[test]
+fn unknown_fields_are_reported_by_path_and_kind_when_asked() {
+    let point = Fields::from(vec![Field::new("x", DataType::Int64, true)]);
+    let s = schema(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("point", DataType::Struct(point.clone()), true),
+        Field::new(
+            "points",
+            DataType::List(Arc::new(Field::new("element", DataType::Struct(point), true))),
+            true,
+        ),
+    ]);
+    let messages = [
+        r#"{"id":1,"extra":"a","point":{"x":1,"y":2}}"#,
+        r#"{"id":2,"extra":3,"point":{"x":1,"y":2.5},"points":[{"x":1,"z":true},{"z":null}]}"#,
+        r#"{"id":3,"more":{"deep":[1]},"extra":4e2}"#,
+    ];
+    let config = DecoderConfig {
+        report_unknown_fields: true,
+        ..DecoderConfig::default()
+    };
+    let mut decoder = JsonDecoder::new(s.clone(), config).unwrap();
+    let decoded = decoder
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    assert_eq!(decoded.batch.num_rows(), 3, "unknown fields do not reject");
+    let mut unknown: Vec<(String, Vec<&str>, u64)> = decoder
+        .take_unknown_fields()
+        .into_iter()
+        .map(|f| (f.path, f.kinds, f.count))
+        .collect();
+    unknown.sort();
+    assert_eq!(
+        unknown,
+        vec![
+            ("extra".to_string(), vec!["string", "integer", "float"], 3),
+            ("more".to_string(), vec!["object"], 1),
+            ("point.y".to_string(), vec!["integer", "float"], 2),
+            ("points[].z".to_string(), vec!["boolean", "null"], 2),
+        ]
+    );
+    assert!(
+        decoder.take_unknown_fields().is_empty(),
+        "taking them forgets them"
+    );
+
+    // Off by default: nothing is counted.
+    let mut quiet = JsonDecoder::new(s, DecoderConfig::default()).unwrap();
+    quiet
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    assert!(quiet.take_unknown_fields().is_empty());
+}

@@ -23,6 +23,7 @@ use base64::Engine;
 
 use super::cursor::{Cursor, Token};
 use super::error::{DecodeError, SchemaError, ValueError};
+use super::unknown::{UnknownField, UnknownKeys, UnknownLog};
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
 use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
 use super::unchecked::string_array;
@@ -48,6 +49,8 @@ pub trait Column: Send {
     fn truncate(&mut self, len: usize);
     /// The rows so far as an Arrow array; the column is empty afterwards.
     fn finish(&mut self) -> Result<ArrayRef, ArrowError>;
+    /// Moves the unknown fields met so far (structs that report them, and those inside) into `out`.
+    fn take_unknown(&mut self, _out: &mut Vec<UnknownField>) {}
 }
 
 /// Decodes a value that may be `null`, which only a nullable field accepts.
@@ -76,7 +79,7 @@ fn take_reserving<T>(values: &mut Vec<T>) -> Vec<T> {
 }
 
 /// Builds the decoder for a field, or explains why its type is not supported.
-pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Column>, SchemaError> {
+pub fn column_for(field: &Field, path: &str, unknown: UnknownKeys) -> Result<Box<dyn Column>, SchemaError> {
     let dt = field.data_type().clone();
     let is_uuid = field
         .metadata()
@@ -144,13 +147,13 @@ pub fn column_for(field: &Field, path: &str, strict: bool) -> Result<Box<dyn Col
             }
             Box::new(FixedColumn::new(*width, is_uuid))
         }
-        DataType::Struct(fields) => Box::new(StructColumn::new(fields.clone(), path, strict)?),
-        DataType::List(element) => Box::new(ListColumn::<i32>::new(element.clone(), path, strict)?),
+        DataType::Struct(fields) => Box::new(StructColumn::new(fields.clone(), path, unknown)?),
+        DataType::List(element) => Box::new(ListColumn::<i32>::new(element.clone(), path, unknown)?),
         DataType::LargeList(element) => {
-            Box::new(ListColumn::<i64>::new(element.clone(), path, strict)?)
+            Box::new(ListColumn::<i64>::new(element.clone(), path, unknown)?)
         }
         DataType::Map(entries, ordered) => {
-            Box::new(MapColumn::new(entries.clone(), *ordered, path, strict)?)
+            Box::new(MapColumn::new(entries.clone(), *ordered, path, unknown)?)
         }
         _ => return Err(unsupported(path, field)),
     })
@@ -700,13 +703,17 @@ pub struct StructColumn {
     /// structs reaches each child as one `append_nulls`, not one call per row and child.
     children_behind: usize,
     strict: bool,
+    /// This struct's path, for naming its unknown fields.
+    path: Box<str>,
+    /// Counts of unknown fields, when they are reported.
+    unknown: Option<UnknownLog>,
 }
 
 impl StructColumn {
-    pub fn new(fields: Fields, path: &str, strict: bool) -> Result<Self, SchemaError> {
+    pub fn new(fields: Fields, path: &str, unknown: UnknownKeys) -> Result<Self, SchemaError> {
         let mut children = Vec::with_capacity(fields.len());
         for f in fields.iter() {
-            children.push(column_for(f, &child_path(path, f.name()), strict)?);
+            children.push(column_for(f, &child_path(path, f.name()), unknown)?);
         }
         let names: Vec<Box<[u8]>> = fields
             .iter()
@@ -733,7 +740,9 @@ impl StructColumn {
             nulls: NullBufferBuilder::new(0),
             len: 0,
             children_behind: 0,
-            strict,
+            strict: unknown == UnknownKeys::Reject,
+            path: path.into(),
+            unknown: (unknown == UnknownKeys::Report).then(UnknownLog::default),
         })
     }
 
@@ -775,6 +784,15 @@ impl StructColumn {
 }
 
 impl Column for StructColumn {
+    fn take_unknown(&mut self, out: &mut Vec<UnknownField>) {
+        if let Some(log) = self.unknown.as_mut() {
+            log.drain_into(&self.path, out);
+        }
+        for child in &mut self.children {
+            child.take_unknown(out);
+        }
+    }
+
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_object()?;
         self.catch_up_children();
@@ -826,7 +844,10 @@ impl Column for StructColumn {
                         key_pos,
                     ));
                 }
-                Err(_) => cur.skip_value()?,
+                Err(unknown) => match self.unknown.as_mut() {
+                    Some(log) => log.skip_and_record(&unknown, cur)?,
+                    None => cur.skip_value()?,
+                },
             }
         }
         if matched < self.children.len() {
@@ -893,8 +914,8 @@ struct ListColumn<O: OffsetSizeTrait> {
 }
 
 impl<O: OffsetSizeTrait> ListColumn<O> {
-    fn new(element: FieldRef, path: &str, strict: bool) -> Result<Self, SchemaError> {
-        let child = column_for(&element, &format!("{path}[]"), strict)?;
+    fn new(element: FieldRef, path: &str, unknown: UnknownKeys) -> Result<Self, SchemaError> {
+        let child = column_for(&element, &format!("{path}[]"), unknown)?;
         Ok(Self {
             element_nullable: element.is_nullable(),
             element,
@@ -906,6 +927,10 @@ impl<O: OffsetSizeTrait> ListColumn<O> {
 }
 
 impl<O: OffsetSizeTrait> Column for ListColumn<O> {
+    fn take_unknown(&mut self, out: &mut Vec<UnknownField>) {
+        self.child.take_unknown(out);
+    }
+
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_array()?;
         let mut first = true;
@@ -966,7 +991,7 @@ impl MapColumn {
         entries: FieldRef,
         ordered: bool,
         path: &str,
-        strict: bool,
+        unknown: UnknownKeys,
     ) -> Result<Self, SchemaError> {
         let DataType::Struct(kv) = entries.data_type() else {
             return Err(SchemaError::MapEntriesNotStruct {
@@ -978,7 +1003,7 @@ impl MapColumn {
                 path: path.to_string(),
             });
         }
-        let values = column_for(&kv[1], &format!("{path}{{}}"), strict)?;
+        let values = column_for(&kv[1], &format!("{path}{{}}"), unknown)?;
         Ok(Self {
             value_nullable: kv[1].is_nullable(),
             entries,
@@ -992,6 +1017,10 @@ impl MapColumn {
 }
 
 impl Column for MapColumn {
+    fn take_unknown(&mut self, out: &mut Vec<UnknownField>) {
+        self.values.take_unknown(out);
+    }
+
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_object()?;
         let mut first = true;

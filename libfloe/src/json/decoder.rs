@@ -7,6 +7,7 @@ use arrow_schema::SchemaRef;
 use serde::{Deserialize, Serialize};
 
 use super::columns::{Column, StructColumn};
+use super::unknown::{UnknownField, UnknownKeys};
 use super::cursor::{Cursor, Token};
 use super::error::DecodeError;
 use crate::error::{FloeError, Result};
@@ -21,6 +22,9 @@ pub struct DecoderConfig {
     pub version: u32,
     /// Reject messages with fields the schema does not have (default: ignore them).
     pub strict: bool,
+    /// Count the fields the schema does not have, by path and JSON kind, for
+    /// [`JsonDecoder::take_unknown_fields`] (default: off; ignored when `strict`).
+    pub report_unknown_fields: bool,
     /// Deepest nesting of objects and arrays accepted (default 64).
     pub max_depth: usize,
     /// Largest message accepted, in bytes (default 16 MiB).
@@ -32,6 +36,7 @@ impl Default for DecoderConfig {
         Self {
             version: DECODER_CONFIG_VERSION,
             strict: false,
+            report_unknown_fields: false,
             max_depth: 64,
             max_message_bytes: 16 * 1024 * 1024,
         }
@@ -86,7 +91,14 @@ pub struct JsonDecoder {
 
 impl JsonDecoder {
     pub fn new(schema: SchemaRef, config: DecoderConfig) -> Result<Self> {
-        let root = StructColumn::new(schema.fields().clone(), "", config.strict)?;
+        let unknown = if config.strict {
+            UnknownKeys::Reject
+        } else if config.report_unknown_fields {
+            UnknownKeys::Report
+        } else {
+            UnknownKeys::Skip
+        };
+        let root = StructColumn::new(schema.fields().clone(), "", unknown)?;
         Ok(Self {
             schema,
             root,
@@ -96,6 +108,14 @@ impl JsonDecoder {
 
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
+    }
+
+    /// The fields the schema lacks met since the last call (with `report_unknown_fields`;
+    /// always empty without), and forgets them. Messages later rejected count too.
+    pub fn take_unknown_fields(&mut self) -> Vec<UnknownField> {
+        let mut out = Vec::new();
+        self.root.take_unknown(&mut out);
+        out
     }
 
     /// Decodes every message. With `stop_at_first_reject`, stops at the first bad

@@ -8,6 +8,7 @@ mod error;
 mod numbers;
 mod row_tape;
 mod temporal;
+mod unknown;
 // The decoder's only unsafe code, behind safe functions (see the module).
 #[allow(unsafe_code)]
 mod unchecked;
@@ -15,3 +16,4 @@ mod unchecked;
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
 pub use error::DecodeError;
 pub use row_tape::{Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard};
+pub use unknown::UnknownField;

@@ -7,10 +7,13 @@ import java.nio.charset.StandardCharsets;
  * Settings of a native JSON decoder, sent as one versioned JSON blob.
  *
  * @param strict reject messages with fields the schema does not have (default: ignore them)
+ * @param reportUnknownFields count the fields the schema does not have, by path and JSON kind,
+ *     for {@link NativeJsonDecoder#takeUnknownFields()} (default: off; ignored when strict). It
+ *     costs nothing while messages have no such fields.
  * @param maxDepth deepest nesting of objects and arrays accepted (default 64)
  * @param maxMessageBytes largest message accepted (default 16 MiB)
  */
-public record JsonDecoderConfig(boolean strict, int maxDepth, int maxMessageBytes) {
+public record JsonDecoderConfig(boolean strict, boolean reportUnknownFields, int maxDepth, int maxMessageBytes) {
   public static final int VERSION = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -21,25 +24,30 @@ public record JsonDecoderConfig(boolean strict, int maxDepth, int maxMessageByte
   }
 
   public static JsonDecoderConfig defaults() {
-    return new JsonDecoderConfig(false, 64, 16 * 1024 * 1024);
+    return new JsonDecoderConfig(false, false, 64, 16 * 1024 * 1024);
   }
 
   public JsonDecoderConfig withStrict(boolean strict) {
-    return new JsonDecoderConfig(strict, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
+  }
+
+  public JsonDecoderConfig withReportUnknownFields(boolean reportUnknownFields) {
+    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
   }
 
   public JsonDecoderConfig withMaxDepth(int maxDepth) {
-    return new JsonDecoderConfig(strict, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
   }
 
   public JsonDecoderConfig withMaxMessageBytes(int maxMessageBytes) {
-    return new JsonDecoderConfig(strict, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
   }
 
   byte[] toJsonBytes() {
     var node = JSON.createObjectNode();
     node.put("version", VERSION);
     node.put("strict", strict);
+    node.put("report_unknown_fields", reportUnknownFields);
     node.put("max_depth", maxDepth);
     node.put("max_message_bytes", maxMessageBytes);
     return node.toString().getBytes(StandardCharsets.UTF_8);

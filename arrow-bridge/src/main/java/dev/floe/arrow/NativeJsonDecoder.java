@@ -40,7 +40,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * for date32; {@code HH:mm:ss[.f]} for time64; ISO-8601, Flink's {@code yyyy-MM-dd HH:mm:ss[.f]},
  * or epoch milliseconds for timestamps (zoned columns need {@code Z} or an offset); objects for
  * structs and string-keyed maps; arrays for lists. Absent nullable fields are null; unknown fields
- * are ignored unless {@link JsonDecoderConfig#strict()}.
+ * are ignored unless {@link JsonDecoderConfig#strict()}, and counted by path and kind under {@link
+ * JsonDecoderConfig#reportUnknownFields()} ({@link #takeUnknownFields()}).
  *
  * <p>One decoder per thread: its methods are synchronized, and libfloe also refuses concurrent use
  * of one native decoder. Closing is idempotent; other calls after close throw {@link
@@ -205,6 +206,30 @@ public final class NativeJsonDecoder extends NativeHandle {
             FloeDecodeResult.rows(result),
             FloeDecodeResult.rejected(result),
             collected(policy, rejected)));
+  }
+
+  /**
+   * The fields the decoder met since the last call that its schema lacks, and forgets them.
+   * Counted only with {@link JsonDecoderConfig#reportUnknownFields()}; otherwise always empty.
+   * Messages that were rejected count too.
+   */
+  public synchronized List<UnknownField> takeUnknownFields() {
+    MemorySegment decoder = handle();
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment json = call.allocate(ValueLayout.ADDRESS);
+      MemorySegment length = call.allocate(ValueLayout.JAVA_LONG);
+      check(floe_h.floe_decoder_take_unknown_fields(decoder, json, length, errorSlot), errorSlot, null);
+      MemorySegment bytes = json.get(ValueLayout.ADDRESS, 0);
+      long size = length.get(ValueLayout.JAVA_LONG, 0);
+      if (MemorySegment.NULL.equals(bytes)) {
+        return List.of();
+      }
+      try {
+        return UnknownFieldsJson.parse(bytes.reinterpret(size).toArray(ValueLayout.JAVA_BYTE));
+      } finally {
+        floe_h.floe_bytes_free(bytes, size);
+      }
+    }
   }
 
   /** Reads and frees the native reject list; returns all rejects (needed for FAIL too). */

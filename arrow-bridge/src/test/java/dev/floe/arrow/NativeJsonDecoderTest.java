@@ -142,6 +142,33 @@ class NativeJsonDecoderTest extends AllocatorTest {
   }
 
   @Test
+  void unknownFieldsAreReportedByPathAndKindOnlyWhenAsked() {
+    String[] messages = {
+      "{\"id\":1,\"coupon\":\"x\",\"extra\":{\"a\":1}}",
+      "{\"id\":2,\"coupon\":7}",
+      "{\"coupon\":7.5,\"id\":\"bad\"}", // rejected after its unknown field was counted
+    };
+    JsonDecoderConfig reporting = JsonDecoderConfig.defaults().withReportUnknownFields(true);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, reporting);
+        MessageBatch batch = batchOf(messages);
+        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
+      assertEquals(2, decoded.root().getRowCount());
+      List<UnknownField> unknown = new ArrayList<>(decoder.takeUnknownFields());
+      unknown.sort(java.util.Comparator.comparing(UnknownField::path));
+      assertEquals(List.of(
+              new UnknownField("coupon", List.of("string", "integer", "float"), 3),
+              new UnknownField("extra", List.of("object"), 1)),
+          unknown, "the rejected third message counts too");
+      assertEquals(List.of(), decoder.takeUnknownFields(), "taking them forgets them");
+    }
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, JsonDecoderConfig.defaults());
+        MessageBatch batch = batchOf(messages);
+        DecodedBatch ignored = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
+      assertEquals(List.of(), decoder.takeUnknownFields(), "not counted by default");
+    }
+  }
+
+  @Test
   void skipCountsAndFailNamesTheFirstBadRecord() {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, JsonDecoderConfig.defaults());
         MessageBatch batch = batchOf(MIXED)) {

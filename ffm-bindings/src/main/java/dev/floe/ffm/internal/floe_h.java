@@ -68,10 +68,10 @@ public class floe_h {
     public static final AddressLayout C_POINTER = ValueLayout.ADDRESS
             .withTargetLayout(MemoryLayout.sequenceLayout(java.lang.Long.MAX_VALUE, JAVA_BYTE));
     public static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    private static final int FLOE_ABI_VERSION = (int)5L;
+    private static final int FLOE_ABI_VERSION = (int)6L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 5
+     * #define FLOE_ABI_VERSION 6
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -924,6 +924,67 @@ public class floe_h {
                 traceDowncall("floe_decoder_decode_to_writer", decoder, writer, data, data_len, offsets, count, stop_at_first_reject, out_result, out_error);
             }
             return (int)mh$.invokeExact(decoder, writer, data, data_len, offsets, count, stop_at_first_reject, out_result, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_decoder_take_unknown_fields {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_decoder_take_unknown_fields");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder, uint8_t **out_json, size_t *out_len, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_decoder_take_unknown_fields$descriptor() {
+        return floe_decoder_take_unknown_fields.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder, uint8_t **out_json, size_t *out_len, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_decoder_take_unknown_fields$handle() {
+        return floe_decoder_take_unknown_fields.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder, uint8_t **out_json, size_t *out_len, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_decoder_take_unknown_fields$address() {
+        return floe_decoder_take_unknown_fields.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder, uint8_t **out_json, size_t *out_len, char **out_error)
+     * }
+     */
+    public static int floe_decoder_take_unknown_fields(MemorySegment decoder, MemorySegment out_json, MemorySegment out_len, MemorySegment out_error) {
+        var mh$ = floe_decoder_take_unknown_fields.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_decoder_take_unknown_fields", decoder, out_json, out_len, out_error);
+            }
+            return (int)mh$.invokeExact(decoder, out_json, out_len, out_error);
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }
