@@ -15,6 +15,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder rowsWritten = new LongAdder();
   private final LongAdder badRecords = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
+  private final LongAdder unknownFieldValues = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder fencedCycles = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
@@ -38,6 +39,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
 
   void deadLettered() {
     deadLettered.increment();
+  }
+
+  void unknownFieldValues(long values) {
+    unknownFieldValues.add(values);
   }
 
   void committed(long files, long bytes, long millis) {
@@ -110,6 +115,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getDeadLettered() {
     return deadLettered.sum();
+  }
+
+  @Override
+  public long getUnknownFieldValues() {
+    return unknownFieldValues.sum();
   }
 
   @Override

@@ -12,6 +12,12 @@ public interface SinkMetricsMXBean {
 
   long getDeadLettered();
 
+  /**
+   * Values of fields the records had and their table's schema lacks: they were not written.
+   * Each such field is also named once in the log.
+   */
+  long getUnknownFieldValues();
+
   long getCommits();
 
   /** Cycles dropped because another sink had committed their partitions' offsets first. */

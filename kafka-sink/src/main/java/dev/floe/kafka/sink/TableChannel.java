@@ -6,6 +6,7 @@ import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.arrow.UnknownField;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -49,6 +50,8 @@ final class TableChannel implements AutoCloseable {
   /** Presizing stops here (a huge batchBytes/batchRecords means "never by this"): beyond, batches grow once. */
   private static final long MAX_PRESIZED_BYTES = 64L << 20;
   private static final int MAX_PRESIZED_MESSAGES = 1 << 20;
+  /** Fields the table lacks are counted (it costs nothing while none come) and named once. */
+  private static final JsonDecoderConfig DECODING = JsonDecoderConfig.defaults().withReportUnknownFields(true);
 
   private final TableIdentifier id;
   /** The table commits go to (the commit thread refreshes it). */
@@ -75,6 +78,8 @@ final class TableChannel implements AutoCloseable {
   private final BooleanSupplier stopRequested;
   /** What the table holds of this sink's partitions, as last seen (loaded or committed). */
   private final HeldOffsets held = new HeldOffsets();
+  /** Unknown fields already named in the log (the decoding stage's thread only). */
+  private final java.util.Set<String> namedUnknownFields = new java.util.HashSet<>();
   private SinkBatch open;
   /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
   private long fullestBatchBytes = -1;
@@ -124,7 +129,7 @@ final class TableChannel implements AutoCloseable {
     this.allocator = shared.allocator();
     this.watched = config.catalog().loadTable(id);
     this.factory = writerFactory(watched);
-    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), DECODING);
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
     this.inFlight = shared.inFlight();
@@ -160,7 +165,7 @@ final class TableChannel implements AutoCloseable {
     }
     NativeFileWriterFactory next = writerFactory(watched);
     NativeJsonDecoder retired = decoder;
-    decoder = NativeJsonDecoder.create(next.arrowSchema(), JsonDecoderConfig.defaults());
+    decoder = NativeJsonDecoder.create(next.arrowSchema(), DECODING);
     factory = next;
     (decodeStage != null ? decodeStage : writeStage).execute(retired::close);
     LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
@@ -240,6 +245,7 @@ final class TableChannel implements AutoCloseable {
         try {
           if (filling.failure == null) {
             DecodeStats stats = filling.writer.write(filling.decoder, batch.messages, policy());
+            noteUnknownFields(filling.decoder);
             rejected(stats, batch);
             metrics.rowsWritten(stats.rows());
             holdBuffered(filling);
@@ -258,6 +264,7 @@ final class TableChannel implements AutoCloseable {
       try {
         if (filling.failure == null) {
           decoded = filling.writer.decode(filling.decoder, batch.messages, policy());
+          noteUnknownFields(filling.decoder);
           rejected(decoded.stats(), batch);
         }
       } catch (Throwable t) {
@@ -313,6 +320,21 @@ final class TableChannel implements AutoCloseable {
   private void releaseBuffered() {
     fileBuffers.release(bufferedPermits);
     bufferedPermits = 0;
+  }
+
+  /**
+   * On the stage that decodes, after a batch: counts the values of fields the table lacks (they
+   * are not written), and names each such field in the log the first time it comes, so that
+   * nothing is dropped unseen.
+   */
+  private void noteUnknownFields(NativeJsonDecoder used) {
+    for (UnknownField field : used.takeUnknownFields()) {
+      metrics.unknownFieldValues(field.count());
+      if (namedUnknownFields.add(field.path())) {
+        LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "
+            + "add the column to the table to keep it", id, field.path(), String.join("/", field.kinds()));
+      }
+    }
   }
 
   /** The decoder hands bad messages over under SKIP too: the first ten are logged with their reason. */

@@ -269,6 +269,29 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
   }
 
   @Test
+  void fieldsTheTableLacksAreCountedNotLostUnseen() throws Exception {
+    kafka.createTopic("extra", 1);
+    List<byte[]> messages = new ArrayList<>();
+    Map<Long, Long> expected = new HashMap<>();
+    for (int i = 0; i < 60; i++) {
+      String extra = i % 3 == 0 ? ",\"note\":\"n" + i + "\"" : "";
+      messages.add(("{\"id\":" + i + ",\"seq\":" + i + ",\"kind\":\"k\"" + extra + "}").getBytes(StandardCharsets.UTF_8));
+      expected.put((long) i, (long) i);
+    }
+    SinkFixture.produce(kafka.bootstrapServers(), "extra", 1, messages);
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), "extra")
+        .route("extra", TableIdentifier.of("nexmark", "extra"))
+        .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
+        .stopAtEnd(true)
+        .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(20, sink.metrics().getUnknownFieldValues(), "every 'note' value is counted");
+    }
+    assertEquals(expected, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "extra"))));
+  }
+
+  @Test
   void aColumnAddedARenameAndANewSpecWhileTheSinkRunsApplyFromTheNextCycle() throws Exception {
     kafka.createTopic("changing", 2);
     TableIdentifier id = TableIdentifier.of("nexmark", "changing");
