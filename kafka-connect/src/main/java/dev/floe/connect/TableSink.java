@@ -7,6 +7,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.arrow.UnknownField;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -72,6 +73,8 @@ final class TableSink implements AutoCloseable {
   /** Spare batches; taking one waits while both are in use (the decode thread is a batch behind). */
   private final BlockingQueue<Batch> spare = new LinkedBlockingQueue<>();
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
+  /** Unknown fields already named in the log (the decode thread only). */
+  private final java.util.Set<String> namedUnknownFields = new java.util.HashSet<>();
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
@@ -96,7 +99,8 @@ final class TableSink implements AutoCloseable {
   /** Values' decoder, and in upsert mode the tombstone keys' decoder, for one schema. */
   private record Decoders(NativeJsonDecoder values, NativeJsonDecoder keys) {
     static Decoders of(NativeFileWriterFactory factory, boolean upsert) {
-      return new Decoders(NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults()),
+      return new Decoders(NativeJsonDecoder.create(factory.arrowSchema(),
+          JsonDecoderConfig.defaults().withReportUnknownFields(true)),
           upsert ? NativeJsonDecoder.create(factory.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults()) : null);
     }
 
@@ -252,6 +256,7 @@ final class TableSink implements AutoCloseable {
         decodedWaiting.acquireUninterruptibly();
         try {
           decoded = cycle.decode(decoder, batch.messages, policy());
+          noteUnknownFields(decoder);
         } finally {
           if (decoded == null) {
             decodedWaiting.release();
@@ -297,6 +302,20 @@ final class TableSink implements AutoCloseable {
       }
     } finally {
       recycle(batch);
+    }
+  }
+
+  /**
+   * On the decode thread, after a batch: counts the values of fields the table lacks (they are
+   * not written) and names each such field in the log the first time it comes.
+   */
+  private void noteUnknownFields(NativeJsonDecoder used) {
+    for (UnknownField field : used.takeUnknownFields()) {
+      metrics.unknownFieldValues(field.count());
+      if (namedUnknownFields.add(field.path())) {
+        LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "
+            + "add the column to the table to keep it", id, field.path(), String.join("/", field.kinds()));
+      }
     }
   }
 

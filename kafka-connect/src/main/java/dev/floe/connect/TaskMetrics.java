@@ -15,6 +15,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong recordsPut = new AtomicLong();
   private final AtomicLong rowsWritten = new AtomicLong();
   private final AtomicLong badRecords = new AtomicLong();
+  private final AtomicLong unknownFieldValues = new AtomicLong();
   private final AtomicLong tombstonesSkipped = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final AtomicLong committedFiles = new AtomicLong();
@@ -53,6 +54,10 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
     badRecords.incrementAndGet();
   }
 
+  void unknownFieldValues(long values) {
+    unknownFieldValues.addAndGet(values);
+  }
+
   void tombstoneSkipped() {
     tombstonesSkipped.incrementAndGet();
   }
@@ -82,6 +87,11 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   @Override
   public long getBadRecords() {
     return badRecords.get();
+  }
+
+  @Override
+  public long getUnknownFieldValues() {
+    return unknownFieldValues.get();
   }
 
   @Override

@@ -13,6 +13,9 @@ public interface TaskMetricsMBean {
 
   long getBadRecords();
 
+  /** Values of fields the records had and their table lacks (not written; each named once in the log). */
+  long getUnknownFieldValues();
+
   long getTombstonesSkipped();
 
   long getCommits();

@@ -291,7 +291,9 @@ class StandaloneWorkerTest {
     config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
     worker.createConnector("floe-altered", config);
     try {
-      ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1, json(0, 100, i -> "\"name\":\"n" + i + "\""));
+      // A field the table does not have yet: not written, but counted.
+      ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1,
+          json(0, 100, i -> "\"name\":\"n" + i + "\",\"city\":\"early\""));
       awaitRows(worker, "floe-altered", table, 100, TIMEOUT);
       table.refresh();
       table.updateSchema()
@@ -301,6 +303,8 @@ class StandaloneWorkerTest {
       ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1,
           json(100, 200, i -> "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""));
       awaitRows(worker, "floe-altered", table, 200, TIMEOUT);
+      assertEquals(100.0, worker.sum("dev.floe:type=FloeIcebergSinkTask,connector=\"floe-altered\",*",
+          "UnknownFieldValues"), "the 'city' values that came before the column");
     } finally {
       worker.deleteConnector("floe-altered");
     }
