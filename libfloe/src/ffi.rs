@@ -522,8 +522,12 @@ pub unsafe extern "C" fn floe_decoder_take_unknown_fields(
     let decoder = unsafe { decoder.as_ref() };
     let result = with_decoder(decoder, |d| {
         // SAFETY: both are writable, per the contract (`out_param` checks null).
-        let (json_out, len_out) =
-            unsafe { (out_param(out_json, "out_json")?, out_param(out_len, "out_len")?) };
+        let (json_out, len_out) = unsafe {
+            (
+                out_param(out_json, "out_json")?,
+                out_param(out_len, "out_len")?,
+            )
+        };
         let unknown = d.take_unknown_fields();
         if unknown.is_empty() {
             json_out.write(std::ptr::null_mut());

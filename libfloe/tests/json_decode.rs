@@ -661,7 +661,11 @@ fn unknown_fields_are_reported_by_path_and_kind_when_asked() {
         Field::new("point", DataType::Struct(point.clone()), true),
         Field::new(
             "points",
-            DataType::List(Arc::new(Field::new("element", DataType::Struct(point), true))),
+            DataType::List(Arc::new(Field::new(
+                "element",
+                DataType::Struct(point),
+                true,
+            ))),
             true,
         ),
     ]);

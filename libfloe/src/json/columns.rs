@@ -23,10 +23,10 @@ use base64::Engine;
 
 use super::cursor::{Cursor, Token};
 use super::error::{DecodeError, SchemaError, ValueError};
-use super::unknown::{UnknownField, UnknownKeys, UnknownLog};
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
 use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
 use super::unchecked::string_array;
+use super::unknown::{UnknownField, UnknownKeys, UnknownLog};
 
 /// Arrow's extension-name metadata key and the canonical UUID extension.
 const EXTENSION_NAME: &str = "ARROW:extension:name";
@@ -79,7 +79,11 @@ fn take_reserving<T>(values: &mut Vec<T>) -> Vec<T> {
 }
 
 /// Builds the decoder for a field, or explains why its type is not supported.
-pub fn column_for(field: &Field, path: &str, unknown: UnknownKeys) -> Result<Box<dyn Column>, SchemaError> {
+pub fn column_for(
+    field: &Field,
+    path: &str,
+    unknown: UnknownKeys,
+) -> Result<Box<dyn Column>, SchemaError> {
     let dt = field.data_type().clone();
     let is_uuid = field
         .metadata()
@@ -148,7 +152,9 @@ pub fn column_for(field: &Field, path: &str, unknown: UnknownKeys) -> Result<Box
             Box::new(FixedColumn::new(*width, is_uuid))
         }
         DataType::Struct(fields) => Box::new(StructColumn::new(fields.clone(), path, unknown)?),
-        DataType::List(element) => Box::new(ListColumn::<i32>::new(element.clone(), path, unknown)?),
+        DataType::List(element) => {
+            Box::new(ListColumn::<i32>::new(element.clone(), path, unknown)?)
+        }
         DataType::LargeList(element) => {
             Box::new(ListColumn::<i64>::new(element.clone(), path, unknown)?)
         }

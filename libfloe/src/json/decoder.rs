@@ -7,9 +7,9 @@ use arrow_schema::SchemaRef;
 use serde::{Deserialize, Serialize};
 
 use super::columns::{Column, StructColumn};
-use super::unknown::{UnknownField, UnknownKeys};
 use super::cursor::{Cursor, Token};
 use super::error::DecodeError;
+use super::unknown::{UnknownField, UnknownKeys};
 use crate::error::{FloeError, Result};
 
 /// The only decoder configuration version this build reads.

@@ -66,8 +66,16 @@ impl UnknownLog {
     pub fn drain_into(&mut self, path: &str, out: &mut Vec<UnknownField>) {
         for (name, kinds, count) in self.entries.drain(..) {
             out.push(UnknownField {
-                path: if path.is_empty() { name.into() } else { format!("{path}.{name}") },
-                kinds: KIND_NAMES.iter().filter(|(bit, _)| kinds & bit != 0).map(|(_, n)| *n).collect(),
+                path: if path.is_empty() {
+                    name.into()
+                } else {
+                    format!("{path}.{name}")
+                },
+                kinds: KIND_NAMES
+                    .iter()
+                    .filter(|(bit, _)| kinds & bit != 0)
+                    .map(|(_, n)| *n)
+                    .collect(),
                 count,
             });
         }

@@ -143,6 +143,15 @@ public final class NativeFileWriterFactory {
     return spec;
   }
 
+  /**
+   * Whether this factory writes {@code table}'s current schema and partition spec (as its
+   * metadata was last read): false once an {@code ALTER TABLE} changed either, and a writer that
+   * follows the table makes a new factory.
+   */
+  public boolean writesCurrentSchemaOf(Table table) {
+    return table.schema().schemaId() == schema.schemaId() && table.spec().specId() == spec.specId();
+  }
+
   FileIO io() {
     return io;
   }

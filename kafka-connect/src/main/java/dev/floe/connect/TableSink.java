@@ -156,8 +156,7 @@ final class TableSink implements AutoCloseable {
    */
   private void followTable() {
     watched.refresh();
-    if (watched.schema().schemaId() == factory.schema().schemaId()
-        && watched.spec().specId() == factory.spec().specId()) {
+    if (factory.writesCurrentSchemaOf(watched)) {
       return;
     }
     NativeFileWriterFactory next = writerFactory();

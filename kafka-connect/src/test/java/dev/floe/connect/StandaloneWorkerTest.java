@@ -308,11 +308,7 @@ class StandaloneWorkerTest {
     } finally {
       worker.deleteConnector("floe-altered");
     }
-    table.refresh();
-    Map<Long, List<Object>> rows = new java.util.TreeMap<>();
-    try (var read = org.apache.iceberg.data.IcebergGenerics.read(table).build()) {
-      read.forEach(r -> rows.put((Long) r.getField("id"), java.util.Arrays.asList(r.getField("full_name"), r.getField("city"))));
-    }
+    Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "full_name", "city");
     Map<Long, List<Object>> expected = new java.util.TreeMap<>();
     for (long i = 0; i < 200; i++) {
       expected.put(i, java.util.Arrays.asList("n" + i, i < 100 ? null : "c" + (i % 3)));

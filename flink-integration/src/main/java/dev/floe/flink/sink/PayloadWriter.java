@@ -114,7 +114,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
   /** Writes with the table's current schema and spec from now on, if either changed. */
   private void followTable() {
     table.refresh();
-    if (table.schema().schemaId() == files.schema().schemaId() && table.spec().specId() == files.spec().specId()) {
+    if (files.writesCurrentSchemaOf(table)) {
       return;
     }
     NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);

@@ -6,6 +6,7 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.iceberg.Catalogs;
+import dev.floe.testing.TableRows;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -22,9 +23,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -68,11 +66,7 @@ class PayloadWriterSchemaChangeTest {
         append(table, writer.prepareCommit());
       }
 
-      table.refresh();
-      Map<Long, List<Object>> rows = new TreeMap<>();
-      try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
-        read.forEach(r -> rows.put((Long) r.getField("id"), Arrays.asList(r.getField("full_name"), r.getField("city"))));
-      }
+      Map<Long, List<Object>> rows = TableRows.byId(table, "id", "full_name", "city");
       Map<Long, List<Object>> expected = new TreeMap<>();
       for (long i = 0; i < 100; i++) {
         expected.put(i, Arrays.asList("n" + i, i < 50 ? null : "c" + (i % 3)));
