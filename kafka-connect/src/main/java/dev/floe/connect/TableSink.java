@@ -7,7 +7,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
-import dev.floe.arrow.UnknownField;
+import dev.floe.kafka.sink.UnknownFieldNotes;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -73,8 +73,8 @@ final class TableSink implements AutoCloseable {
   /** Spare batches; taking one waits while both are in use (the decode thread is a batch behind). */
   private final BlockingQueue<Batch> spare = new LinkedBlockingQueue<>();
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
-  /** Unknown fields already named in the log (the decode thread only). */
-  private final java.util.Set<String> namedUnknownFields = new java.util.HashSet<>();
+  /** Fields the table lacks, counted and named (the decode thread only). */
+  private final UnknownFieldNotes unknownFields;
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
@@ -132,6 +132,7 @@ final class TableSink implements AutoCloseable {
     this.bufferBytes = settings.bufferBytes();
     this.badRecords = badRecords;
     this.metrics = metrics;
+    this.unknownFields = new UnknownFieldNotes(id, metrics::unknownFieldValues);
     this.decodeThread = thread("floe-connect-decode-" + id);
     this.writerThread = thread("floe-connect-writer-" + id);
     spare.add(new Batch());
@@ -255,7 +256,7 @@ final class TableSink implements AutoCloseable {
         decodedWaiting.acquireUninterruptibly();
         try {
           decoded = cycle.decode(decoder, batch.messages, policy());
-          noteUnknownFields(decoder);
+          unknownFields.take(decoder);
         } finally {
           if (decoded == null) {
             decodedWaiting.release();
@@ -301,20 +302,6 @@ final class TableSink implements AutoCloseable {
       }
     } finally {
       recycle(batch);
-    }
-  }
-
-  /**
-   * On the decode thread, after a batch: counts the values of fields the table lacks (they are
-   * not written) and names each such field in the log the first time it comes.
-   */
-  private void noteUnknownFields(NativeJsonDecoder used) {
-    for (UnknownField field : used.takeUnknownFields()) {
-      metrics.unknownFieldValues(field.count());
-      if (namedUnknownFields.add(field.path())) {
-        LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "
-            + "add the column to the table to keep it", id, field.path(), String.join("/", field.kinds()));
-      }
     }
   }
 

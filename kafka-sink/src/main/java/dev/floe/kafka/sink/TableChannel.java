@@ -6,7 +6,6 @@ import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
-import dev.floe.arrow.UnknownField;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -78,8 +77,8 @@ final class TableChannel implements AutoCloseable {
   private final BooleanSupplier stopRequested;
   /** What the table holds of this sink's partitions, as last seen (loaded or committed). */
   private final HeldOffsets held = new HeldOffsets();
-  /** Unknown fields already named in the log (the decoding stage's thread only). */
-  private final java.util.Set<String> namedUnknownFields = new java.util.HashSet<>();
+  /** Fields the table lacks, counted and named (the decoding stage's thread only). */
+  private final UnknownFieldNotes unknownFields;
   private SinkBatch open;
   /** Payload bytes of the fullest batch handed over so far (consumer thread); -1 before the first. */
   private long fullestBatchBytes = -1;
@@ -137,6 +136,7 @@ final class TableChannel implements AutoCloseable {
     this.pool = shared.pool();
     this.deadLetters = shared.deadLetters();
     this.metrics = shared.metrics();
+    this.unknownFields = new UnknownFieldNotes(id, metrics::unknownFieldValues);
     this.stopRequested = shared.stopRequested();
   }
 
@@ -244,7 +244,7 @@ final class TableChannel implements AutoCloseable {
         try {
           if (filling.failure == null) {
             DecodeStats stats = filling.writer.write(filling.decoder, batch.messages, policy());
-            noteUnknownFields(filling.decoder);
+            unknownFields.take(filling.decoder);
             rejected(stats, batch);
             metrics.rowsWritten(stats.rows());
             holdBuffered(filling);
@@ -263,7 +263,7 @@ final class TableChannel implements AutoCloseable {
       try {
         if (filling.failure == null) {
           decoded = filling.writer.decode(filling.decoder, batch.messages, policy());
-          noteUnknownFields(filling.decoder);
+          unknownFields.take(filling.decoder);
           rejected(decoded.stats(), batch);
         }
       } catch (Throwable t) {
@@ -319,21 +319,6 @@ final class TableChannel implements AutoCloseable {
   private void releaseBuffered() {
     fileBuffers.release(bufferedPermits);
     bufferedPermits = 0;
-  }
-
-  /**
-   * On the stage that decodes, after a batch: counts the values of fields the table lacks (they
-   * are not written), and names each such field in the log the first time it comes, so that
-   * nothing is dropped unseen.
-   */
-  private void noteUnknownFields(NativeJsonDecoder used) {
-    for (UnknownField field : used.takeUnknownFields()) {
-      metrics.unknownFieldValues(field.count());
-      if (namedUnknownFields.add(field.path())) {
-        LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "
-            + "add the column to the table to keep it", id, field.path(), String.join("/", field.kinds()));
-      }
-    }
   }
 
   /** The decoder hands bad messages over under SKIP too: the first ten are logged with their reason. */
