@@ -53,14 +53,13 @@ final class BackgroundCommits implements AutoCloseable {
   /**
    * A cycle cut on the task thread.
    *
-   * @param offsets what every table of the cycle is committed with
-   * @param next the same as plain offsets: what {@code preCommit} reports once committed
+   * @param offsets what every table of the cycle is committed with (and {@code preCommit} reports
+   *     once it is)
    * @param first each partition's first offset in the cycle: where to read again if it is dropped
    */
   record Sealed(
       List<TableCut> tables,
       Map<TopicPartition, Position> offsets,
-      Map<TopicPartition, Long> next,
       Map<TopicPartition, Long> first,
       long records,
       long sealedNanos) {}

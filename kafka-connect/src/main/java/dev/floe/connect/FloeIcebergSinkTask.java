@@ -464,8 +464,8 @@ public class FloeIcebergSinkTask extends SinkTask {
       expected.keySet().retainAll(offsets.keySet());
       cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected));
     }
-    commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleNext),
-        Map.copyOf(cycleFirst), cycleRecords, System.nanoTime()));
+    commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
+        System.nanoTime()));
     clearCycle();
     return null;
   }
@@ -492,7 +492,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       held.get(cut.name()).putAll(cycle.offsets());
     }
     if (outcome.fence() == null) {
-      committed.putAll(cycle.next());
+      cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
       LOG.debug("committed {} records to {} tables in {} ms", cycle.records(), cycle.tables().size(), outcome.millis());
       metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());
       return null;
