@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 6
+#define FLOE_ABI_VERSION 7
 
 /*
  `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
@@ -305,8 +305,10 @@ int32_t floe_decoder_decode_to_writer(struct FloeDecoder *decoder,
 
 /*
  Takes the fields the decoder met since the last call that its schema lacks (counted only
- with `report_unknown_fields` in its config): a JSON array of `{"path", "kinds", "count"}`
- objects, or null and 0 when there were none.
+ with `report_unknown_fields` or `describe_unknown_fields` in its config): a JSON array of
+ `{"path", "kinds", "count"}` objects, or null and 0 when there were none. Described, an
+ unknown field also has `"shape"` and, below the top level, `"parent_id"`; a column whose
+ values needed a wider type is an entry with `"field_id"` and `"widen_to"` instead.
 
  # Safety
  - `decoder`: a live handle, used by one thread at a time.

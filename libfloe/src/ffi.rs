@@ -38,7 +38,7 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 6;
+pub const FLOE_ABI_VERSION: i32 = 7;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -501,8 +501,10 @@ pub unsafe extern "C" fn floe_decoder_decode_to_writer(
 }
 
 /// Takes the fields the decoder met since the last call that its schema lacks (counted only
-/// with `report_unknown_fields` in its config): a JSON array of `{"path", "kinds", "count"}`
-/// objects, or null and 0 when there were none.
+/// with `report_unknown_fields` or `describe_unknown_fields` in its config): a JSON array of
+/// `{"path", "kinds", "count"}` objects, or null and 0 when there were none. Described, an
+/// unknown field also has `"shape"` and, below the top level, `"parent_id"`; a column whose
+/// values needed a wider type is an entry with `"field_id"` and `"widen_to"` instead.
 ///
 /// # Safety
 /// - `decoder`: a live handle, used by one thread at a time.

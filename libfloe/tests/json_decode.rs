@@ -710,3 +710,130 @@ fn unknown_fields_are_reported_by_path_and_kind_when_asked() {
         .unwrap();
     assert!(quiet.take_unknown_fields().is_empty());
 }
+
+fn with_id(field: Field, id: i32) -> Field {
+    field.with_metadata(HashMap::from([(
+        "PARQUET:field_id".to_string(),
+        id.to_string(),
+    )]))
+}
+
+#[test]
+fn described_unknown_fields_carry_their_shapes_and_parents() {
+    let point = Fields::from(vec![with_id(Field::new("x", DataType::Int64, true), 3)]);
+    let s = schema(vec![
+        with_id(Field::new("id", DataType::Int64, false), 1),
+        with_id(
+            Field::new("point", DataType::Struct(point.clone()), true),
+            2,
+        ),
+        with_id(
+            Field::new(
+                "points",
+                DataType::List(Arc::new(with_id(
+                    Field::new("element", DataType::Struct(point), true),
+                    5,
+                ))),
+                true,
+            ),
+            4,
+        ),
+    ]);
+    let messages = [
+        r#"{"id":1,"tags":[],"point":{"x":1,"y":2},"seen":null}"#,
+        r#"{"id":2,"tags":["a"],"point":{"y":2.5},"points":[{"z":{"k":1}},{"z":{"k":null,"j":true}}]}"#,
+        r#"{"id":3,"meta":{"deep":[1,2.5],"n":null},"tags":[null,"b"],"seen":7,"odd":1}"#,
+        r#"{"id":4,"odd":"x"}"#,
+    ];
+    let config = DecoderConfig {
+        describe_unknown_fields: true,
+        ..DecoderConfig::default()
+    };
+    let mut decoder = JsonDecoder::new(s, config).unwrap();
+    let decoded = decoder
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    assert_eq!(decoded.batch.num_rows(), 4, "unknown fields do not reject");
+    let mut unknown = decoder.take_unknown_fields();
+    unknown.sort_by(|a, b| a.path.cmp(&b.path));
+    let json = serde_json::to_value(&unknown).unwrap();
+    let expected = serde_json::json!([
+        {"path": "meta", "kinds": ["object"], "count": 1, "shape": {"object": [
+            {"name": "deep", "shape": {"array": "float"}},
+            {"name": "n", "shape": "null"}]}},
+        // The first kind met stays; the string will not fit the column made for it.
+        {"path": "odd", "kinds": ["string", "integer"], "count": 2, "shape": "integer"},
+        {"path": "point.y", "kinds": ["integer", "float"], "count": 2, "parent_id": 2,
+            "shape": "float"},
+        {"path": "points[].z", "kinds": ["object"], "count": 2, "parent_id": 5,
+            "shape": {"object": [
+                {"name": "k", "shape": "integer"},
+                {"name": "j", "shape": "boolean"}]}},
+        {"path": "seen", "kinds": ["integer", "null"], "count": 2, "shape": "integer"},
+        {"path": "tags", "kinds": ["array"], "count": 3, "shape": {"array": "string"}},
+    ]);
+    assert_eq!(json, expected);
+}
+
+#[test]
+fn described_decoding_reports_values_that_need_a_wider_column() {
+    let s = schema(vec![
+        with_id(Field::new("n", DataType::Int32, true), 1),
+        with_id(Field::new("f", DataType::Float32, true), 2),
+        with_id(Field::new("d", DataType::Decimal128(5, 2), true), 3),
+    ]);
+    let messages = [
+        r#"{"n":1,"f":1.5,"d":"123.45"}"#,
+        r#"{"n":3000000000}"#,
+        r#"{"n":-3000000000}"#,
+        r#"{"f":1e300}"#,
+        r#"{"d":12345678.9}"#,
+        r#"{"d":-123456.5}"#,
+        r#"{"n":1e99}"#,
+    ];
+    let config = DecoderConfig {
+        describe_unknown_fields: true,
+        ..DecoderConfig::default()
+    };
+    let mut decoder = JsonDecoder::new(s.clone(), config).unwrap();
+    let decoded = decoder
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    assert_eq!(
+        decoded.batch.num_rows(),
+        1,
+        "too-wide values still reject their messages"
+    );
+    let reasons: Vec<&str> = decoded.rejects.iter().map(|r| r.reason.as_str()).collect();
+    assert!(
+        reasons[0].contains("3000000000 is out of range for int32") && reasons[0].contains("'n'"),
+        "{reasons:?}"
+    );
+    let mut widen = decoder.take_unknown_fields();
+    widen.sort_by(|a, b| a.path.cmp(&b.path));
+    let json = serde_json::to_value(&widen).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!([
+            {"path": "d", "kinds": ["decimal"], "count": 2, "field_id": 3, "widen_to": "decimal(10,2)"},
+            {"path": "f", "kinds": ["float"], "count": 1, "field_id": 2, "widen_to": "double"},
+            // 1e99 is no integer: rejected, and no widening would hold it.
+            {"path": "n", "kinds": ["integer"], "count": 2, "field_id": 1, "widen_to": "long"},
+        ])
+    );
+
+    // Without describing, the same values are rejected and nothing is counted.
+    let mut plain = JsonDecoder::new(
+        s,
+        DecoderConfig {
+            report_unknown_fields: true,
+            ..DecoderConfig::default()
+        },
+    )
+    .unwrap();
+    let decoded = plain
+        .decode(messages.iter().map(|m| m.as_bytes()), false)
+        .unwrap();
+    assert_eq!(decoded.rejects.len(), 6);
+    assert!(plain.take_unknown_fields().is_empty());
+}

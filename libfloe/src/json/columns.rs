@@ -26,7 +26,7 @@ use super::error::{DecodeError, SchemaError, ValueError};
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
 use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
 use super::unchecked::string_array;
-use super::unknown::{UnknownField, UnknownKeys, UnknownLog};
+use super::unknown::{UnknownField, UnknownKeys, UnknownLog, WideningLog};
 
 /// Arrow's extension-name metadata key and the canonical UUID extension.
 const EXTENSION_NAME: &str = "ARROW:extension:name";
@@ -49,7 +49,7 @@ pub trait Column: Send {
     fn truncate(&mut self, len: usize);
     /// The rows so far as an Arrow array; the column is empty afterwards.
     fn finish(&mut self) -> Result<ArrayRef, ArrowError>;
-    /// Moves the unknown fields met so far (structs that report them, and those inside) into `out`.
+    /// Moves the unknown fields (and too-wide values) met so far (structs that report them, and those inside) into `out`.
     fn take_unknown(&mut self, _out: &mut Vec<UnknownField>) {}
 }
 
@@ -89,19 +89,39 @@ pub fn column_for(
         .metadata()
         .get(EXTENSION_NAME)
         .is_some_and(|n| n == UUID_EXTENSION);
+    let describe = unknown == UnknownKeys::Describe;
+    let widening = |kind| WideningLog::new(path, field_id(field), kind);
     Ok(match field.data_type() {
         DataType::Boolean => Box::new(BoolColumn::default()),
+        DataType::Int32 if describe => Box::new(PrimitiveColumn::<Int32Type, _>::new(
+            dt,
+            Widening(Int32Parser, widening("integer")),
+        )),
         DataType::Int32 => Box::new(PrimitiveColumn::<Int32Type, _>::new(dt, Int32Parser)),
         DataType::Int64 => Box::new(PrimitiveColumn::<Int64Type, _>::new(dt, Int64Parser)),
+        DataType::Float32 if describe => Box::new(PrimitiveColumn::<Float32Type, _>::new(
+            dt,
+            Widening(Float32Parser, widening("float")),
+        )),
         DataType::Float32 => Box::new(PrimitiveColumn::<Float32Type, _>::new(dt, Float32Parser)),
         DataType::Float64 => Box::new(PrimitiveColumn::<Float64Type, _>::new(dt, Float64Parser)),
-        DataType::Decimal128(p, s) => Box::new(PrimitiveColumn::<Decimal128Type, _>::new(
-            dt.clone(),
-            DecimalParser {
+        DataType::Decimal128(p, s) => {
+            let parser = DecimalParser {
                 precision: *p,
                 scale: *s,
-            },
-        )),
+            };
+            if describe {
+                Box::new(PrimitiveColumn::<Decimal128Type, _>::new(
+                    dt.clone(),
+                    Widening(parser, widening("decimal")),
+                ))
+            } else {
+                Box::new(PrimitiveColumn::<Decimal128Type, _>::new(
+                    dt.clone(),
+                    parser,
+                ))
+            }
+        }
         DataType::Date32 => Box::new(PrimitiveColumn::<Date32Type, _>::new(dt, DateParser)),
         DataType::Time64(TimeUnit::Microsecond) => {
             Box::new(PrimitiveColumn::<Time64MicrosecondType, _>::new(
@@ -151,7 +171,12 @@ pub fn column_for(
             }
             Box::new(FixedColumn::new(*width, is_uuid))
         }
-        DataType::Struct(fields) => Box::new(StructColumn::new(fields.clone(), path, unknown)?),
+        DataType::Struct(fields) => Box::new(StructColumn::new(
+            fields.clone(),
+            path,
+            field_id(field),
+            unknown,
+        )?),
         DataType::List(element) => {
             Box::new(ListColumn::<i32>::new(element.clone(), path, unknown)?)
         }
@@ -163,6 +188,14 @@ pub fn column_for(
         }
         _ => return Err(unsupported(path, field)),
     })
+}
+
+/// A field's `PARQUET:field_id`, when the schema carries one.
+fn field_id(field: &Field) -> Option<i32> {
+    field
+        .metadata()
+        .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
+        .and_then(|id| id.parse().ok())
 }
 
 fn unsupported(path: &str, field: &Field) -> SchemaError {
@@ -185,6 +218,8 @@ fn child_path(parent: &str, name: &str) -> String {
 /// Parses one JSON value into a primitive's native representation.
 pub trait ValueParser<N>: Send {
     fn parse(&self, cur: &mut Cursor) -> Result<N, DecodeError>;
+    /// Moves the count of values that needed a wider type into `out` (see [`Widening`]).
+    fn take_widening(&self, _out: &mut Vec<UnknownField>) {}
 }
 
 pub struct PrimitiveColumn<T: ArrowPrimitiveType, P> {
@@ -236,6 +271,10 @@ where
     fn truncate(&mut self, len: usize) {
         self.values.truncate(len);
         self.nulls.truncate(len);
+    }
+
+    fn take_unknown(&mut self, out: &mut Vec<UnknownField>) {
+        self.parser.take_widening(out);
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
@@ -327,6 +366,76 @@ impl ValueParser<i128> for DecimalParser {
             parse_decimal(number.text, self.precision, self.scale)
         };
         result.map_err(|e| e.at(pos))
+    }
+}
+
+/// A parser that, when it rejects a value a wider type Iceberg allows would hold (int -> long,
+/// float -> double, decimal precision up), counts it for schema evolution. The value is still
+/// rejected: the caller widens the column and decodes the message again.
+struct Widening<P>(P, WideningLog);
+
+impl ValueParser<i32> for Widening<Int32Parser> {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<i32, DecodeError> {
+        let value = cur.parse_integer("int32", i64::MIN, i64::MAX)?;
+        i32::try_from(value).map_err(|_| {
+            self.1.record();
+            DecodeError::new(
+                format!("number {value} is out of range for int32"),
+                cur.pos(),
+            )
+        })
+    }
+
+    fn take_widening(&self, out: &mut Vec<UnknownField>) {
+        self.1.drain_into("long", None, out);
+    }
+}
+
+impl ValueParser<f32> for Widening<Float32Parser> {
+    #[inline]
+    fn parse(&self, cur: &mut Cursor) -> Result<f32, DecodeError> {
+        let pos = cur.pos();
+        match float_text(cur, "float32")? {
+            FloatText::Number(text) => parse_f32(text).map_err(|e| {
+                if parse_f64(text).is_ok() {
+                    self.1.record();
+                }
+                e.at(pos)
+            }),
+            FloatText::Special(v) => Ok(v as f32),
+        }
+    }
+
+    fn take_widening(&self, out: &mut Vec<UnknownField>) {
+        self.1.drain_into("double", None, out);
+    }
+}
+
+impl ValueParser<i128> for Widening<DecimalParser> {
+    fn parse(&self, cur: &mut Cursor) -> Result<i128, DecodeError> {
+        cur.skip_ws();
+        let pos = cur.pos();
+        let text = if cur.peek() == Token::String {
+            cur.parse_str("decimal")?
+        } else {
+            std::borrow::Cow::Borrowed(cur.parse_number("decimal")?.text)
+        };
+        let DecimalParser { precision, scale } = self.0;
+        parse_decimal(&text, precision, scale).map_err(|e| {
+            if let ValueError::DecimalOutOfRange { .. } = e {
+                // The precision the value needs at this scale, if any decimal holds it.
+                if let Ok(wide) = parse_decimal(&text, 38, scale) {
+                    let digits = wide.unsigned_abs().checked_ilog10().map_or(1, |d| d + 1);
+                    self.1.record_precision(digits as u8);
+                }
+            }
+            e.at(pos)
+        })
+    }
+
+    fn take_widening(&self, out: &mut Vec<UnknownField>) {
+        self.1.drain_into("", Some(self.0.scale), out);
     }
 }
 
@@ -716,7 +825,14 @@ pub struct StructColumn {
 }
 
 impl StructColumn {
-    pub fn new(fields: Fields, path: &str, unknown: UnknownKeys) -> Result<Self, SchemaError> {
+    /// `id` is the struct's own field id (none for the root), naming it as the parent of the
+    /// unknown fields it reports.
+    pub fn new(
+        fields: Fields,
+        path: &str,
+        id: Option<i32>,
+        unknown: UnknownKeys,
+    ) -> Result<Self, SchemaError> {
         let mut children = Vec::with_capacity(fields.len());
         for f in fields.iter() {
             children.push(column_for(f, &child_path(path, f.name()), unknown)?);
@@ -748,7 +864,7 @@ impl StructColumn {
             children_behind: 0,
             strict: unknown == UnknownKeys::Reject,
             path: path.into(),
-            unknown: (unknown == UnknownKeys::Report).then(UnknownLog::default),
+            unknown: UnknownLog::for_mode(unknown, id),
         })
     }
 

@@ -25,6 +25,10 @@ pub struct DecoderConfig {
     /// Count the fields the schema does not have, by path and JSON kind, for
     /// [`JsonDecoder::take_unknown_fields`] (default: off; ignored when `strict`).
     pub report_unknown_fields: bool,
+    /// Report unknown fields with the shapes of their values (nested fields, array elements),
+    /// and int, float and decimal values that only a wider column type would hold, for schema
+    /// evolution (default: off; implies `report_unknown_fields`; ignored when `strict`).
+    pub describe_unknown_fields: bool,
     /// Deepest nesting of objects and arrays accepted (default 64).
     pub max_depth: usize,
     /// Largest message accepted, in bytes (default 16 MiB).
@@ -37,6 +41,7 @@ impl Default for DecoderConfig {
             version: DECODER_CONFIG_VERSION,
             strict: false,
             report_unknown_fields: false,
+            describe_unknown_fields: false,
             max_depth: 64,
             max_message_bytes: 16 * 1024 * 1024,
         }
@@ -93,12 +98,14 @@ impl JsonDecoder {
     pub fn new(schema: SchemaRef, config: DecoderConfig) -> Result<Self> {
         let unknown = if config.strict {
             UnknownKeys::Reject
+        } else if config.describe_unknown_fields {
+            UnknownKeys::Describe
         } else if config.report_unknown_fields {
             UnknownKeys::Report
         } else {
             UnknownKeys::Skip
         };
-        let root = StructColumn::new(schema.fields().clone(), "", unknown)?;
+        let root = StructColumn::new(schema.fields().clone(), "", None, unknown)?;
         Ok(Self {
             schema,
             root,

@@ -16,4 +16,4 @@ mod unchecked;
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
 pub use error::DecodeError;
 pub use row_tape::{Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard};
-pub use unknown::UnknownField;
+pub use unknown::{Shape, ShapeField, UnknownField};

@@ -10,10 +10,16 @@ import java.nio.charset.StandardCharsets;
  * @param reportUnknownFields count the fields the schema does not have, by path and JSON kind,
  *     for {@link NativeJsonDecoder#takeUnknownFields()} (default: off; ignored when strict). It
  *     costs nothing while messages have no such fields.
+ * @param describeUnknownFields report them with the shapes of their values (nested fields, array
+ *     elements) and their parent struct, and report int, float and decimal values that only a
+ *     wider column type would hold: what schema evolution needs (default: off; implies {@code
+ *     reportUnknownFields}; ignored when strict). Values too wide for their column are still
+ *     rejected.
  * @param maxDepth deepest nesting of objects and arrays accepted (default 64)
  * @param maxMessageBytes largest message accepted (default 16 MiB)
  */
-public record JsonDecoderConfig(boolean strict, boolean reportUnknownFields, int maxDepth, int maxMessageBytes) {
+public record JsonDecoderConfig(
+    boolean strict, boolean reportUnknownFields, boolean describeUnknownFields, int maxDepth, int maxMessageBytes) {
   public static final int VERSION = 1;
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -24,23 +30,27 @@ public record JsonDecoderConfig(boolean strict, boolean reportUnknownFields, int
   }
 
   public static JsonDecoderConfig defaults() {
-    return new JsonDecoderConfig(false, false, 64, 16 * 1024 * 1024);
+    return new JsonDecoderConfig(false, false, false, 64, 16 * 1024 * 1024);
   }
 
   public JsonDecoderConfig withStrict(boolean strict) {
-    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, describeUnknownFields, maxDepth, maxMessageBytes);
   }
 
   public JsonDecoderConfig withReportUnknownFields(boolean reportUnknownFields) {
-    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, describeUnknownFields, maxDepth, maxMessageBytes);
+  }
+
+  public JsonDecoderConfig withDescribeUnknownFields(boolean describeUnknownFields) {
+    return new JsonDecoderConfig(strict, reportUnknownFields, describeUnknownFields, maxDepth, maxMessageBytes);
   }
 
   public JsonDecoderConfig withMaxDepth(int maxDepth) {
-    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, describeUnknownFields, maxDepth, maxMessageBytes);
   }
 
   public JsonDecoderConfig withMaxMessageBytes(int maxMessageBytes) {
-    return new JsonDecoderConfig(strict, reportUnknownFields, maxDepth, maxMessageBytes);
+    return new JsonDecoderConfig(strict, reportUnknownFields, describeUnknownFields, maxDepth, maxMessageBytes);
   }
 
   byte[] toJsonBytes() {
@@ -48,6 +58,7 @@ public record JsonDecoderConfig(boolean strict, boolean reportUnknownFields, int
     node.put("version", VERSION);
     node.put("strict", strict);
     node.put("report_unknown_fields", reportUnknownFields);
+    node.put("describe_unknown_fields", describeUnknownFields);
     node.put("max_depth", maxDepth);
     node.put("max_message_bytes", maxMessageBytes);
     return node.toString().getBytes(StandardCharsets.UTF_8);

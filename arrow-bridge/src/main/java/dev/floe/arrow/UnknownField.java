@@ -1,19 +1,45 @@
 package dev.floe.arrow;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
- * A field that messages had and the decoder's schema lacks, as {@link
- * NativeJsonDecoder#takeUnknownFields()} reports it.
+ * What messages had and the decoder's schema lacks, as {@link NativeJsonDecoder#takeUnknownFields()}
+ * reports it: a field with no column, or (when described) values too wide for their column.
  *
  * @param path where it was: {@code name} at the top level, {@code parent.name} in a struct,
  *     {@code list[].name} in a list's elements, {@code map{}.name} in a map's values
  * @param kinds the JSON kinds its values had: object, array, string, integer, float, boolean,
- *     null (a number is an integer unless it has a fraction or an exponent)
+ *     null (a number is an integer unless it has a fraction or an exponent); for a too-narrow
+ *     column, its kind (integer, float or decimal)
  * @param count how many values came since the last report
+ * @param parentId the field id of the struct that lacks the field (empty at the top level, and
+ *     unless described)
+ * @param shape the inferred type of its values (when described)
+ * @param fieldId a too-narrow column's field id
+ * @param widenTo the type a too-narrow column needs ({@code long}, {@code double} or {@code
+ *     decimal(P,S)}); empty for an unknown field
  */
-public record UnknownField(String path, List<String> kinds, long count) {
+public record UnknownField(
+    String path,
+    List<String> kinds,
+    long count,
+    OptionalInt parentId,
+    Optional<ValueShape> shape,
+    OptionalInt fieldId,
+    Optional<String> widenTo) {
   public UnknownField {
     kinds = List.copyOf(kinds);
+  }
+
+  /** An unknown field as reported without description. */
+  public UnknownField(String path, List<String> kinds, long count) {
+    this(path, kinds, count, OptionalInt.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty());
+  }
+
+  /** True for a column whose values need a wider type, false for a field with no column. */
+  public boolean needsWidening() {
+    return widenTo.isPresent();
   }
 }

@@ -169,6 +169,31 @@ class NativeJsonDecoderTest extends AllocatorTest {
   }
 
   @Test
+  void describedUnknownFieldsCarryShapesAndTooWideValuesTheTypeTheyNeed() {
+    String[] messages = {
+      "{\"id\":1,\"extra\":{\"a\":1,\"b\":[1.5,null]}}",
+      "{\"id\":2,\"extra\":{\"a\":2.5},\"price\":123456789012.5}",
+    };
+    JsonDecoderConfig describing = JsonDecoderConfig.defaults().withDescribeUnknownFields(true);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, describing);
+        MessageBatch batch = batchOf(messages);
+        DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
+      assertEquals(1, decoded.root().getRowCount(), "the too-wide price is still rejected");
+      List<UnknownField> report = new ArrayList<>(decoder.takeUnknownFields());
+      report.sort(java.util.Comparator.comparing(UnknownField::path));
+      ValueShape extra = new ValueShape.ObjectShape(List.of(
+          new ValueShape.Field("a", new ValueShape.Scalar("float")),
+          new ValueShape.Field("b", new ValueShape.ArrayShape(new ValueShape.Scalar("float")))));
+      assertEquals(List.of(
+              new UnknownField("extra", List.of("object"), 2, java.util.OptionalInt.empty(),
+                  java.util.Optional.of(extra), java.util.OptionalInt.empty(), java.util.Optional.empty()),
+              new UnknownField("price", List.of("decimal"), 1, java.util.OptionalInt.empty(),
+                  java.util.Optional.empty(), java.util.OptionalInt.of(3), java.util.Optional.of("decimal(14,2)"))),
+          report);
+    }
+  }
+
+  @Test
   void skipCountsAndFailNamesTheFirstBadRecord() {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, JsonDecoderConfig.defaults());
         MessageBatch batch = batchOf(MIXED)) {

@@ -68,10 +68,10 @@ public class floe_h {
     public static final AddressLayout C_POINTER = ValueLayout.ADDRESS
             .withTargetLayout(MemoryLayout.sequenceLayout(java.lang.Long.MAX_VALUE, JAVA_BYTE));
     public static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    private static final int FLOE_ABI_VERSION = (int)6L;
+    private static final int FLOE_ABI_VERSION = (int)7L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 6
+     * #define FLOE_ABI_VERSION 7
      * }
      */
     public static int FLOE_ABI_VERSION() {
