@@ -1,0 +1,168 @@
+package dev.floe.iceberg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.JsonDecoderConfig;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.UnknownField;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/** Schemas evolved from what described decodes report, written and read back through Iceberg. */
+class SchemaEvolutionTest extends EmbeddedCatalogTest {
+  private static final JsonDecoderConfig DESCRIBING = JsonDecoderConfig.defaults().withDescribeUnknownFields(true);
+  private static final Schema SCHEMA = new Schema(
+      Types.NestedField.required(1, "id", Types.LongType.get()),
+      Types.NestedField.optional(2, "n", Types.IntegerType.get()),
+      Types.NestedField.optional(3, "price", Types.DecimalType.of(6, 2)),
+      Types.NestedField.optional(4, "point", Types.StructType.of(
+          Types.NestedField.optional(5, "x", Types.LongType.get()))),
+      Types.NestedField.optional(6, "items", Types.ListType.ofOptional(7, Types.StructType.of(
+          Types.NestedField.optional(8, "x", Types.LongType.get())))));
+
+  private Table create(String name) {
+    return catalog.createTable(TableIdentifier.of("db", name), SCHEMA, PartitionSpec.unpartitioned(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+  }
+
+  @Test
+  void newFieldsNestedFieldsAndWideValuesLandAfterOneEvolution() throws Exception {
+    Table table = create("evolving");
+    String[] messages = {
+      "{\"id\":1,\"n\":1,\"price\":\"1.50\",\"tag\":\"a\",\"point\":{\"x\":1,\"y\":2.5}}",
+      "{\"id\":2,\"n\":3000000000,\"meta\":{\"src\":\"web\",\"tries\":[1,2],\"none\":null},\"items\":[{\"x\":1,\"z\":true}]}",
+      "{\"id\":3,\"price\":123456.78,\"flags\":[],\"only_null\":null,\"tag\":7}",
+    };
+    // A message stops decoding at its first value that does not fit: its later unknown fields
+    // show once the schema holds that value. So evolving runs in rounds, as the sink does.
+    int rounds = 0;
+    while (true) {
+      List<UnknownField> report = reportFor(table, messages);
+      if (!SchemaEvolution.anythingToEvolve(report)) {
+        break;
+      }
+      assertTrue(SchemaEvolution.evolve(table, report));
+      assertFalse(SchemaEvolution.evolve(table, report), "a second time there is nothing left to do");
+      rounds++;
+    }
+    assertEquals(2, rounds, "n's widening hides message 2's new fields until the second round");
+
+    Schema evolved = table.schema();
+    assertEquals(Types.LongType.get(), evolved.findType("n"));
+    assertEquals(Types.DecimalType.of(8, 2), evolved.findType("price"));
+    assertEquals(Types.StringType.get(), evolved.findType("tag"));
+    assertEquals(Types.DoubleType.get(), evolved.findType("point.y"));
+    assertEquals(Types.BooleanType.get(), evolved.findType("items.element.z"));
+    assertEquals(Types.StringType.get(), evolved.findType("meta.src"));
+    assertEquals(Types.ListType.class, evolved.findType("meta.tries").getClass());
+    assertEquals(Types.LongType.get(), evolved.findType("meta.tries.element"));
+    assertEquals(null, evolved.findField("meta.none"), "only nulls: no type to give it yet");
+    assertEquals(null, evolved.findField("flags"), "only empty arrays: no type yet");
+    assertEquals(null, evolved.findField("only_null"));
+    assertTrue(evolved.findField("tag").isOptional());
+
+    NativeFileWriterFactory after = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(after.arrowSchema(), DESCRIBING);
+        MessageBatch batch = batchOf(messages);
+        NativeTaskWriter writer = after.newTaskWriter()) {
+      DecodeStats stats = writer.write(decoder, batch, BadRecordPolicy.DEAD_LETTER);
+      assertEquals(1, stats.rejected().size(), "only the string-typed tag's integer does not fit");
+      assertTrue(stats.rejected().get(0).reason().contains("'tag'"), stats.rejected().get(0).reason());
+      WriteResult files = writer.complete();
+      Commits.append(table, files, Map.of());
+    }
+    Map<Object, Record> rows = new java.util.TreeMap<>();
+    for (Record r : readAll("evolving")) {
+      rows.put(r.getField("id"), r);
+    }
+    assertEquals(List.of(1L, 2L), List.copyOf(rows.keySet()));
+    Record first = rows.get(1L);
+    assertEquals("a", first.getField("tag"));
+    assertEquals(new BigDecimal("1.50"), first.getField("price"));
+    assertEquals(2.5, ((Record) first.getField("point")).getField("y"));
+    Record second = rows.get(2L);
+    assertEquals(3_000_000_000L, second.getField("n"));
+    Record meta = (Record) second.getField("meta");
+    assertEquals("web", meta.getField("src"));
+    assertEquals(List.of(1L, 2L), meta.getField("tries"));
+    Record item = (Record) ((List<?>) second.getField("items")).get(0);
+    assertEquals(true, item.getField("z"));
+    assertEquals(1L, item.getField("x"));
+  }
+
+  @Test
+  void aConcurrentEvolutionIsMergedNotLost() throws Exception {
+    Table ours = create("contended");
+    Table theirs = catalog.loadTable(TableIdentifier.of("db", "contended"));
+    List<UnknownField> ourReport = reportFor(ours, "{\"id\":1,\"a\":1,\"point\":{\"p\":\"x\"}}");
+    List<UnknownField> theirReport = reportFor(ours, "{\"id\":1,\"b\":true,\"point\":{\"q\":1.5}}");
+    // Between our read of the table and our commit, the other writer commits its fields.
+    Table racing = new BaseTable(((HasTableOperations) ours).operations(), ours.name()) {
+      private boolean raced;
+
+      @Override
+      public void refresh() {
+        super.refresh();
+        if (!raced) {
+          raced = true;
+          assertTrue(SchemaEvolution.evolve(theirs, theirReport));
+        }
+      }
+    };
+    assertTrue(SchemaEvolution.evolve(racing, ourReport));
+    Schema merged = catalog.loadTable(TableIdentifier.of("db", "contended")).schema();
+    assertEquals(Types.LongType.get(), merged.findType("a"));
+    assertEquals(Types.BooleanType.get(), merged.findType("b"));
+    assertEquals(Types.StringType.get(), merged.findType("point.p"));
+    assertEquals(Types.DoubleType.get(), merged.findType("point.q"));
+  }
+
+  @Test
+  void aFieldAnotherWriterTypedDifferentlyIsLeftAsItIs() {
+    Table table = create("typed");
+    table.updateSchema().addColumn("a", Types.StringType.get()).commit();
+    List<UnknownField> report = reportFor(catalog.loadTable(TableIdentifier.of("db", "typed")), "{\"id\":1}");
+    assertEquals(List.of(), report);
+    List<UnknownField> stale = List.of(new UnknownField("a", List.of("integer"), 1, java.util.OptionalInt.empty(),
+        java.util.Optional.of(new dev.floe.arrow.ValueShape.Scalar("integer")), java.util.OptionalInt.empty(),
+        java.util.Optional.empty()));
+    assertFalse(SchemaEvolution.evolve(table, stale));
+    assertEquals(Types.StringType.get(), table.schema().findType("a"));
+  }
+
+  private List<UnknownField> reportFor(Table table, String... messages) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), DESCRIBING);
+        MessageBatch batch = batchOf(messages);
+        NativeTaskWriter writer = factory.newTaskWriter()) {
+      writer.write(decoder, batch, BadRecordPolicy.DEAD_LETTER);
+      return decoder.takeUnknownFields();
+    }
+  }
+
+  private static MessageBatch batchOf(String... messages) {
+    MessageBatch batch = new MessageBatch();
+    for (String m : messages) {
+      batch.add(m.getBytes(StandardCharsets.UTF_8));
+    }
+    return batch;
+  }
+}
