@@ -16,6 +16,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder badRecords = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
   private final LongAdder unknownFieldValues = new LongAdder();
+  private final LongAdder schemaEvolutions = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder fencedCycles = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
@@ -43,6 +44,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
 
   void unknownFieldValues(long values) {
     unknownFieldValues.add(values);
+  }
+
+  void schemaEvolved() {
+    schemaEvolutions.increment();
   }
 
   void committed(long files, long bytes, long millis) {
@@ -120,6 +125,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getUnknownFieldValues() {
     return unknownFieldValues.sum();
+  }
+
+  @Override
+  public long getSchemaEvolutions() {
+    return schemaEvolutions.sum();
   }
 
   @Override

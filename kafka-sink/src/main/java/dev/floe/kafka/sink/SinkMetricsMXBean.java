@@ -18,6 +18,12 @@ public interface SinkMetricsMXBean {
    */
   long getUnknownFieldValues();
 
+  /**
+   * Times a table's writer moved to a new schema within a cycle, after evolving the table (or
+   * finding it evolved by another writer) for what a batch carried ({@code evolve.schema}).
+   */
+  long getSchemaEvolutions();
+
   long getCommits();
 
   /** Cycles dropped because another sink had committed their partitions' offsets first. */

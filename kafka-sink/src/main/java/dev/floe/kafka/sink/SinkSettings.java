@@ -47,6 +47,7 @@ public final class SinkSettings {
   public static final String ON_ERROR = "on.error";
   public static final String DLQ_TOPIC = "dlq.topic";
   public static final String UPSERT = "upsert";
+  public static final String EVOLVE_SCHEMA = "evolve.schema";
   public static final String STOP_AT_END = "stop.at.end";
   public static final String ENCODE_THREADS = "encode.threads";
   public static final String DECODE_AHEAD = "decode.ahead";
@@ -91,6 +92,11 @@ public final class SinkSettings {
           "The dead-letter topic for on.error=dlq.")
       .define(UPSERT, Type.BOOLEAN, false, Importance.MEDIUM,
           "Replace rows by the tables' identifier fields (format v2 tables) instead of appending.")
+      .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM,
+          "Evolve the tables from the records: add optional columns for fields they carry and the"
+              + " tables lack (integer -> long, other numbers -> double, objects -> structs, arrays"
+              + " -> lists), widen int, float and decimal columns whose values need it, and write"
+              + " the batch that needed it with the new schema. Not with upsert.")
       .define(STOP_AT_END, Type.BOOLEAN, false, Importance.LOW,
           "Stop once everything up to the end of the topics (as of the assignment) is committed.")
       .define(ENCODE_THREADS, Type.INT, 1, ConfigDef.Range.atLeast(1), Importance.LOW,

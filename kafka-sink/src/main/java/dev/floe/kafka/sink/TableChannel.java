@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * <p>A commit cycle ends with {@link #seal()}: the writer thread completes the cycle's files after
  * its last batch, in the background, while the next record already starts the next cycle.
  *
+ * <p>With {@code evolve.schema}, the thread that decodes a batch first evolves the table for what
+ * the batch carries and the table lacks ({@link CycleWriters}), then decodes it again for the
+ * new schema; the cycle goes on in a second task writer, so the batch's new fields land in the
+ * same commit as the rest of the cycle.
+ *
  * <p>Also remembers the Kafka offsets the table holds for this sink's partitions, which each
  * commit must find unchanged (fencing).
  */
@@ -49,8 +54,6 @@ final class TableChannel implements AutoCloseable {
   /** Presizing stops here (a huge batchBytes/batchRecords means "never by this"): beyond, batches grow once. */
   private static final long MAX_PRESIZED_BYTES = 64L << 20;
   private static final int MAX_PRESIZED_MESSAGES = 1 << 20;
-  /** Fields the table lacks are counted (it costs nothing while none come) and named once. */
-  private static final JsonDecoderConfig DECODING = JsonDecoderConfig.defaults().withReportUnknownFields(true);
 
   private final TableIdentifier id;
   /** The table commits go to (the commit thread refreshes it). */
@@ -58,6 +61,13 @@ final class TableChannel implements AutoCloseable {
   /** The same table, refreshed on the consumer thread at each cycle's start to follow its schema. */
   private final Table watched;
   private final SinkConfig config;
+  /**
+   * Fields the table lacks are counted (it costs nothing while none come) and named once; with
+   * schema evolution they are described, as are values too wide for their column.
+   */
+  private final JsonDecoderConfig decoding;
+  /** Schema evolution (the decoding thread's), or null without. */
+  private final TableEvolution evolution;
   private final BufferAllocator allocator;
   /** The writer factory and decoder for the table's schema and spec as of the last cycle's start. */
   private NativeFileWriterFactory factory;
@@ -89,19 +99,16 @@ final class TableChannel implements AutoCloseable {
   private volatile Throwable failure;
 
   /**
-   * One commit cycle's task writer and the first failure of its batches. A failed cycle writes
+   * One commit cycle's task writers and the first failure of its batches. A failed cycle writes
    * no more batches and is never completed; other cycles are not affected by it (a batch of the
    * next cycle may fail while this one's last batches still wait for the writer thread).
    */
   private static final class Cycle {
-    final NativeTaskWriter writer;
-    /** Decodes the cycle's batches for the schema its writer writes. */
-    final NativeJsonDecoder decoder;
+    final CycleWriters writers;
     volatile Throwable failure;
 
-    Cycle(NativeTaskWriter writer, NativeJsonDecoder decoder) {
-      this.writer = writer;
-      this.decoder = decoder;
+    Cycle(CycleWriters writers) {
+      this.writers = writers;
     }
   }
 
@@ -125,10 +132,13 @@ final class TableChannel implements AutoCloseable {
     this.id = id;
     this.table = table;
     this.config = shared.config();
+    this.decoding = config.evolveSchema()
+        ? TableEvolution.DESCRIBING
+        : JsonDecoderConfig.defaults().withReportUnknownFields(true);
     this.allocator = shared.allocator();
     this.watched = config.catalog().loadTable(id);
     this.factory = writerFactory(watched);
-    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), DECODING);
+    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), decoding);
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
     this.inFlight = shared.inFlight();
@@ -137,6 +147,9 @@ final class TableChannel implements AutoCloseable {
     this.deadLetters = shared.deadLetters();
     this.metrics = shared.metrics();
     this.unknownFields = new UnknownFieldNotes(id, metrics::unknownFieldValues);
+    this.evolution = config.evolveSchema()
+        ? new TableEvolution(() -> config.catalog().loadTable(id), this::writerFactory, metrics::schemaEvolved)
+        : null;
     this.stopRequested = shared.stopRequested();
   }
 
@@ -164,7 +177,7 @@ final class TableChannel implements AutoCloseable {
     }
     NativeFileWriterFactory next = writerFactory(watched);
     NativeJsonDecoder retired = decoder;
-    decoder = NativeJsonDecoder.create(next.arrowSchema(), DECODING);
+    decoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
     factory = next;
     (decodeStage != null ? decodeStage : writeStage).execute(retired::close);
     LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
@@ -236,15 +249,15 @@ final class TableChannel implements AutoCloseable {
     open = null;
     if (cycle == null) {
       followTable();
-      cycle = new Cycle(config.upsert() ? factory.newUpsertTaskWriter() : factory.newTaskWriter(), decoder);
+      cycle = new Cycle(new CycleWriters(factory, decoder, evolution, config.upsert()));
     }
     Cycle filling = cycle;
-    if (decodeStage == null) {
+    if (decodeStage == null && !config.evolveSchema()) {
       writeStage.execute(() -> {
         try {
           if (filling.failure == null) {
-            DecodeStats stats = filling.writer.write(filling.decoder, batch.messages, policy());
-            unknownFields.take(filling.decoder);
+            DecodeStats stats = filling.writers.firstWriter().write(filling.writers.decoder(), batch.messages, policy());
+            unknownFields.take(filling.writers.decoder());
             rejected(stats, batch);
             metrics.rowsWritten(stats.rows());
             holdBuffered(filling);
@@ -258,12 +271,13 @@ final class TableChannel implements AutoCloseable {
       });
       return;
     }
-    decodeStage.execute(() -> {
+    (decodeStage != null ? decodeStage : writeStage).execute(() -> {
       DecodedMessages decoded = null;
+      NativeTaskWriter target = null;
       try {
         if (filling.failure == null) {
-          decoded = filling.writer.decode(filling.decoder, batch.messages, policy());
-          unknownFields.take(filling.decoder);
+          decoded = filling.writers.decode(batch.messages, policy(), unknownFields);
+          target = filling.writers.decodingWriter();
           rejected(decoded.stats(), batch);
         }
       } catch (Throwable t) {
@@ -276,19 +290,39 @@ final class TableChannel implements AutoCloseable {
         return;
       }
       DecodedMessages rows = decoded;
-      writeStage.execute(() -> {
+      NativeTaskWriter into = target;
+      Runnable writeRows = () -> {
         try (rows) {
           if (filling.failure == null) {
-            metrics.rowsWritten(filling.writer.write(rows).rows());
-            holdBuffered(filling);
+            metrics.rowsWritten(write(filling, into, rows).rows());
           }
         } catch (Throwable t) {
           fail(filling, t);
         } finally {
           inFlight.release(held);
         }
-      });
+      };
+      // On the writer thread already (no decode stage), the rows are written before the next task.
+      if (decodeStage == null) {
+        writeRows.run();
+      } else {
+        writeStage.execute(writeRows);
+      }
     });
+  }
+
+  /**
+   * On the writer thread: writes rows into the writer that decoded them. When the cycle moved to
+   * a new writer, the old one's buffered rows were written out: their permits go back.
+   */
+  private DecodeStats write(Cycle cycle, NativeTaskWriter into, DecodedMessages rows) {
+    boolean moved = cycle.writers.writing() != into;
+    DecodeStats stats = cycle.writers.write(into, rows);
+    if (moved) {
+      releaseBuffered();
+    }
+    holdBuffered(cycle);
+    return stats;
   }
 
   private long inFlightBudget() {
@@ -301,11 +335,12 @@ final class TableChannel implements AutoCloseable {
    * now (smaller row groups, the same files) and hold nothing.
    */
   private void holdBuffered(Cycle cycle) {
-    long buffered = Math.min(cycle.writer.bufferedBytes(), Integer.MAX_VALUE);
+    NativeTaskWriter writing = cycle.writers.writing();
+    long buffered = Math.min(writing.bufferedBytes(), Integer.MAX_VALUE);
     if (buffered > bufferedPermits) {
       int more = (int) buffered - bufferedPermits;
       if (!fileBuffers.tryAcquire(more)) {
-        cycle.writer.flushBuffered();
+        writing.flushBuffered();
         releaseBuffered();
         return;
       }
@@ -406,11 +441,11 @@ final class TableChannel implements AutoCloseable {
         if (sealed.failure != null) {
           throw sealed.failure;
         }
-        WriteResult files = sealed.writer.complete();
+        WriteResult files = sealed.writers.complete(table.io());
         releaseBuffered();
         result.complete(files);
       } catch (Throwable t) {
-        abort(sealed.writer);
+        abort(sealed);
         releaseBuffered();
         result.completeExceptionally(t);
       }
@@ -418,9 +453,15 @@ final class TableChannel implements AutoCloseable {
     // Each decoded batch queues its write before the decode stage takes its next task, so the
     // completion queued from there runs after the cycle's last write.
     if (decodeStage == null) {
-      writeStage.execute(complete);
+      writeStage.execute(() -> {
+        sealed.writers.closeOwnDecoders();
+        complete.run();
+      });
     } else {
-      decodeStage.execute(() -> writeStage.execute(complete));
+      decodeStage.execute(() -> {
+        sealed.writers.closeOwnDecoders();
+        writeStage.execute(complete);
+      });
     }
     return result;
   }
@@ -437,6 +478,9 @@ final class TableChannel implements AutoCloseable {
       writeStage.submit(() -> {
         abort(aborting);
         releaseBuffered();
+        if (aborting != null) {
+          aborting.writers.closeOwnDecoders();
+        }
       }).get();
     } catch (ExecutionException | InterruptedException e) {
       throw SinkException.wrap(e instanceof ExecutionException ee ? ee.getCause() : e);
@@ -453,15 +497,7 @@ final class TableChannel implements AutoCloseable {
 
   private static void abort(Cycle cycle) {
     if (cycle != null) {
-      abort(cycle.writer);
-    }
-  }
-
-  private static void abort(NativeTaskWriter writer) {
-    try {
-      writer.abort();
-    } catch (RuntimeException e) {
-      LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
+      cycle.writers.abort();
     }
   }
 
@@ -484,6 +520,9 @@ final class TableChannel implements AutoCloseable {
     writeStage.execute(() -> {
       abort(aborting);
       releaseBuffered();
+      if (aborting != null) {
+        aborting.writers.closeOwnDecoders();
+      }
     });
     writeStage.shutdown();
     awaitTermination(writeStage);

@@ -3,6 +3,7 @@ package dev.floe.kafka.sink;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.UnknownField;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -31,7 +32,18 @@ public final class UnknownFieldNotes {
 
   /** After a batch: takes what {@code decoder} counted. */
   public void take(NativeJsonDecoder decoder) {
-    for (UnknownField field : decoder.takeUnknownFields()) {
+    note(decoder.takeUnknownFields());
+  }
+
+  /**
+   * After a batch: notes a report already taken from its decoder. Entries for values too wide for
+   * their column are not unknown fields (their records were rejected, and reported as such).
+   */
+  public void note(List<UnknownField> report) {
+    for (UnknownField field : report) {
+      if (field.needsWidening()) {
+        continue;
+      }
       values.accept(field.count());
       if (named.add(field.path())) {
         LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "

@@ -1,0 +1,203 @@
+package dev.floe.kafka.sink;
+
+import dev.floe.arrow.BadRecordException;
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.RejectedMessage;
+import dev.floe.arrow.UnknownField;
+import dev.floe.iceberg.DecodedMessages;
+import dev.floe.iceberg.NativeFileWriterFactory;
+import dev.floe.iceberg.NativeTaskWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.WriteResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One commit cycle's task writers for one table, as the sink's and the connector's tables use
+ * them: a decoding thread decodes each batch ({@link #decode}), a writer thread writes it into the
+ * writer that decoded it ({@link #write}) and at the end completes the cycle ({@link #complete})
+ * or aborts it.
+ *
+ * <p>A cycle has one task writer, and one more each time schema evolution moves it to a new
+ * schema ({@link TableEvolution}): the decoding thread evolves the table for what a batch carries,
+ * starts a writer for the new schema and decodes the batch again for it; the writer thread writes
+ * the old writer's buffered rows out when the first batch for the new one comes, and completes
+ * them all into one result, so the cycle's rows land in one commit whatever the schema did.
+ */
+public final class CycleWriters {
+  private static final Logger LOG = LoggerFactory.getLogger(CycleWriters.class);
+  /**
+   * Rounds of evolution one batch may start: each round's decode shows what the next one needs (a
+   * message stops decoding at its first value the schema cannot hold, hiding its later fields).
+   */
+  private static final int MAX_EVOLUTIONS_PER_BATCH = 8;
+
+  /** Every task writer, in the order they started. */
+  private final List<NativeTaskWriter> writers = new CopyOnWriteArrayList<>();
+  /** Decoders made for evolved schemas: closed after the cycle's last batch is decoded. */
+  private final List<NativeJsonDecoder> ownDecoders = new ArrayList<>();
+  private final TableEvolution evolution;
+  private final boolean upsert;
+  /** The decoding thread's: the factory, writer and decoder of the next batches. */
+  private NativeFileWriterFactory factory;
+  private NativeTaskWriter decodingWriter;
+  private NativeJsonDecoder decoder;
+  /** The writer thread's: the writer it wrote last. */
+  private NativeTaskWriter writing;
+
+  /**
+   * @param decoder the table's decoder for {@code factory}'s schema (not owned: the caller closes it)
+   * @param evolution the table's schema evolution, or null without
+   * @param upsert whether the writers are upsert writers
+   */
+  public CycleWriters(NativeFileWriterFactory factory, NativeJsonDecoder decoder, TableEvolution evolution, boolean upsert) {
+    this.factory = factory;
+    this.decoder = decoder;
+    this.evolution = evolution;
+    this.upsert = upsert;
+    this.decodingWriter = newWriter(factory);
+    this.writing = decodingWriter;
+    writers.add(decodingWriter);
+  }
+
+  private NativeTaskWriter newWriter(NativeFileWriterFactory from) {
+    return upsert ? from.newUpsertTaskWriter() : from.newTaskWriter();
+  }
+
+  /** The cycle's first writer: with upsert (which has no evolution), its only one. */
+  public NativeTaskWriter firstWriter() {
+    return writers.getFirst();
+  }
+
+  /**
+   * On the decoding thread: decodes a batch for the writer {@link #decodingWriter()} names
+   * afterwards. Without evolution, under {@code policy}, and {@code notes} takes the unknown
+   * fields. With it, while the batch carries fields the table lacks or values too wide for their
+   * column, evolves the table, moves the cycle to a writer for the new schema and decodes again;
+   * then applies {@code policy} (FAIL throws for the first bad record); what stays unknown goes to
+   * {@code notes}.
+   *
+   * @throws BadRecordException under FAIL, for the batch's first bad record
+   */
+  public DecodedMessages decode(MessageBatch messages, BadRecordPolicy policy, UnknownFieldNotes notes) {
+    if (evolution == null) {
+      DecodedMessages decoded = decodingWriter.decode(decoder, messages, policy);
+      notes.take(decoder);
+      return decoded;
+    }
+    for (int round = 1; ; round++) {
+      // Whatever the policy: a value too wide for now must not fail the batch before evolving.
+      DecodedMessages decoded = decodingWriter.decode(decoder, messages, BadRecordPolicy.DEAD_LETTER);
+      List<UnknownField> report = decoder.takeUnknownFields();
+      NativeFileWriterFactory next = round <= MAX_EVOLUTIONS_PER_BATCH ? evolution.evolve(factory, report) : null;
+      if (next != null) {
+        decoded.close();
+        moveTo(next);
+        continue;
+      }
+      notes.note(report);
+      if (policy == BadRecordPolicy.FAIL && !decoded.stats().rejected().isEmpty()) {
+        RejectedMessage first = decoded.stats().rejected().getFirst();
+        decoded.close();
+        throw new BadRecordException(first);
+      }
+      return decoded;
+    }
+  }
+
+  private void moveTo(NativeFileWriterFactory next) {
+    NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), TableEvolution.DESCRIBING);
+    ownDecoders.add(nextDecoder);
+    factory = next;
+    decoder = nextDecoder;
+    decodingWriter = newWriter(next);
+    writers.add(decodingWriter);
+  }
+
+  /** On the decoding thread: the writer the last {@link #decode} decoded for. */
+  public NativeTaskWriter decodingWriter() {
+    return decodingWriter;
+  }
+
+  /** On the decoding thread: the decoder of the cycle's next batch (for the single-thread path). */
+  public NativeJsonDecoder decoder() {
+    return decoder;
+  }
+
+  /**
+   * On the writer thread: writes rows into {@code into}, the writer that decoded them. When that
+   * is a new writer, the one before writes its buffered rows out first (its files stay open until
+   * the cycle completes), so only one writer of the cycle buffers rows at a time.
+   *
+   * @return the rows' stats
+   */
+  public DecodeStats write(NativeTaskWriter into, DecodedMessages rows) {
+    if (writing != into) {
+      writing.flushBuffered();
+      writing = into;
+    }
+    return into.write(rows);
+  }
+
+  /** On the writer thread: the writer that buffers the cycle's rows now. */
+  public NativeTaskWriter writing() {
+    return writing;
+  }
+
+  /**
+   * On the writer thread: completes the writers, in order, into one result. If one fails, the
+   * files the others completed are deleted through {@code io}, and the rest aborted.
+   */
+  public WriteResult complete(FileIO io) {
+    WriteResult.Builder all = WriteResult.builder();
+    List<WriteResult> done = new ArrayList<>();
+    try {
+      for (NativeTaskWriter writer : writers) {
+        WriteResult files = writer.complete();
+        done.add(files);
+        all.add(files);
+      }
+    } catch (RuntimeException e) {
+      done.forEach(files -> deleteQuietly(io, files));
+      abort();
+      throw e;
+    }
+    return all.build();
+  }
+
+  /** On the writer thread: deletes every file the cycle's writers wrote (idempotent). */
+  public void abort() {
+    for (NativeTaskWriter writer : writers) {
+      try {
+        writer.abort();
+      } catch (RuntimeException e) {
+        LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** On the decoding thread, after the cycle's last batch: closes the decoders evolution made. */
+  public void closeOwnDecoders() {
+    ownDecoders.forEach(NativeJsonDecoder::close);
+    ownDecoders.clear();
+  }
+
+  private static void deleteQuietly(FileIO io, WriteResult files) {
+    try {
+      for (var file : files.dataFiles()) {
+        io.deleteFile(file.location());
+      }
+      for (var file : files.deleteFiles()) {
+        io.deleteFile(file.location());
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
+    }
+  }
+}
