@@ -82,7 +82,10 @@ final class ConnectorSettings extends AbstractConfig {
           "Partition spec of auto-created tables, e.g. bucket(id, 4),day(ts)")
       .define(AUTO_CREATE, Type.BOOLEAN, false, Importance.MEDIUM,
           "Create missing tables from floe.tables.schema (or iceberg.table.<name>.schema)")
-      .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM, "Not supported yet: must be false")
+      .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM,
+          "Add optional columns for fields the records carry and the tables lack, and widen int, float"
+              + " and decimal columns whose values need it, before writing the batch that needed it"
+              + " (not with upsert)")
       .define(FORCE_OPTIONAL, Type.BOOLEAN, false, Importance.LOW, "Create tables with every column optional")
       .define(CASE_INSENSITIVE, Type.BOOLEAN, false, Importance.LOW, "Not supported: must be false")
       .define(UPSERT, Type.BOOLEAN, false, Importance.MEDIUM,
@@ -142,8 +145,8 @@ final class ConnectorSettings extends AbstractConfig {
       }
       problems.add("'" + key + "' is not a key floe's connector supports");
     }
-    if (isTrue(props.get(EVOLVE_SCHEMA))) {
-      problems.add("'" + EVOLVE_SCHEMA + "' = true is not supported yet: floe writes each table's current schema");
+    if (isTrue(props.get(EVOLVE_SCHEMA)) && isTrue(props.get(UPSERT))) {
+      problems.add("'" + EVOLVE_SCHEMA + "' = true does not work with '" + UPSERT + "' = true yet: turn one of them off");
     }
     if (isTrue(props.get(CASE_INSENSITIVE))) {
       problems.add("'" + CASE_INSENSITIVE + "' = true is not supported: fields match columns by exact name");
@@ -216,6 +219,10 @@ final class ConnectorSettings extends AbstractConfig {
 
   boolean upsert() {
     return getBoolean(UPSERT);
+  }
+
+  boolean evolveSchema() {
+    return getBoolean(EVOLVE_SCHEMA);
   }
 
   boolean autoCreate() {

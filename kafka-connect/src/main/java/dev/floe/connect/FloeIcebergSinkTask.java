@@ -285,7 +285,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (sink == null) {
       Table table = loader.load(name);
       org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.parse(name);
-      sink = new TableSink(id, table, catalog.loadTable(id), settings, settings.taskIndex(), allocator, badRecords,
+      sink = new TableSink(id, table, () -> catalog.loadTable(id), settings, settings.taskIndex(), allocator, badRecords,
           metrics);
       sinks.put(name, sink);
       loadHeld(name, table, assigned);

@@ -7,6 +7,8 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.kafka.sink.CycleWriters;
+import dev.floe.kafka.sink.TableEvolution;
 import dev.floe.kafka.sink.UnknownFieldNotes;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
@@ -23,6 +25,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -41,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * most two decoded batches waiting for the writer). In upsert mode a tombstone deletes its key's
  * row: its key goes into a batch of keys, which passes the decode thread too, so that it is
  * written in record order with the values around it.
+ *
+ * <p>With {@code iceberg.tables.evolve-schema-enabled}, the decode thread evolves the table for
+ * what a batch carries and the table lacks, and the cycle goes on in a writer for the new schema
+ * ({@link CycleWriters}): the batch's new fields land in the same commit.
  *
  * <p>Bad records: under {@code errors.tolerance=none} the first one fails the cycle, naming topic,
  * partition, offset and reason; under {@code all} each is handed to Connect's {@link
@@ -75,11 +82,14 @@ final class TableSink implements AutoCloseable {
   private final Map<TopicPartition, PartitionSource> sources = new HashMap<>();
   /** Fields the table lacks, counted and named (the decode thread only). */
   private final UnknownFieldNotes unknownFields;
+  /** Schema evolution (the decode thread's), or null without. */
+  private final TableEvolution evolution;
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
-  private NativeTaskWriter writer;
-  /** The decoders for the schema {@link #writer} writes. */
+  /** The cycle's writers; null before its first batch. */
+  private CycleWriters writers;
+  /** The decoders for the schema the cycle started with. */
   private Decoders writerDecoders;
   /** The cycle's first failure on the writer thread; the cycle then writes nothing more. */
   private volatile Throwable failure;
@@ -98,9 +108,11 @@ final class TableSink implements AutoCloseable {
 
   /** Values' decoder, and in upsert mode the tombstone keys' decoder, for one schema. */
   private record Decoders(NativeJsonDecoder values, NativeJsonDecoder keys) {
-    static Decoders of(NativeFileWriterFactory factory, boolean upsert) {
-      return new Decoders(NativeJsonDecoder.create(factory.arrowSchema(),
-          JsonDecoderConfig.defaults().withReportUnknownFields(true)),
+    static Decoders of(NativeFileWriterFactory factory, boolean upsert, boolean evolve) {
+      JsonDecoderConfig values = evolve
+          ? TableEvolution.DESCRIBING
+          : JsonDecoderConfig.defaults().withReportUnknownFields(true);
+      return new Decoders(NativeJsonDecoder.create(factory.arrowSchema(), values),
           upsert ? NativeJsonDecoder.create(factory.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults()) : null);
     }
 
@@ -114,34 +126,38 @@ final class TableSink implements AutoCloseable {
 
   /**
    * @param table the table commits go to
-   * @param watched the same table, loaded again: this sink refreshes it at each cycle's start
+   * @param loader loads the same table again: an instance this sink refreshes at each cycle's
+   *     start, and one schema evolution refreshes (loaded when first needed)
    */
-  TableSink(TableIdentifier id, Table table, Table watched, ConnectorSettings settings, int taskIndex,
+  TableSink(TableIdentifier id, Table table, Supplier<Table> loader, ConnectorSettings settings, int taskIndex,
       BufferAllocator allocator, BadRecords badRecords, TaskMetrics metrics) {
     this.id = id;
     this.table = table;
-    this.watched = watched;
+    this.watched = loader.get();
     this.settings = settings;
     this.taskIndex = taskIndex;
     this.allocator = allocator;
     this.upsert = settings.upsert();
-    this.factory = writerFactory();
-    this.decoders = Decoders.of(factory, upsert);
+    this.factory = writerFactory(watched);
+    this.decoders = Decoders.of(factory, upsert, settings.evolveSchema());
     this.batchRecords = settings.batchRecords();
     this.batchBytes = settings.batchBytes();
     this.bufferBytes = settings.bufferBytes();
     this.badRecords = badRecords;
     this.metrics = metrics;
     this.unknownFields = new UnknownFieldNotes(id, metrics::unknownFieldValues);
+    this.evolution = settings.evolveSchema()
+        ? new TableEvolution(loader, this::writerFactory, metrics::schemaEvolved)
+        : null;
     this.decodeThread = thread("floe-connect-decode-" + id);
     this.writerThread = thread("floe-connect-writer-" + id);
     spare.add(new Batch());
     spare.add(new Batch());
   }
 
-  /** A writer factory for the watched table's current schema and spec; checks that it can upsert if asked to. */
-  private NativeFileWriterFactory writerFactory() {
-    NativeFileWriterFactory made = NativeFileWriterFactory.forTable(watched, allocator, taskIndex, System.nanoTime(),
+  /** A writer factory for {@code current}'s schema and spec; checks that it can upsert if asked to. */
+  private NativeFileWriterFactory writerFactory(Table current) {
+    NativeFileWriterFactory made = NativeFileWriterFactory.forTable(current, allocator, taskIndex, System.nanoTime(),
         settings.writeProperties());
     if (upsert) {
       made.newUpsertTaskWriter().abort(); // checks now that the table has identifier fields
@@ -160,9 +176,9 @@ final class TableSink implements AutoCloseable {
     if (factory.writesCurrentSchemaOf(watched)) {
       return;
     }
-    NativeFileWriterFactory next = writerFactory();
+    NativeFileWriterFactory next = writerFactory(watched);
     Decoders retired = decoders;
-    decoders = Decoders.of(next, upsert);
+    decoders = Decoders.of(next, upsert, settings.evolveSchema());
     factory = next;
     // Values are decoded on the decode thread, keys on the writer thread after it.
     decodeThread.execute(() -> writerThread.execute(retired::close));
@@ -232,31 +248,34 @@ final class TableSink implements AutoCloseable {
       }
       return;
     }
-    if (writer == null) {
+    if (writers == null) {
       followTable();
-      writer = upsert ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
+      writers = new CycleWriters(factory, decoders.values(), evolution, upsert);
       writerDecoders = decoders;
     }
-    NativeTaskWriter cycle = writer;
+    CycleWriters cycle = writers;
     Decoders cycleDecoders = writerDecoders;
     decodeThread.execute(() -> {
       if (batch.keys) {
-        writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, cycleDecoders.keys(), batch)));
+        // Upsert has no schema evolution: the cycle's first writer is its only one.
+        writerThread.execute(() -> onWriterThread(batch,
+            () -> deleteKeys(cycle.firstWriter(), cycleDecoders.keys(), batch)));
       } else {
-        decodeAndHandOn(cycle, cycleDecoders.values(), batch);
+        decodeAndHandOn(cycle, batch);
       }
     });
   }
 
   /** On the decode thread: decodes a value batch and queues its rows on the writer thread. */
-  private void decodeAndHandOn(NativeTaskWriter cycle, NativeJsonDecoder decoder, Batch batch) {
+  private void decodeAndHandOn(CycleWriters cycle, Batch batch) {
     DecodedMessages decoded = null;
+    NativeTaskWriter target = null;
     try {
       if (failure == null) {
         decodedWaiting.acquireUninterruptibly();
         try {
-          decoded = cycle.decode(decoder, batch.messages, policy());
-          unknownFields.take(decoder);
+          decoded = cycle.decode(batch.messages, policy(), unknownFields);
+          target = cycle.decodingWriter();
         } finally {
           if (decoded == null) {
             decodedWaiting.release();
@@ -273,11 +292,12 @@ final class TableSink implements AutoCloseable {
     }
     if (decoded != null) {
       DecodedMessages rows = decoded;
+      NativeTaskWriter into = target;
       writerThread.execute(() -> {
         try (rows) {
           if (failure == null) {
-            metrics.rowsWritten(cycle.write(rows).rows());
-            flushBufferedIfFull(cycle);
+            metrics.rowsWritten(cycle.write(into, rows).rows());
+            flushBufferedIfFull(into);
           }
         } catch (Throwable t) {
           if (failure == null) {
@@ -343,8 +363,8 @@ final class TableSink implements AutoCloseable {
    */
   CompletableFuture<WriteResult> seal() {
     flush();
-    NativeTaskWriter cycle = writer;
-    writer = null;
+    CycleWriters cycle = writers;
+    writers = null;
     CompletableFuture<WriteResult> result = new CompletableFuture<>();
     Runnable complete = () -> {
       Throwable t = failure;
@@ -355,7 +375,7 @@ final class TableSink implements AutoCloseable {
           }
           result.completeExceptionally(failed(t));
         } else {
-          result.complete(cycle == null ? WriteResult.builder().build() : cycle.complete());
+          result.complete(cycle == null ? WriteResult.builder().build() : cycle.complete(table.io()));
         }
       } catch (Throwable e) {
         if (cycle != null) {
@@ -366,7 +386,12 @@ final class TableSink implements AutoCloseable {
     };
     // Each batch the decode thread takes queues its write before the next task: queued from
     // there, the completion runs after the cycle's last write.
-    decodeThread.execute(() -> writerThread.execute(complete));
+    decodeThread.execute(() -> {
+      if (cycle != null) {
+        cycle.closeOwnDecoders();
+      }
+      writerThread.execute(complete);
+    });
     return result;
   }
 
@@ -377,12 +402,13 @@ final class TableSink implements AutoCloseable {
       spare.add(open);
       open = null;
     }
-    NativeTaskWriter cycle = writer;
-    writer = null;
+    CycleWriters cycle = writers;
+    writers = null;
     drainDecodeThread();
     await(writerThread.submit(() -> {
       if (cycle != null) {
         cycle.abort();
+        cycle.closeOwnDecoders();
       }
       failure = null;
       return null;

@@ -16,6 +16,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong rowsWritten = new AtomicLong();
   private final AtomicLong badRecords = new AtomicLong();
   private final AtomicLong unknownFieldValues = new AtomicLong();
+  private final AtomicLong schemaEvolutions = new AtomicLong();
   private final AtomicLong tombstonesSkipped = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final AtomicLong committedFiles = new AtomicLong();
@@ -58,6 +59,10 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
     unknownFieldValues.addAndGet(values);
   }
 
+  void schemaEvolved() {
+    schemaEvolutions.incrementAndGet();
+  }
+
   void tombstoneSkipped() {
     tombstonesSkipped.incrementAndGet();
   }
@@ -92,6 +97,11 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   @Override
   public long getUnknownFieldValues() {
     return unknownFieldValues.get();
+  }
+
+  @Override
+  public long getSchemaEvolutions() {
+    return schemaEvolutions.get();
   }
 
   @Override

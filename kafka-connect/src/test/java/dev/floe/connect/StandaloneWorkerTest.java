@@ -170,17 +170,19 @@ class StandaloneWorkerTest {
     Map<String, String> config = config(FLOE, "anything", TableIdentifier.of("db", "t"), warehouse);
     config.put("name", "floe-validate");
     config.put("iceberg.tables.evolve-schema-enabled", "true");
+    config.put("iceberg.tables.upsert-mode-enabled", "true");
     config.put("iceberg.tables.no-such-key", "1");
     config.put("iceberg.tables.default-commit-branch", "audit");
     String answer = worker.validate(FLOE, config);
     assertTrue(answer.contains("\"error_count\":3"), answer);
     assertTrue(answer.contains("'iceberg.tables.no-such-key' is not a key floe's connector supports"), answer);
-    assertTrue(answer.contains("'iceberg.tables.evolve-schema-enabled' = true is not supported yet"), answer);
+    assertTrue(answer.contains("'iceberg.tables.evolve-schema-enabled' = true does not work with"
+        + " 'iceberg.tables.upsert-mode-enabled' = true yet"), answer);
     assertTrue(answer.contains("'iceberg.tables.default-commit-branch' = audit is not supported"), answer);
-    config.remove("iceberg.tables.evolve-schema-enabled");
+    config.remove("iceberg.tables.upsert-mode-enabled");
     config.remove("iceberg.tables.no-such-key");
     config.remove("iceberg.tables.default-commit-branch");
-    assertTrue(worker.validate(FLOE, config).contains("\"error_count\":0"));
+    assertTrue(worker.validate(FLOE, config).contains("\"error_count\":0"), "evolution alone is fine");
   }
 
   @Test
@@ -314,6 +316,44 @@ class StandaloneWorkerTest {
       expected.put(i, java.util.Arrays.asList("n" + i, i < 100 ? null : "c" + (i % 3)));
     }
     assertEquals(expected, rows, "rows before the change keep their values under the new name; rows after have all three");
+  }
+
+  @Test
+  void withEvolveSchemaEnabledRecordsThatGrowFieldsNestAndWidenEvolveTheTable() throws Exception {
+    kafka.createTopic("growing", 1);
+    TableIdentifier id = TableIdentifier.of("db", "growing");
+    org.apache.iceberg.Schema before = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "n", org.apache.iceberg.types.Types.IntegerType.get()));
+    Table table = catalog.createTable(id, before, org.apache.iceberg.PartitionSpec.unpartitioned(),
+        Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
+    Map<String, String> config = config(FLOE, "growing", id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    config.put("iceberg.tables.evolve-schema-enabled", "true");
+    config.put("floe.batch.records", "10"); // the changes come mid-cycle
+    // A top-level field from 30 on, a nested one from 60, n outgrowing int from 90.
+    ConnectFixture.produce(kafka.bootstrapServers(), "growing", 1, json(0, 100, i ->
+        "\"n\":" + (i < 90 ? i : 3_000_000_000L + i)
+            + (i >= 30 ? ",\"city\":\"c" + (i % 3) + "\"" : "")
+            + (i >= 60 ? ",\"geo\":{\"lat\":" + i + ".5}" : "")));
+    run("floe-growing", config, table, 100);
+    table.refresh();
+    assertEquals(org.apache.iceberg.types.Types.LongType.get(), table.schema().findType("n"));
+    assertEquals(org.apache.iceberg.types.Types.StringType.get(), table.schema().findType("city"));
+    assertEquals(org.apache.iceberg.types.Types.DoubleType.get(), table.schema().findType("geo.lat"));
+    Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "n", "city", "geo");
+    Map<Long, List<Object>> expected = new java.util.TreeMap<>();
+    Map<Long, List<Object>> actual = new java.util.TreeMap<>();
+    for (long i = 0; i < 100; i++) {
+      expected.put(i, java.util.Arrays.asList(i < 90 ? i : 3_000_000_000L + i, i < 30 ? null : "c" + (i % 3),
+          i < 60 ? null : i + 0.5));
+      List<Object> row = new ArrayList<>(rows.get(i));
+      if (row.get(2) instanceof org.apache.iceberg.data.Record geo) {
+        row.set(2, geo.getField("lat"));
+      }
+      actual.put(i, row);
+    }
+    assertEquals(expected, actual, "every value landed, in the columns its records brought");
   }
 
   /** {@code {"id":i,<rest of i>}} for i in [from, to). */
