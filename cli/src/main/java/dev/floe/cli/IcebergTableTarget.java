@@ -1,15 +1,18 @@
 package dev.floe.cli;
 
-import dev.floe.iceberg.PartitionSpecs;
-import dev.floe.iceberg.SchemaFiles;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
-import dev.floe.iceberg.NativeTaskWriter;
+import dev.floe.iceberg.PartitionSpecs;
+import dev.floe.iceberg.SchemaFiles;
 import dev.floe.iceberg.WriterSettings;
+import dev.floe.kafka.sink.CycleWriters;
+import dev.floe.kafka.sink.TableEvolution;
+import dev.floe.kafka.sink.UnknownFieldNotes;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -32,20 +35,32 @@ import org.apache.iceberg.io.WriteResult;
  * Appends to an Iceberg table through floe's task writer (partitioned tables get one file per
  * partition). A missing table is created in the same commit as the append (a create transaction),
  * so a failed run leaves neither data files nor an empty table behind.
+ *
+ * <p>With schema evolution (an existing table only), each batch first evolves the table for the
+ * fields it carries and the table lacks and the values too wide for their column, and the rest of
+ * the run writes the new schema ({@link CycleWriters}); the one commit holds every row.
  */
 final class IcebergTableTarget implements WriteTarget {
   private final TableIdentifier name;
   private final Table table;
   private final Transaction create;
   private final NativeFileWriterFactory files;
-  private final NativeTaskWriter writer;
+  /** Schema evolution, or null without. */
+  private final TableEvolution evolution;
+  private final UnknownFieldNotes unknownFields;
+  /** The run's writers, started with the first batch's decoder. */
+  private CycleWriters writers;
 
-  private IcebergTableTarget(TableIdentifier name, Table table, Transaction create, BufferAllocator allocator) {
+  private IcebergTableTarget(
+      TableIdentifier name, Table table, Transaction create, boolean evolve, BufferAllocator allocator) {
     this.name = name;
     this.table = table;
     this.create = create;
     this.files = NativeFileWriterFactory.forTable(table, allocator);
-    this.writer = files.newTaskWriter();
+    this.evolution = evolve
+        ? new TableEvolution(() -> table, current -> NativeFileWriterFactory.forTable(current, allocator), () -> {})
+        : null;
+    this.unknownFields = new UnknownFieldNotes(name, values -> {});
   }
 
   /**
@@ -59,14 +74,19 @@ final class IcebergTableTarget implements WriteTarget {
       Path schemaFile,
       String partitionBy,
       Map<String, String> writerProperties,
+      boolean evolve,
       BufferAllocator allocator) {
     if (catalog.tableExists(name)) {
       Table table = catalog.loadTable(name);
       checkSettings(name, table, partitionBy, writerProperties);
-      return new IcebergTableTarget(name, table, null, allocator);
+      return new IcebergTableTarget(name, table, null, evolve, allocator);
     }
     if (schemaFile == null) {
       throw new IllegalArgumentException("table " + name + " does not exist; give --schema to create it");
+    }
+    if (evolve) {
+      throw new IllegalArgumentException("table " + name + " does not exist: --evolve-schema evolves an existing"
+          + " table (create it with a first run without the flag, or give the schema its fields)");
     }
     org.apache.iceberg.Schema schema = SchemaFiles.read(schemaFile);
     PartitionSpec spec =
@@ -79,7 +99,7 @@ final class IcebergTableTarget implements WriteTarget {
     Map<String, String> properties = new HashMap<>(writerProperties);
     properties.putIfAbsent(TableProperties.FORMAT_VERSION, "2");
     Transaction create = catalog.newCreateTableTransaction(name, schema, spec, properties);
-    return new IcebergTableTarget(name, create.table(), create, allocator);
+    return new IcebergTableTarget(name, create.table(), create, false, allocator);
   }
 
   private static void checkSettings(
@@ -118,12 +138,19 @@ final class IcebergTableTarget implements WriteTarget {
 
   @Override
   public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
-    return writer.write(decoder, messages, policy);
+    if (writers == null) {
+      writers = new CycleWriters(files, decoder, evolution, false);
+    }
+    if (evolution == null) {
+      return writers.firstWriter().write(decoder, messages, policy);
+    }
+    DecodedMessages rows = writers.decode(messages, policy, unknownFields);
+    return writers.write(writers.decodingWriter(), rows);
   }
 
   @Override
   public Written commit() {
-    WriteResult result = writer.complete();
+    WriteResult result = writers == null ? WriteResult.builder().build() : writers.complete(table.io());
     DataFile[] written = result.dataFiles();
     try {
       Snapshot snapshot = written.length > 0 ? Commits.append(table, result, Map.of()) : null;
@@ -155,6 +182,9 @@ final class IcebergTableTarget implements WriteTarget {
 
   @Override
   public void close() {
-    writer.close(); // aborts (deletes its files) unless complete() was called
+    if (writers != null) {
+      writers.abort(); // deletes their files unless they were completed
+      writers.closeOwnDecoders();
+    }
   }
 }

@@ -1,6 +1,5 @@
 package dev.floe.cli;
 
-import dev.floe.iceberg.SchemaFiles;
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
@@ -9,6 +8,8 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.iceberg.ArrowSchemas;
+import dev.floe.iceberg.SchemaFiles;
+import dev.floe.kafka.sink.TableEvolution;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -106,6 +107,12 @@ final class WriteCommand implements Callable<Integer> {
   boolean strict;
 
   @Option(
+      names = "--evolve-schema",
+      description = "Evolve an existing --table from the lines: add optional columns for fields they carry and"
+          + " the table lacks, widen int, float and decimal columns their values need.")
+  boolean evolveSchema;
+
+  @Option(
       names = "--batch-rows",
       defaultValue = "8192",
       paramLabel = "N",
@@ -184,6 +191,12 @@ final class WriteCommand implements Callable<Integer> {
     if (policy != BadRecordPolicy.DEAD_LETTER && dlq != null) {
       throw usage("--dlq goes with --on-error dlq, not --on-error " + policy);
     }
+    if (evolveSchema && destination.table == null) {
+      throw usage("--evolve-schema goes with --table");
+    }
+    if (evolveSchema && strict) {
+      throw usage("--evolve-schema adds the fields --strict would reject: give one of them");
+    }
     if (batchRows <= 0 || batchRows > 1_000_000) {
       throw usage("--batch-rows must be 1..1000000");
     }
@@ -219,7 +232,8 @@ final class WriteCommand implements Callable<Integer> {
     if (name == null || name.namespace().isEmpty() || name.name().isEmpty()) {
       throw usage("--table '" + destination.table + "' is not NAMESPACE.NAME");
     }
-    return IcebergTableTarget.open(opened, name, schema, partitionBy, writerOptions.tableProperties(), allocator);
+    return IcebergTableTarget.open(
+        opened, name, schema, partitionBy, writerOptions.tableProperties(), evolveSchema, allocator);
   }
 
   private record Counts(long rows, long rejected) {}
@@ -235,7 +249,7 @@ final class WriteCommand implements Callable<Integer> {
     long[] lineNumbers = new long[batchRows];
     long rows = 0;
     long rejected = 0;
-    JsonDecoderConfig config = JsonDecoderConfig.defaults().withStrict(strict);
+    JsonDecoderConfig config = evolveSchema ? TableEvolution.DESCRIBING : JsonDecoderConfig.defaults().withStrict(strict);
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(target.arrowSchema(), config);
         MessageBatch batch = new MessageBatch()) {
       long before = 0;

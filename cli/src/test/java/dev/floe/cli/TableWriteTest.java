@@ -139,6 +139,51 @@ class TableWriteTest {
   }
 
   @Test
+  void evolveSchemaAddsTheFieldsLinesCarryAndWidensInOneCommit() throws Exception {
+    Files.writeString(dir.resolve("schema.json"), "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        + "{\"id\":2,\"name\":\"n\",\"required\":false,\"type\":\"int\"}]}");
+    Files.writeString(dir.resolve("first.jsonl"), "{\"id\":1,\"n\":1}\n");
+    CliProcess.Result created = CliProcess.run(dir, "write", "--input", "first.jsonl", "--schema", "schema.json",
+        "--table", "db.growing", "--warehouse", "wh");
+    assertEquals(0, created.exitCode(), created.err());
+    Files.writeString(dir.resolve("grown.jsonl"), String.join("\n",
+        "{\"id\":2,\"n\":2,\"city\":\"a\"}",
+        "{\"id\":3,\"n\":3000000000,\"geo\":{\"lat\":1.5,\"tags\":[\"x\"]}}",
+        "{\"id\":4,\"city\":5}") + "\n");
+
+    CliProcess.Result refused = CliProcess.run(dir, "write", "--input", "grown.jsonl", "--table", "db.growing",
+        "--warehouse", "wh", "--evolve-schema", "--strict");
+    assertEquals(2, refused.exitCode(), refused.err());
+    CliProcess.Result evolved = CliProcess.run(dir, "write", "--input", "grown.jsonl", "--table", "db.growing",
+        "--warehouse", "wh", "--evolve-schema", "--on-error", "skip");
+    assertEquals(0, evolved.exitCode(), evolved.err());
+    assertTrue(evolved.out().contains("rows written   2\n"), evolved.out());
+    assertTrue(evolved.out().contains("rows rejected  1 (skipped)\n"), evolved.out());
+    assertTrue(evolved.err().contains("skipped line 3") && evolved.err().contains("city"), evolved.err());
+
+    Catalog catalog = Catalogs.embedded(dir.resolve("wh"));
+    try {
+      Table table = catalog.loadTable(TableIdentifier.of("db", "growing"));
+      assertEquals(org.apache.iceberg.types.Types.LongType.get(), table.schema().findType("n"));
+      assertEquals(org.apache.iceberg.types.Types.StringType.get(), table.schema().findType("city"));
+      assertEquals(org.apache.iceberg.types.Types.DoubleType.get(), table.schema().findType("geo.lat"));
+      Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "n", "city", "geo");
+      assertEquals(java.util.Arrays.asList(1L, null, null), rows.get(1L));
+      assertEquals(java.util.Arrays.asList(2L, "a", null), rows.get(2L));
+      Record geo = (Record) rows.get(3L).get(2);
+      assertEquals(List.of(3_000_000_000L, 1.5, List.of("x")),
+          List.of(rows.get(3L).get(0), geo.getField("lat"), geo.getField("tags")));
+      assertEquals(3, rows.size());
+      List<Snapshot> snapshots = new ArrayList<>();
+      table.snapshots().forEach(snapshots::add);
+      assertEquals(2, snapshots.size(), "the evolved run is one commit");
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+  }
+
+  @Test
   void aFailedRunLeavesNeitherTableNorDataFiles() throws Exception {
     WriteCommandTest.Mixed mixed = WriteCommandTest.Mixed.build();
     Files.write(dir.resolve("mixed.jsonl"), mixed.bytes());
