@@ -54,6 +54,29 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     return json.append('}').toString();
   }
 
+  /** What {@link #message} i becomes in the evolved table: name, n, city, geo as [lat, tags]. */
+  private static Map<Long, List<Object>> expectedRows(int count) {
+    Map<Long, List<Object>> expected = new TreeMap<>();
+    for (long i = 0; i < count; i++) {
+      expected.put(i, Arrays.asList("n" + i, i < 90 ? i : 3_000_000_000L + i, i < 30 ? null : "c" + (i % 3),
+          i < 60 ? null : List.of(i + 0.5, List.of("t" + i))));
+    }
+    return expected;
+  }
+
+  /** The table's rows as {@link #expectedRows} has them, read back by Iceberg's generic reader. */
+  private static Map<Long, List<Object>> readRows(Table table) {
+    Map<Long, List<Object>> actual = new TreeMap<>();
+    dev.floe.testing.TableRows.byId(table, "id", "name", "n", "city", "geo").forEach((key, values) -> {
+      List<Object> flat = new ArrayList<>(values);
+      if (flat.get(3) instanceof Record geo) {
+        flat.set(3, List.of(geo.getField("lat"), geo.getField("tags")));
+      }
+      actual.put(key, flat);
+    });
+    return actual;
+  }
+
   @ParameterizedTest(name = "decodeAhead={0}")
   @ValueSource(booleans = {true, false})
   void fieldsAProducerAddsNestsAndWidensLandInTheCycleThatBroughtThem(boolean decodeAhead) throws Exception {
@@ -97,21 +120,7 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     table.snapshots().forEach(appends::add);
     assertEquals(1, appends.size(), "one cycle, one commit, whatever the schema did meanwhile");
 
-    Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "name", "n", "city", "geo");
-    Map<Long, List<Object>> expected = new TreeMap<>();
-    for (long i = 0; i < 100; i++) {
-      expected.put(i, Arrays.asList("n" + i, i < 90 ? i : 3_000_000_000L + i, i < 30 ? null : "c" + (i % 3),
-          i < 60 ? null : List.of(i + 0.5, List.of("t" + i))));
-    }
-    Map<Long, List<Object>> actual = new TreeMap<>();
-    rows.forEach((key, values) -> {
-      List<Object> flat = new ArrayList<>(values);
-      if (flat.get(3) instanceof Record geo) {
-        flat.set(3, List.of(geo.getField("lat"), geo.getField("tags")));
-      }
-      actual.put(key, flat);
-    });
-    assertEquals(expected, actual);
+    assertEquals(expectedRows(100), readRows(table));
 
     List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), topic + "-dlq", 1);
     assertEquals("{\"id\":100,\"city\":7}", new String(dead.getFirst().value(), StandardCharsets.UTF_8));
@@ -143,6 +152,108 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
       assertEquals(60 + 30, sink.metrics().getUnknownFieldValues(), "city 60 times, geo 30 times in the decoded ones");
     }
     assertNull(catalog.loadTable(id).schema().findField("city"));
+  }
+
+  @Test
+  void twoSinksEvolvingOneTableAtOnceEndWithBothFieldsAndEveryRow() throws Exception {
+    TableIdentifier id = TableIdentifier.of("evolve", "shared");
+    catalog.createTable(id, START, PartitionSpec.unpartitioned(), SinkFixture.V2);
+    List<KafkaIcebergSink> sinks = new ArrayList<>();
+    for (String side : List.of("left", "right")) {
+      kafka.createTopic(side, 1);
+      List<byte[]> messages = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        long key = side.equals("left") ? i : 1000 + i;
+        messages.add(("{\"id\":" + key + ",\"" + side + "\":{\"v\":" + i + "}}").getBytes(StandardCharsets.UTF_8));
+      }
+      SinkFixture.produce(kafka.bootstrapServers(), side, 1, messages);
+      sinks.add(new KafkaIcebergSink(SinkConfig.builder(catalog, kafka.bootstrapServers(), side)
+          .route(side, id).batches(20, 1 << 20, 64 << 20).evolveSchema(true).stopAtEnd(true).build()));
+    }
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+      for (KafkaIcebergSink sink : sinks) {
+        runs.add(threads.submit(sink::run));
+      }
+      for (var run : runs) {
+        run.get(120, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      threads.shutdownNow();
+      sinks.forEach(KafkaIcebergSink::close);
+    }
+    Table table = catalog.loadTable(id);
+    assertEquals(Types.LongType.get(), table.schema().findType("left.v"));
+    assertEquals(Types.LongType.get(), table.schema().findType("right.v"));
+    Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "left", "right");
+    assertEquals(400, rows.size());
+    for (long i = 0; i < 200; i++) {
+      assertEquals(i, ((Record) rows.get(i).get(0)).getField("v"));
+      assertNull(rows.get(i).get(1));
+      assertEquals(i, ((Record) rows.get(1000 + i).get(1)).getField("v"));
+      assertNull(rows.get(1000 + i).get(0));
+    }
+  }
+
+  /**
+   * Killed (SIGKILL) after its schema commit and before any data commit, the sink leaves a table
+   * with the new column and no rows; restarted, it writes every record once, into that column.
+   */
+  @Test
+  void killedRightAfterTheSchemaCommitTheSinkContinuesExactlyAfterARestart() throws Exception {
+    String topic = "killed";
+    kafka.createTopic(topic, 1);
+    TableIdentifier id = TableIdentifier.of("evolve", "killed");
+    catalog.createTable(id, START, PartitionSpec.unpartitioned(), SinkFixture.V2);
+    // More than a batch (8192 records): the first one is handed to the writers without a commit.
+    List<byte[]> messages = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      messages.add(message(i).getBytes(StandardCharsets.UTF_8));
+    }
+    SinkFixture.produce(kafka.bootstrapServers(), topic, 1, messages);
+
+    // A commit interval of ten minutes and no stop at the end: this run never commits data.
+    Process first = startSink(topic, id, "600000", "false");
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (catalog.loadTable(id).schema().findField("city") == null) {
+        assertTrue(first.isAlive(), () -> "the sink exited before evolving the table: " + log(topic, "false"));
+        assertTrue(System.nanoTime() < deadline, () -> "the sink did not evolve the table: " + log(topic, "false"));
+        Thread.sleep(20);
+      }
+    } finally {
+      first.destroyForcibly().waitFor();
+    }
+    Table killed = catalog.loadTable(id);
+    assertNull(killed.currentSnapshot(), "no data was committed before the kill");
+    int schemaId = killed.schema().schemaId();
+
+    Process second = startSink(topic, id, "500", "true");
+    assertTrue(second.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "the restarted sink did not finish");
+    assertEquals(0, second.exitValue());
+    Table table = catalog.loadTable(id);
+    assertEquals(schemaId, table.schema().schemaId(), "the restart found the schema it needed");
+    assertEquals(expectedRows(10_000), readRows(table));
+  }
+
+  private String log(String topic, String stopAtEnd) {
+    try {
+      return java.nio.file.Files.readString(warehouse.resolve(topic + "-" + stopAtEnd + ".log"));
+    } catch (java.io.IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  private Process startSink(String topic, TableIdentifier table, String commitIntervalMs, String stopAtEnd)
+      throws java.io.IOException {
+    String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = List.of(javaBin, "-Xmx512m", "--enable-native-access=ALL-UNNAMED",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+        SinkProcessMain.class.getName(), kafka.bootstrapServers(), warehouse.toString(), topic, table.toString(),
+        topic, "1000000", commitIntervalMs, stopAtEnd, "true");
+    return new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(warehouse.resolve(topic + "-" + stopAtEnd + ".log").toFile()).start();
   }
 
   @Test

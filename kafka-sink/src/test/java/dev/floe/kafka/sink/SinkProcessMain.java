@@ -10,8 +10,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * A sink in a process of its own, for tests that kill it: {@code SinkProcessMain bootstrap
- * warehouse topic table group commitRecords}. Runs until the end of the topic, then exits 0; any
- * failure exits 1.
+ * warehouse topic table group commitRecords [commitIntervalMs [stopAtEnd [evolveSchema]]]}
+ * (defaults 500, true, false). Runs until the end of the topic (or until killed), then exits 0;
+ * any failure exits 1.
  */
 public final class SinkProcessMain {
   private SinkProcessMain() {}
@@ -27,8 +28,10 @@ public final class SinkProcessMain {
         SinkConfig.builder(catalog, a.get("bootstrap"), a.get("group"))
             .route(a.get("topic"), TableIdentifier.parse(a.get("table")))
             .createTables(SinkFixture.NEXMARK, SinkFixture.BUCKETS, SinkFixture.V2)
-            .commitEvery(Duration.ofMillis(500), Long.parseLong(a.get("commitRecords")), Long.MAX_VALUE)
-            .stopAtEnd(true)
+            .commitEvery(Duration.ofMillis(args.length > 6 ? Long.parseLong(args[6]) : 500),
+                Long.parseLong(a.get("commitRecords")), Long.MAX_VALUE)
+            .stopAtEnd(args.length <= 7 || Boolean.parseBoolean(args[7]))
+            .evolveSchema(args.length > 8 && Boolean.parseBoolean(args[8]))
             // Static membership: a restarted sink takes its killed predecessor's place at once
             // instead of waiting out the dead member's session.
             .consumerProperty("group.instance.id", "sink-" + a.get("group"))
