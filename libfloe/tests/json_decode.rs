@@ -837,3 +837,65 @@ fn described_decoding_reports_values_that_need_a_wider_column() {
     assert_eq!(decoded.rejects.len(), 6);
     assert!(plain.take_unknown_fields().is_empty());
 }
+
+fn with_default(field: Field, json: &str) -> Field {
+    field.with_metadata(HashMap::from([(
+        "floe.write-default".to_string(),
+        json.to_string(),
+    )]))
+}
+
+#[test]
+fn missing_fields_take_their_write_default_and_explicit_nulls_stay_null() {
+    let s = schema(vec![
+        Field::new("id", DataType::Int64, false),
+        with_default(Field::new("city", DataType::Utf8, true), r#""nowhere""#),
+        with_default(Field::new("level", DataType::Int32, false), "7"),
+        with_default(Field::new("day", DataType::Date32, true), r#""2024-02-29""#),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"id":1}"#,
+            r#"{"id":2,"city":"x","level":1,"day":"2024-01-01"}"#,
+            r#"{"id":3,"city":null,"day":null}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let city = batch.column(1).as_string::<i32>();
+    assert_eq!(
+        (0..3)
+            .map(|i| city.is_valid(i).then(|| city.value(i)))
+            .collect::<Vec<_>>(),
+        vec![Some("nowhere"), Some("x"), None]
+    );
+    assert_eq!(
+        batch
+            .column(2)
+            .as_primitive::<Int32Type>()
+            .values()
+            .to_vec(),
+        vec![7, 1, 7],
+        "a required field with a default may be missing"
+    );
+    let day = batch.column(3).as_primitive::<Date32Type>();
+    assert_eq!(day.value(0), 19782); // 2024-02-29
+    assert_eq!(day.value(1), 19723); // 2024-01-01
+    assert!(day.is_null(2));
+}
+
+#[test]
+fn a_write_default_that_does_not_decode_is_refused_naming_its_field() {
+    let s = schema(vec![with_default(
+        Field::new("level", DataType::Int32, true),
+        r#""seven""#,
+    )]);
+    let err = JsonDecoder::new(s, DecoderConfig::default())
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string()
+            .contains("field 'level': its write default (floe.write-default) does not decode"),
+        "{err}"
+    );
+}

@@ -31,6 +31,9 @@ use super::unknown::{UnknownField, UnknownKeys, UnknownLog, WideningLog};
 /// Arrow's extension-name metadata key and the canonical UUID extension.
 const EXTENSION_NAME: &str = "ARROW:extension:name";
 const UUID_EXTENSION: &str = "arrow.uuid";
+/// Field metadata holding the JSON text of the value a missing field takes (an Iceberg v3
+/// `write-default`, as the decoder reads that type from JSON); without it a missing field is null.
+pub const WRITE_DEFAULT_KEY: &str = "floe.write-default";
 /// Structs wider than this look fields up by hash instead of a linear scan.
 const HASH_LOOKUP_MIN_FIELDS: usize = 12;
 
@@ -807,6 +810,8 @@ pub struct StructColumn {
     /// need escapes); without the comma for an object's first key.
     compact_keys: Vec<Option<Box<[u8]>>>,
     nullable: Vec<bool>,
+    /// Each field's write default (JSON text), if it has one: what a message without the field gets.
+    defaults: Vec<Option<Box<str>>>,
     children: Vec<Box<dyn Column>>,
     by_name: Option<HashMap<Box<[u8]>, usize>>,
     /// `seen[i] == stamp` when field i appeared in the current object.
@@ -834,8 +839,24 @@ impl StructColumn {
         unknown: UnknownKeys,
     ) -> Result<Self, SchemaError> {
         let mut children = Vec::with_capacity(fields.len());
+        let mut defaults = Vec::with_capacity(fields.len());
         for f in fields.iter() {
-            children.push(column_for(f, &child_path(path, f.name()), unknown)?);
+            let child_path = child_path(path, f.name());
+            let mut child = column_for(f, &child_path, unknown)?;
+            let default: Option<Box<str>> = f
+                .metadata()
+                .get(WRITE_DEFAULT_KEY)
+                .map(|text| text.as_str().into());
+            if let Some(text) = &default {
+                // Checked once here, so that filling it in later cannot fail.
+                decode_default(child.as_mut(), text).map_err(|e| SchemaError::BadWriteDefault {
+                    path: child_path.clone(),
+                    reason: e.to_string(),
+                })?;
+                child.truncate(0);
+            }
+            children.push(child);
+            defaults.push(default);
         }
         let names: Vec<Box<[u8]>> = fields
             .iter()
@@ -852,6 +873,7 @@ impl StructColumn {
             .then(|| names.iter().cloned().zip(0..).collect());
         Ok(Self {
             nullable: fields.iter().map(|f| f.is_nullable()).collect(),
+            defaults,
             seen: vec![0; fields.len()],
             fields,
             names,
@@ -975,6 +997,11 @@ impl Column for StructColumn {
         if matched < self.children.len() {
             for i in 0..self.children.len() {
                 if self.seen[i] != self.stamp {
+                    if let Some(default) = &self.defaults[i] {
+                        decode_default(self.children[i].as_mut(), default)
+                            .map_err(|e| e.within(self.fields[i].name()))?;
+                        continue;
+                    }
                     if !self.nullable[i] {
                         return Err(cur.error(format!("missing required field '{}'", self.name(i))));
                     }
@@ -1025,6 +1052,13 @@ impl Column for StructColumn {
             nulls,
         )?))
     }
+}
+
+/// Decodes a write default's JSON text as one more row of `column`.
+fn decode_default(column: &mut dyn Column, text: &str) -> Result<(), DecodeError> {
+    let mut cur = Cursor::new(text, 64);
+    column.decode(&mut cur)?;
+    cur.finish()
 }
 
 struct ListColumn<O: OffsetSizeTrait> {

@@ -227,6 +227,7 @@ pub enum SchemaError {
     UuidWidth { path: String },
     MapEntriesNotStruct { path: String },
     MapKeysNotUtf8 { path: String },
+    BadWriteDefault { path: String, reason: String },
 }
 
 impl fmt::Display for SchemaError {
@@ -248,6 +249,11 @@ impl fmt::Display for SchemaError {
             Self::MapKeysNotUtf8 { path } => write!(
                 f,
                 "field '{path}': only maps with utf8 keys can be decoded from JSON objects"
+            ),
+            Self::BadWriteDefault { path, reason } => write!(
+                f,
+                "field '{path}': its write default ({}) does not decode: {reason}",
+                super::columns::WRITE_DEFAULT_KEY
             ),
         }
     }

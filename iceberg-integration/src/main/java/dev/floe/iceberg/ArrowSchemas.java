@@ -25,10 +25,16 @@ import org.apache.iceberg.types.Types;
  * UTC]), string -> utf8, binary -> binary, fixed[L] -> fixed_size_binary(L), uuid ->
  * fixed_size_binary(16) with {@code ARROW:extension:name = arrow.uuid}, struct, list (element
  * field {@code element}), map (entries {@code key}/{@code value}).
+ *
+ * <p>A primitive field with a {@code write-default} (format v3) carries it in {@code
+ * floe.write-default}, as the JSON text the native decoder reads for its type: a message without
+ * the field gets that value.
  */
 public final class ArrowSchemas {
   /** Arrow field metadata key holding the Iceberg field id. */
   public static final String FIELD_ID = "PARQUET:field_id";
+  /** Arrow field metadata key holding a field's write default as JSON (the decoder's input form). */
+  public static final String WRITE_DEFAULT = "floe.write-default";
 
   static final String EXTENSION_NAME = "ARROW:extension:name";
   static final String UUID_EXTENSION = "arrow.uuid";
@@ -44,7 +50,28 @@ public final class ArrowSchemas {
   }
 
   public static Field toArrow(Types.NestedField field) {
-    return field(field.name(), field.fieldId(), field.isOptional(), field.type());
+    Field arrow = field(field.name(), field.fieldId(), field.isOptional(), field.type());
+    if (field.writeDefault() == null || !field.type().isPrimitiveType()) {
+      return arrow;
+    }
+    Map<String, String> metadata = new HashMap<>(arrow.getMetadata());
+    metadata.put(WRITE_DEFAULT, defaultJson(field.type(), field.writeDefault()));
+    FieldType type = new FieldType(arrow.isNullable(), arrow.getType(), null, metadata);
+    return new Field(arrow.getName(), type, arrow.getChildren());
+  }
+
+  /**
+   * A default value as JSON the native decoder reads for its type: Iceberg's single-value JSON,
+   * except binary and fixed, which the decoder reads as base64 (Iceberg writes hex).
+   */
+  private static String defaultJson(Type type, Object value) {
+    if (type.typeId() == Type.TypeID.BINARY || type.typeId() == Type.TypeID.FIXED) {
+      java.nio.ByteBuffer bytes = ((java.nio.ByteBuffer) value).duplicate();
+      byte[] raw = new byte[bytes.remaining()];
+      bytes.get(raw);
+      return "\"" + java.util.Base64.getEncoder().encodeToString(raw) + "\"";
+    }
+    return org.apache.iceberg.SingleValueParser.toJson(type, value);
   }
 
   private static Field field(String name, int id, boolean nullable, Type type) {
