@@ -58,7 +58,7 @@ final class IcebergTableTarget implements WriteTarget {
     this.create = create;
     this.files = NativeFileWriterFactory.forTable(table, allocator);
     this.evolution = evolve
-        ? new TableEvolution(() -> table, current -> NativeFileWriterFactory.forTable(current, allocator), () -> {})
+        ? new TableEvolution(() -> table, current -> NativeFileWriterFactory.forTable(current, allocator), nanos -> {})
         : null;
     this.unknownFields = new UnknownFieldNotes(name, values -> {});
   }

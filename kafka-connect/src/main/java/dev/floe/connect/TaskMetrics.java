@@ -59,7 +59,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
     unknownFieldValues.addAndGet(values);
   }
 
-  void schemaEvolved() {
+  void schemaEvolved(long nanos) {
     schemaEvolutions.incrementAndGet();
   }
 

@@ -16,7 +16,7 @@ public interface TaskMetricsMBean {
   /** Values of fields the records had and their table lacks (not written; each named once in the log). */
   long getUnknownFieldValues();
 
-  /** Times a table's writer moved to a new schema within a cycle (iceberg.tables.evolve-schema-enabled). */
+  /** Batches that moved their table's cycle to a new schema (iceberg.tables.evolve-schema-enabled). */
   long getSchemaEvolutions();
 
   long getTombstonesSkipped();

@@ -73,7 +73,8 @@ final class E2eCommandLine {
             + "where connect-floor is a Connect sink that drops every record (the worker's own cost), and%n"
             + "floe-one-thread: floe decoding on its writer thread,%n"
             + "floe-sync-commit: floe not consuming while a cycle commits,%n"
-            + "floe-two-encode-threads: floe with --floe-encode-threads 2"
+            + "floe-two-encode-threads: floe with --floe-encode-threads 2,%n"
+            + "floe-evolve: floe with evolve.schema on"
       })
   List<String> contenders;
 

@@ -85,7 +85,10 @@ public record E2eOptions(
   public static final String FLOE_SYNC_COMMIT = "floe-sync-commit";
   /** Run only when named: floe encoding each file's columns on two threads (an A/B of encodeThreads). */
   public static final String FLOE_TWO_ENCODE_THREADS = "floe-two-encode-threads";
-  static final List<String> FLOE_VARIANTS = List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS);
+  /** Run only when named: floe with evolve.schema on (its cost when the data brings no new fields). */
+  public static final String FLOE_EVOLVE = "floe-evolve";
+  static final List<String> FLOE_VARIANTS =
+      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS, FLOE_EVOLVE);
 
   public long events(Corpus corpus) {
     return corpus == Corpus.NEXMARK ? nexmarkEvents : syntheticEvents;

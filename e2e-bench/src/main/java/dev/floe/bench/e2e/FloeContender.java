@@ -12,12 +12,14 @@ final class FloeContender implements Contender {
   private final int encodeThreads;
   private final boolean decodeAhead;
   private final boolean overlapCommits;
+  private final boolean evolveSchema;
 
-  FloeContender(String id, int encodeThreads, boolean decodeAhead, boolean overlapCommits) {
+  FloeContender(String id, int encodeThreads, boolean decodeAhead, boolean overlapCommits, boolean evolveSchema) {
     this.id = id;
     this.encodeThreads = encodeThreads;
     this.decodeAhead = decodeAhead;
     this.overlapCommits = overlapCommits;
+    this.evolveSchema = evolveSchema;
   }
 
   @Override
@@ -31,7 +33,8 @@ final class FloeContender implements Contender {
         + (decodeAhead ? "a decode thread and a writer thread" : "one writer thread")
         + " per table), "
         + (overlapCommits ? "commits in the background" : "consuming paused while a cycle commits")
-        + ", stopAtEnd, encode threads " + encodeThreads;
+        + ", stopAtEnd, encode threads " + encodeThreads
+        + (evolveSchema ? ", evolve.schema on" : "");
   }
 
   @Override
@@ -44,6 +47,7 @@ final class FloeContender implements Contender {
             .encodeThreads(encodeThreads)
             .decodeAhead(decodeAhead)
             .overlapCommits(overlapCommits)
+            .evolveSchema(evolveSchema)
             .build();
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {

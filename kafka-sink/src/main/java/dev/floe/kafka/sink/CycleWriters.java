@@ -91,6 +91,8 @@ public final class CycleWriters {
       notes.take(decoder);
       return decoded;
     }
+    long started = System.nanoTime();
+    boolean moved = false;
     for (int round = 1; ; round++) {
       // Whatever the policy: a value too wide for now must not fail the batch before evolving.
       DecodedMessages decoded = decodingWriter.decode(decoder, messages, BadRecordPolicy.DEAD_LETTER);
@@ -99,7 +101,11 @@ public final class CycleWriters {
       if (next != null) {
         decoded.close();
         moveTo(next);
+        moved = true;
         continue;
+      }
+      if (moved) {
+        evolution.evolved(System.nanoTime() - started);
       }
       notes.note(report);
       if (policy == BadRecordPolicy.FAIL && !decoded.stats().rejected().isEmpty()) {

@@ -17,6 +17,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder deadLettered = new LongAdder();
   private final LongAdder unknownFieldValues = new LongAdder();
   private final LongAdder schemaEvolutions = new LongAdder();
+  private final LongAdder schemaEvolutionNanos = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder fencedCycles = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
@@ -46,8 +47,9 @@ final class SinkMetrics implements SinkMetricsMXBean {
     unknownFieldValues.add(values);
   }
 
-  void schemaEvolved() {
+  void schemaEvolved(long nanos) {
     schemaEvolutions.increment();
+    schemaEvolutionNanos.add(nanos);
   }
 
   void committed(long files, long bytes, long millis) {
@@ -130,6 +132,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getSchemaEvolutions() {
     return schemaEvolutions.sum();
+  }
+
+  @Override
+  public double getSchemaEvolutionMillis() {
+    return schemaEvolutionNanos.sum() / 1e6;
   }
 
   @Override

@@ -19,10 +19,13 @@ public interface SinkMetricsMXBean {
   long getUnknownFieldValues();
 
   /**
-   * Times a table's writer moved to a new schema within a cycle, after evolving the table (or
-   * finding it evolved by another writer) for what a batch carried ({@code evolve.schema}).
+   * Batches that moved their table's cycle to a new schema, after evolving the table (or finding
+   * it evolved by another writer) for what they carried ({@code evolve.schema}).
    */
   long getSchemaEvolutions();
+
+  /** Time those batches were held up by it: schema commits, new writers, decodes again. */
+  double getSchemaEvolutionMillis();
 
   long getCommits();
 

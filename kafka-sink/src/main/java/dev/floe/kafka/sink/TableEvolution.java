@@ -6,6 +6,7 @@ import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.SchemaEvolution;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
@@ -24,16 +25,19 @@ public final class TableEvolution {
 
   private final Supplier<Table> loader;
   private final Function<Table, NativeFileWriterFactory> factories;
-  private final Runnable onEvolved;
+  private final LongConsumer onEvolved;
   /** The table as evolution reads and changes it; loaded on first use. */
   private Table table;
 
   /**
    * @param loader loads an instance of the table of this object's own (refreshed here only)
    * @param factories a writer factory for a table's current schema and spec
-   * @param onEvolved told each time a cycle moves to a new schema (a metric)
+   * @param onEvolved told, each time a batch moved its cycle to a new schema, how long the batch
+   *     was held up: from its first decode to its last (the schema commits, the new writers and the
+   *     decodes again), in nanoseconds (a metric)
    */
-  public TableEvolution(Supplier<Table> loader, Function<Table, NativeFileWriterFactory> factories, Runnable onEvolved) {
+  public TableEvolution(
+      Supplier<Table> loader, Function<Table, NativeFileWriterFactory> factories, LongConsumer onEvolved) {
     this.loader = loader;
     this.factories = factories;
     this.onEvolved = onEvolved;
@@ -55,9 +59,13 @@ public final class TableEvolution {
     if (current.writesCurrentSchemaOf(table)) {
       return null;
     }
-    onEvolved.run();
     NativeFileWriterFactory next = factories.apply(table);
     LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
     return next;
+  }
+
+  /** After a batch that moved its cycle to a new schema: it was held up {@code nanos}. */
+  void evolved(long nanos) {
+    onEvolved.accept(nanos);
   }
 }

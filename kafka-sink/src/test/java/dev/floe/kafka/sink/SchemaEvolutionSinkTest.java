@@ -108,6 +108,7 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
       assertEquals(1, sink.metrics().getDeadLettered());
       assertEquals(0, sink.metrics().getUnknownFieldValues(), "every field found a column");
       assertEquals(3, sink.metrics().getSchemaEvolutions(), "city, then geo, then n's widening");
+      assertTrue(sink.metrics().getSchemaEvolutionMillis() > 0);
     }
 
     Table table = catalog.loadTable(id);
