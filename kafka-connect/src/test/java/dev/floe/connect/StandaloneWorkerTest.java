@@ -282,15 +282,9 @@ class StandaloneWorkerTest {
 
   @Test
   void aColumnAddedAndARenameWhileTheConnectorRunsApplyFromTheNextCycle() throws Exception {
-    kafka.createTopic("altered", 1);
     TableIdentifier id = TableIdentifier.of("db", "altered");
-    org.apache.iceberg.Schema before = new org.apache.iceberg.Schema(
-        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
-        org.apache.iceberg.types.Types.NestedField.optional(2, "name", org.apache.iceberg.types.Types.StringType.get()));
-    Table table = catalog.createTable(id, before, org.apache.iceberg.PartitionSpec.unpartitioned(),
-        Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
-    Map<String, String> config = config(FLOE, "altered", id, warehouse);
-    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    Table table = idAndOneColumn(id, "name", org.apache.iceberg.types.Types.StringType.get());
+    Map<String, String> config = rawJsonConfig(id);
     worker.createConnector("floe-altered", config);
     try {
       // A field the table does not have yet: not written, but counted.
@@ -320,15 +314,9 @@ class StandaloneWorkerTest {
 
   @Test
   void withEvolveSchemaEnabledRecordsThatGrowFieldsNestAndWidenEvolveTheTable() throws Exception {
-    kafka.createTopic("growing", 1);
     TableIdentifier id = TableIdentifier.of("db", "growing");
-    org.apache.iceberg.Schema before = new org.apache.iceberg.Schema(
-        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
-        org.apache.iceberg.types.Types.NestedField.optional(2, "n", org.apache.iceberg.types.Types.IntegerType.get()));
-    Table table = catalog.createTable(id, before, org.apache.iceberg.PartitionSpec.unpartitioned(),
-        Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
-    Map<String, String> config = config(FLOE, "growing", id, warehouse);
-    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    Table table = idAndOneColumn(id, "n", org.apache.iceberg.types.Types.IntegerType.get());
+    Map<String, String> config = rawJsonConfig(id);
     config.put("iceberg.tables.evolve-schema-enabled", "true");
     config.put("floe.batch.records", "10"); // the changes come mid-cycle
     // A top-level field from 30 on, a nested one from 60, n outgrowing int from 90.
@@ -354,6 +342,26 @@ class StandaloneWorkerTest {
       actual.put(i, row);
     }
     assertEquals(expected, actual, "every value landed, in the columns its records brought");
+  }
+
+  /**
+   * A topic named after the table (one partition) and an unpartitioned v2 table of a required
+   * long {@code id} and one optional column.
+   */
+  private static Table idAndOneColumn(TableIdentifier id, String column, org.apache.iceberg.types.Type type) {
+    kafka.createTopic(id.name(), 1);
+    org.apache.iceberg.Schema schema = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, column, type));
+    return catalog.createTable(id, schema, org.apache.iceberg.PartitionSpec.unpartitioned(),
+        Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
+  }
+
+  /** floe's connector reading the table's topic as raw JSON bytes. */
+  private static Map<String, String> rawJsonConfig(TableIdentifier id) {
+    Map<String, String> config = config(FLOE, id.name(), id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    return config;
   }
 
   /** {@code {"id":i,<rest of i>}} for i in [from, to). */
