@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import dev.floe.kafka.sink.BackgroundJob;
 import dev.floe.kafka.sink.FencedException;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
@@ -8,11 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.WriteResult;
@@ -41,8 +37,7 @@ final class BackgroundCommits implements AutoCloseable {
 
   private final TableCommitter committer;
   private final BadRecords badRecords;
-  private final ExecutorService thread;
-  private Future<Outcome> pending;
+  private final BackgroundJob<Outcome> job;
 
   /**
    * One table's part of a sealed cycle: its files (being completed on its writer thread) and the
@@ -73,47 +68,28 @@ final class BackgroundCommits implements AutoCloseable {
   BackgroundCommits(TableCommitter committer, BadRecords badRecords, String threadName) {
     this.committer = committer;
     this.badRecords = badRecords;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    this.job = new BackgroundJob<>(threadName,
+        cause -> cause instanceof ConnectException c ? c : new ConnectException("committing a cycle failed", cause));
   }
 
   /** Starts committing {@code cycle}; the one before must have been awaited. */
   void submit(Sealed cycle) {
-    if (pending != null) {
-      throw new IllegalStateException("a cycle is still being committed");
-    }
-    pending = thread.submit(() -> commit(cycle));
+    job.start(() -> commit(cycle));
   }
 
   /** Whether a cycle is being committed (or committed and not yet taken). */
   boolean busy() {
-    return pending != null;
+    return job.busy();
   }
 
   /** The cycle in progress if its commit has ended (it is then taken), else null. */
   Outcome poll() {
-    return pending != null && pending.isDone() ? await() : null;
+    return job.poll();
   }
 
   /** Waits for the cycle in progress and takes its outcome; null if there is none. */
   Outcome await() {
-    Future<Outcome> waiting = pending;
-    if (waiting == null) {
-      return null;
-    }
-    pending = null;
-    try {
-      return waiting.get();
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      throw cause instanceof ConnectException c ? c : new ConnectException("committing a cycle failed", cause);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted while waiting for a commit", e);
-    }
+    return job.await();
   }
 
   private Outcome commit(Sealed cycle) {
@@ -188,11 +164,6 @@ final class BackgroundCommits implements AutoCloseable {
   /** Lets a commit in progress land (its files are complete), then stops the thread. */
   @Override
   public void close() {
-    thread.shutdown();
-    try {
-      thread.awaitTermination(1, TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    job.close();
   }
 }

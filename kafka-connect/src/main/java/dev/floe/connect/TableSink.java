@@ -8,6 +8,7 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.kafka.sink.CycleWriters;
+import dev.floe.kafka.sink.FollowedTable;
 import dev.floe.kafka.sink.TableEvolution;
 import dev.floe.kafka.sink.UnknownFieldNotes;
 import dev.floe.iceberg.DecodedMessages;
@@ -33,8 +34,6 @@ import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What one task writes into one table during one commit cycle. The task thread packs record
@@ -54,15 +53,13 @@ import org.slf4j.LoggerFactory;
  * BadRecords} (dead-letter queue, log) and the rest of its batch is written.
  */
 final class TableSink implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(TableSink.class);
   private final TableIdentifier id;
   private final Table table;
-  /** The same table, refreshed at each cycle's start to follow its schema and spec. */
-  private final Table watched;
+  /** The same table, followed at each cycle's start (schema and spec). */
+  private final FollowedTable followed;
   private final ConnectorSettings settings;
   private final int taskIndex;
-  /** The writer factory and decoders for the table's schema and spec as of the last cycle's start. */
-  private NativeFileWriterFactory factory;
+  /** The decoders for the followed table's schema as of the last cycle's start. */
   private Decoders decoders;
   private final BufferAllocator allocator;
   private final boolean upsert;
@@ -133,13 +130,12 @@ final class TableSink implements AutoCloseable {
       BufferAllocator allocator, BadRecords badRecords, TaskMetrics metrics) {
     this.id = id;
     this.table = table;
-    this.watched = loader.get();
     this.settings = settings;
     this.taskIndex = taskIndex;
     this.allocator = allocator;
     this.upsert = settings.upsert();
-    this.factory = writerFactory(watched);
-    this.decoders = Decoders.of(factory, upsert, settings.evolveSchema());
+    this.followed = new FollowedTable(loader.get(), this::writerFactory);
+    this.decoders = Decoders.of(followed.factory(), upsert, settings.evolveSchema());
     this.batchRecords = settings.batchRecords();
     this.batchBytes = settings.batchBytes();
     this.bufferBytes = settings.bufferBytes();
@@ -172,18 +168,14 @@ final class TableSink implements AutoCloseable {
    * batch has passed them (both threads run their tasks in order).
    */
   private void followTable() {
-    watched.refresh();
-    if (factory.writesCurrentSchemaOf(watched)) {
+    NativeFileWriterFactory next = followed.refresh();
+    if (next == null) {
       return;
     }
-    NativeFileWriterFactory next = writerFactory(watched);
     Decoders retired = decoders;
     decoders = Decoders.of(next, upsert, settings.evolveSchema());
-    factory = next;
     // Values are decoded on the decode thread, keys on the writer thread after it.
     decodeThread.execute(() -> writerThread.execute(retired::close));
-    LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
-        next.schema().schemaId(), next.spec().specId());
   }
 
   private static ExecutorService thread(String name) {
@@ -250,7 +242,7 @@ final class TableSink implements AutoCloseable {
     }
     if (writers == null) {
       followTable();
-      writers = new CycleWriters(factory, decoders.values(), evolution, upsert);
+      writers = new CycleWriters(followed.factory(), decoders.values(), evolution, upsert);
       writerDecoders = decoders;
     }
     CycleWriters cycle = writers;

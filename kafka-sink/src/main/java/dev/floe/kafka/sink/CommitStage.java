@@ -6,11 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
@@ -36,8 +31,7 @@ final class CommitStage implements AutoCloseable {
 
   private final TableCommitter committer;
   private final DeadLetters deadLetters;
-  private final ExecutorService thread;
-  private Future<Committed> pending;
+  private final BackgroundJob<Committed> job;
 
   /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
   record TableCut(TableChannel channel, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> offsets) {}
@@ -62,11 +56,7 @@ final class CommitStage implements AutoCloseable {
   CommitStage(TableCommitter committer, DeadLetters deadLetters, String group) {
     this.committer = committer;
     this.deadLetters = deadLetters;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "floe-commit-" + group);
-      t.setDaemon(true);
-      return t;
-    });
+    this.job = new BackgroundJob<>("floe-commit-" + group, SinkException::wrap);
   }
 
   /**
@@ -82,30 +72,18 @@ final class CommitStage implements AutoCloseable {
       }
       return before;
     }
-    pending = thread.submit(() -> commit(cycle));
+    job.start(() -> commit(cycle));
     return before;
   }
 
   /** The cycle in progress if it has committed by now (then it is no longer pending), else null. */
   Committed poll() {
-    return pending != null && pending.isDone() ? await() : null;
+    return job.poll();
   }
 
   /** Waits for the cycle in progress; null if there is none. */
   Committed await() {
-    Future<Committed> waiting = pending;
-    if (waiting == null) {
-      return null;
-    }
-    pending = null;
-    try {
-      return waiting.get();
-    } catch (ExecutionException e) {
-      throw SinkException.wrap(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SinkException("interrupted while waiting for a commit", e);
-    }
+    return job.await();
   }
 
   private Committed commit(Sealed cycle) {
@@ -192,11 +170,6 @@ final class CommitStage implements AutoCloseable {
   /** Lets a commit in progress land (it holds complete files), then stops the thread. */
   @Override
   public void close() {
-    thread.shutdown();
-    try {
-      thread.awaitTermination(1, TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    job.close();
   }
 }

@@ -58,8 +58,8 @@ final class TableChannel implements AutoCloseable {
   private final TableIdentifier id;
   /** The table commits go to (the commit thread refreshes it). */
   private final Table table;
-  /** The same table, refreshed on the consumer thread at each cycle's start to follow its schema. */
-  private final Table watched;
+  /** The same table, followed on the consumer thread at each cycle's start (schema and spec). */
+  private final FollowedTable followed;
   private final SinkConfig config;
   /**
    * Fields the table lacks are counted (it costs nothing while none come) and named once; with
@@ -69,8 +69,7 @@ final class TableChannel implements AutoCloseable {
   /** Schema evolution (the decoding thread's), or null without. */
   private final TableEvolution evolution;
   private final BufferAllocator allocator;
-  /** The writer factory and decoder for the table's schema and spec as of the last cycle's start. */
-  private NativeFileWriterFactory factory;
+  /** The decoder for the followed table's schema as of the last cycle's start. */
   private NativeJsonDecoder decoder;
   /** Decodes batches a step ahead of the writer thread; null without decodeAhead. */
   private final ExecutorService decodeStage;
@@ -136,9 +135,8 @@ final class TableChannel implements AutoCloseable {
         ? TableEvolution.DESCRIBING
         : JsonDecoderConfig.defaults().withReportUnknownFields(true);
     this.allocator = shared.allocator();
-    this.watched = config.catalog().loadTable(id);
-    this.factory = writerFactory(watched);
-    this.decoder = NativeJsonDecoder.create(factory.arrowSchema(), decoding);
+    this.followed = new FollowedTable(config.catalog().loadTable(id), this::writerFactory);
+    this.decoder = NativeJsonDecoder.create(followed.factory().arrowSchema(), decoding);
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
     this.inFlight = shared.inFlight();
@@ -164,24 +162,19 @@ final class TableChannel implements AutoCloseable {
   }
 
   /**
-   * At a cycle's start: reads the table's current schema and partition spec, and when either
-   * changed (an ALTER TABLE while the sink runs), writes this cycle and the next ones with them.
-   * Columns are matched by field id, so files written before and after are read alike. Cycles
-   * begun before keep their schema; the decoder they use is closed once their last batch is
-   * decoded (the stage that decodes runs its tasks in order).
+   * At a cycle's start: when the table's schema or spec changed (an ALTER TABLE while the sink
+   * runs), this cycle and the next ones are written with them. Cycles begun before keep their
+   * schema; the decoder they use is closed once their last batch is decoded (the stage that
+   * decodes runs its tasks in order).
    */
   private void followTable() {
-    watched.refresh();
-    if (factory.writesCurrentSchemaOf(watched)) {
+    NativeFileWriterFactory next = followed.refresh();
+    if (next == null) {
       return;
     }
-    NativeFileWriterFactory next = writerFactory(watched);
     NativeJsonDecoder retired = decoder;
     decoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
-    factory = next;
     (decodeStage != null ? decodeStage : writeStage).execute(retired::close);
-    LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", id,
-        next.schema().schemaId(), next.spec().specId());
   }
 
   private static ExecutorService stage(String name) {
@@ -249,7 +242,7 @@ final class TableChannel implements AutoCloseable {
     open = null;
     if (cycle == null) {
       followTable();
-      cycle = new Cycle(new CycleWriters(factory, decoder, evolution, config.upsert()));
+      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, evolution, config.upsert()));
     }
     Cycle filling = cycle;
     if (decodeStage == null && !config.evolveSchema()) {
