@@ -89,12 +89,89 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Valu
 
 /// Parses a JSON number's text as f64; out-of-range magnitudes are errors, not infinities.
 pub fn parse_f64(text: &[u8]) -> Result<f64, ValueError> {
-    parse_float(text, "float64")
+    match exact_parts(text) {
+        Some((negative, m, e)) if m <= 1 << 53 && e.unsigned_abs() <= 22 => {
+            let v = if e >= 0 {
+                m as f64 * POW10_F64[e as usize]
+            } else {
+                m as f64 / POW10_F64[(-e) as usize]
+            };
+            Ok(if negative { -v } else { v })
+        }
+        _ => parse_float(text, "float64"),
+    }
 }
 
 /// Parses a JSON number's text directly as f32 (one rounding, not via f64).
 pub fn parse_f32(text: &[u8]) -> Result<f32, ValueError> {
-    parse_float(text, "float32")
+    match exact_parts(text) {
+        Some((negative, m, e)) if m <= 1 << 24 && e.unsigned_abs() <= 10 => {
+            let v = if e >= 0 {
+                m as f32 * POW10_F32[e as usize]
+            } else {
+                m as f32 / POW10_F32[(-e) as usize]
+            };
+            Ok(if negative { -v } else { v })
+        }
+        _ => parse_float(text, "float32"),
+    }
+}
+
+/// Powers of ten a float holds exactly: 10^22 = 2^22 * 5^22 and 5^22 < 2^53; 5^10 < 2^24.
+const POW10_F64: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/// Clinger's fast path: `text` as `(negative, m, e)` with value `m x 10^e`, when it is a plain
+/// `-?digits(.digits)?([eE][+-]?digits)?` whose digits fit a u64. A float then gets
+/// the exact `m` times or divided by an exact power of ten, and one IEEE multiplication or
+/// division rounds correctly: the same value the standard parser returns, without its
+/// general algorithm. Anything else (`None`) goes to the standard parser.
+#[inline]
+fn exact_parts(text: &[u8]) -> Option<(bool, u64, i32)> {
+    let (negative, mut rest) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let mut m: u64 = 0;
+    let mut e: i32 = 0;
+    let mut any = false;
+    while let Some((&d @ b'0'..=b'9', tail)) = rest.split_first() {
+        m = m.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+        any = true;
+        rest = tail;
+    }
+    if let Some((b'.', tail)) = rest.split_first() {
+        rest = tail;
+        while let Some((&d @ b'0'..=b'9', tail)) = rest.split_first() {
+            m = m.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+            e -= 1;
+            any = true;
+            rest = tail;
+        }
+    }
+    if let Some((b'e' | b'E', tail)) = rest.split_first() {
+        let (sign, mut exp_digits) = match tail.split_first() {
+            Some((b'-', t)) => (-1, t),
+            Some((b'+', t)) => (1, t),
+            _ => (1, tail),
+        };
+        let mut exp: i32 = 0;
+        let mut exp_any = false;
+        while let Some((&d @ b'0'..=b'9', t)) = exp_digits.split_first() {
+            exp = exp.checked_mul(10)?.checked_add((d - b'0') as i32)?;
+            exp_any = true;
+            exp_digits = t;
+        }
+        if !exp_any {
+            return None;
+        }
+        e = e.checked_add(sign * exp)?;
+        rest = exp_digits;
+    }
+    (any && rest.is_empty()).then_some((negative, m, e))
 }
 
 fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(
@@ -177,6 +254,86 @@ const HEX_VALUE: [u8; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path must return bit for bit what the standard parser returns, on the
+    /// numbers it takes and on those it hands over.
+    #[test]
+    fn floats_match_the_standard_parser() {
+        let mut rng = crate::test_rng::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1",
+            "-1",
+            "0.1",
+            "0.3",
+            "123456.78",
+            "99999.99",
+            "1e22",
+            "1e23",
+            "9007199254740992",
+            "9007199254740993",
+            "16777216",
+            "16777217",
+            "1.5e-7",
+            "3.4028235e38",
+            "1e-45",
+            "4.9e-324",
+            "2.2250738585072014e-308",
+            "1e308",
+            "1.7976931348623157e308",
+            "0.000000000000000000000001",
+            "12345678901234567890",
+            "1.00000000000000000000",
+            "007",
+            "1E+2",
+            "1e-0",
+            "2.5E-3",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        for _ in 0..200_000 {
+            let r = rng.next();
+            let int_digits = 1 + (r % 17) as usize;
+            let frac_digits = ((r >> 8) % 12) as usize;
+            let mut t = String::new();
+            if r & (1 << 20) != 0 {
+                t.push('-');
+            }
+            let mut d = rng.next();
+            for i in 0..int_digits + frac_digits {
+                if i == int_digits {
+                    t.push('.');
+                }
+                t.push((b'0' + (d % 10) as u8) as char);
+                d /= 10;
+                if d == 0 {
+                    d = rng.next();
+                }
+            }
+            if r & (1 << 21) != 0 {
+                t.push_str(&format!("e{}", ((r >> 24) % 50) as i64 - 25));
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            let standard64 = t.parse::<f64>().ok().filter(|v| v.is_finite());
+            assert_eq!(
+                parse_f64(t.as_bytes()).ok().map(f64::to_bits),
+                standard64.map(f64::to_bits),
+                "{t}"
+            );
+            let standard32 = t.parse::<f32>().ok().filter(|v| v.is_finite());
+            assert_eq!(
+                parse_f32(t.as_bytes()).ok().map(f32::to_bits),
+                standard32.map(f32::to_bits),
+                "{t}"
+            );
+        }
+    }
 
     #[test]
     fn decimals_are_exact() {
