@@ -38,11 +38,15 @@ final class BatchPool implements AutoCloseable {
     return new SinkBatch(new MessageBatch(bytes, messages), keepOrigins);
   }
 
-  /** Takes {@code batch} back, emptied, if the budget has room for its capacity; frees it otherwise. */
+  /**
+   * Takes {@code batch} back, emptied, if the budget has room for its capacity and no one waits
+   * for room (the consumer needs it for its next batch more than the pool needs a spare); frees it
+   * otherwise.
+   */
   void give(SinkBatch batch) {
     batch.clear();
     synchronized (this) {
-      if (!closed && budget.tryAcquire(permits(batch))) {
+      if (!closed && !budget.hasQueuedThreads() && budget.tryAcquire(permits(batch))) {
         spares.push(batch);
         return;
       }

@@ -374,6 +374,9 @@ final class TableChannel implements AutoCloseable {
         if (stopRequested.getAsBoolean()) {
           throw new StopRequestedException();
         }
+        // A batch given back between the trim and the wait may have been kept as a spare, and
+        // with nothing else in flight its room would never come back.
+        pool.trim();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -8,6 +8,7 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static dev.floe.kafka.sink.SinkFixture.seqById;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
@@ -111,6 +112,26 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
     // 40,000 events are about 14 MB of JSON and 5 MB of Parquet: far more than the 1.5 MiB the
     // budget leaves the open files, so each of them wrote several row groups.
     assertTrue(rowGroups >= 2 * files, rowGroups + " row groups in " + files + " files");
+  }
+
+  /**
+   * A batch budget with room for about one batch, decoding on the writer thread: a batch the
+   * writer hands back while the consumer waits for room must not keep that room as a spare (the
+   * consumer waited for it forever).
+   */
+  @Test
+  void aBudgetOfAboutOneBatchNeverStallsTheConsumer() {
+    List<NexmarkEvent> events = SinkFixture.events(11, 40_000);
+    kafka.createTopic("one-batch", 4);
+    SinkFixture.produce(kafka.bootstrapServers(), "one-batch", 4, SinkFixture.json(events));
+    assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
+      try (KafkaIcebergSink sink = new KafkaIcebergSink(
+          sink("one-batch", "one_batch", "one-batch").batches(1000, 1 << 20, 2 << 20).decodeAhead(false).build())) {
+        sink.run();
+      }
+    });
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "one_batch"));
+    assertEquals(SinkFixture.expected(events), TableFingerprint.of(table));
   }
 
   private static long count(Table table) {
