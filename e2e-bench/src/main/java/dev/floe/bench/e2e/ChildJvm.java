@@ -23,13 +23,18 @@ final class ChildJvm {
   }
 
   static List<String> command(String heap, List<String> flags, Class<?> main) {
+    return command(heap, flags, System.getProperty("java.class.path"), main);
+  }
+
+  /** The same on another classpath (e.g. an e2e-bench jar another commit built). */
+  static List<String> command(String heap, List<String> flags, String classpath, Class<?> main) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(floeJvmFlags());
     command.add("-Xmx" + heap);
     command.addAll(flags);
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classpath);
     command.add(main.getName());
     return command;
   }

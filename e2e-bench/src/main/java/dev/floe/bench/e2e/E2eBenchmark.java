@@ -118,11 +118,13 @@ public final class E2eBenchmark {
         continue;
       }
       Contender local = inThisJvm(id, options.floeEncodeThreads(), options.floeDecodeAhead());
+      // floe-baseline's child is floe as the baseline jar's code knows it.
+      boolean baseline = id.equals(E2eOptions.FLOE_BASELINE);
       out.add(options.ownJvms()
           ? new OwnJvmContender(local,
-              List.of(id, warehouse(work).toString(), Integer.toString(options.floeEncodeThreads()),
+              List.of(baseline ? "floe" : id, warehouse(work).toString(), Integer.toString(options.floeEncodeThreads()),
                   Boolean.toString(options.floeDecodeAhead())),
-              options.contenderHeap(), work.resolve(id + ".log"))
+              baseline ? options.floeBaselineJar().toString() : null, options.contenderHeap(), work.resolve(id + ".log"))
           : local);
     }
     return out;
@@ -140,6 +142,8 @@ public final class E2eBenchmark {
           new FloeContender(E2eOptions.FLOE_TWO_ENCODE_THREADS, 2, floeDecodeAhead, true, false);
       case E2eOptions.FLOE_EVOLVE ->
           new FloeContender(E2eOptions.FLOE_EVOLVE, floeEncodeThreads, floeDecodeAhead, true, true);
+      case E2eOptions.FLOE_BASELINE ->
+          new FloeContender(E2eOptions.FLOE_BASELINE, floeEncodeThreads, floeDecodeAhead, true, false);
       case "stock-java" -> new StockJavaContender();
       case "bare-consume" -> new BareConsumeContender();
       default -> throw new IllegalArgumentException("unknown contender " + id);
@@ -320,6 +324,9 @@ public final class E2eBenchmark {
     s.put("connectTasks", o.connectTasks());
     s.put("floeEncodeThreads", o.floeEncodeThreads());
     s.put("floeDecodeAhead", o.floeDecodeAhead());
+    if (o.floeBaselineJar() != null) {
+      s.put("floeBaselineJar", o.floeBaselineJar().toString());
+    }
     s.put("connectHeap", o.connectHeap());
     s.put("contenderJvms", o.ownJvms() ? "own" : "driver");
     s.put("contenderHeap", o.contenderHeap());

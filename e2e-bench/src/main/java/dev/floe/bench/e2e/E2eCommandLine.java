@@ -1,5 +1,6 @@
 package dev.floe.bench.e2e;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -74,7 +75,8 @@ final class E2eCommandLine {
             + "floe-one-thread: floe decoding on its writer thread,%n"
             + "floe-sync-commit: floe not consuming while a cycle commits,%n"
             + "floe-two-encode-threads: floe with --floe-encode-threads 2,%n"
-            + "floe-evolve: floe with evolve.schema on"
+            + "floe-evolve: floe with evolve.schema on,%n"
+            + "floe-baseline: floe from the jar --floe-baseline-jar names"
       })
   List<String> contenders;
 
@@ -116,6 +118,10 @@ final class E2eCommandLine {
   @Option(names = "--floe-decode-ahead", paramLabel = "B", arity = "1", defaultValue = "true",
       description = "floe decodes on a thread of its own per table: true|false (default ${DEFAULT-VALUE})")
   boolean floeDecodeAhead;
+
+  @Option(names = "--floe-baseline-jar", paramLabel = "FILE",
+      description = "the e2e-bench jar floe-baseline runs floe from (built at the commit before a change)")
+  Path floeBaselineJar;
 
   @Option(names = "--connect-heap", paramLabel = "SIZE", defaultValue = "2g",
       description = "the Connect worker's -Xmx (default ${DEFAULT-VALUE})")
@@ -204,6 +210,11 @@ final class E2eCommandLine {
       throw new ParameterException(spec.commandLine(),
           "--pairs must be >= 1, --warmup >= 0, --memory-passes >= 1, --floe-encode-threads >= 1");
     }
+    if (contenders.contains(E2eOptions.FLOE_BASELINE)
+        && (floeBaselineJar == null || !Files.isRegularFile(floeBaselineJar) || contenderJvm != ContenderJvm.own)) {
+      throw new ParameterException(spec.commandLine(),
+          "floe-baseline needs --floe-baseline-jar naming an existing file, and contenders in JVMs of their own");
+    }
     long nexmark = nexmarkEvents != null ? nexmarkEvents : Math.round(DEFAULT_NEXMARK * scale);
     long synthetic = syntheticEvents != null ? syntheticEvents : Math.round(DEFAULT_SYNTHETIC * scale);
     // Generous: a contender at 5,000 msg/s still finishes; a hung one is given up.
@@ -214,7 +225,8 @@ final class E2eCommandLine {
         Duration.ofMillis(commitIntervalMs), commitRecords, compression, seed, connectClasspath, connectTasks,
         floeEncodeThreads, floeDecodeAhead, connectHeap, contenderJvm == ContenderJvm.own, contenderHeap,
         !noMemoryRun, memoryHeap, memoryPasses, Duration.ofMillis(memorySampleMs), memoryMallocArenas, jfr,
-        runTimeout, outDir, name, label, workDir, keepWork, render, List.copyOf(arguments));
+        runTimeout, outDir, name, label, workDir, keepWork, render,
+        floeBaselineJar == null ? null : floeBaselineJar.toAbsolutePath(), List.copyOf(arguments));
   }
 
   /** An event or record count: at least 1; {@code _} and {@code ,} may group digits (2,000,000). */

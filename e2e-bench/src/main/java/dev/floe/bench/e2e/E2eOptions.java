@@ -75,6 +75,7 @@ public record E2eOptions(
     Path workDir,
     boolean keepWork,
     Path render,
+    Path floeBaselineJar,
     List<String> arguments) {
 
   public static final List<String> ALL_CONTENDERS =
@@ -87,8 +88,14 @@ public record E2eOptions(
   public static final String FLOE_TWO_ENCODE_THREADS = "floe-two-encode-threads";
   /** Run only when named: floe with evolve.schema on (its cost when the data brings no new fields). */
   public static final String FLOE_EVOLVE = "floe-evolve";
+  /**
+   * Run only when named: floe as another commit built it ({@code --floe-baseline-jar}, an e2e-bench
+   * jar with its own libfloe), so a change is measured against the code before it in the same
+   * rounds, through the same hour's noise.
+   */
+  public static final String FLOE_BASELINE = "floe-baseline";
   static final List<String> FLOE_VARIANTS =
-      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS, FLOE_EVOLVE);
+      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS, FLOE_EVOLVE, FLOE_BASELINE);
 
   public long events(Corpus corpus) {
     return corpus == Corpus.NEXMARK ? nexmarkEvents : syntheticEvents;

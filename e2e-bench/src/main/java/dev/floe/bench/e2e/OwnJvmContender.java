@@ -42,15 +42,17 @@ final class OwnJvmContender implements Contender {
   /**
    * @param local the same contender in this JVM (its id, description and whether it writes a table)
    * @param childArguments what {@link ContenderChild} needs to build it again
+   * @param classpath the child's classpath (floe-baseline: another commit's jar), or null for the driver's
    */
-  OwnJvmContender(Contender local, List<String> childArguments, String heap, Path log) {
+  OwnJvmContender(Contender local, List<String> childArguments, String classpath, String heap, Path log) {
     this.id = local.id();
-    this.description = local.description() + "; in a JVM of its own (-Xmx" + heap + "), kept across rounds";
+    this.description = local.description() + "; in a JVM of its own (-Xmx" + heap + "), kept across rounds"
+        + (classpath == null ? "" : "; code and libfloe from " + classpath);
     this.writesTable = local.writesTable();
     this.log = log;
     List<String> c = ChildJvm.command(heap, List.of(
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=error"),
-        ContenderChild.class);
+        classpath == null ? System.getProperty("java.class.path") : classpath, ContenderChild.class);
     c.addAll(childArguments);
     this.command = List.copyOf(c);
   }

@@ -68,6 +68,9 @@ class E2eCommandLineTest {
     assertMessage("must be at least 1", "--events", "0");
     assertMessage("--pairs must be >= 1", "--pairs", "0");
     assertMessage("'maybe' is not a boolean", "--floe-decode-ahead", "maybe");
+    assertMessage("floe-baseline needs --floe-baseline-jar", "--contenders", "floe,floe-baseline");
+    assertMessage("floe-baseline needs --floe-baseline-jar", "--contenders", "floe-baseline",
+        "--floe-baseline-jar", "no/such.jar");
     assertMessage("Unknown option: '--bogus'", "--bogus");
     assertMessage("Missing required parameter for option '--events'", "--events");
   }
@@ -76,7 +79,7 @@ class E2eCommandLineTest {
   void helpListsEveryOption() {
     String help = E2eCommandLine.commandLine().getUsageMessage();
     for (String option : List.of("--events", "--synthetic-events", "--scale", "--corpora", "--contenders",
-        "floe-one-thread", "floe-sync-commit", "floe-two-encode-threads", "--warmup", "--pairs",
+        "floe-one-thread", "floe-sync-commit", "floe-two-encode-threads", "floe-baseline", "--floe-baseline-jar", "--warmup", "--pairs",
         "--commit-interval-ms", "--commit-records", "--compression", "--seed", "--connect-classpath", "--connect-tasks",
         "--floe-encode-threads", "--floe-decode-ahead", "--connect-heap", "--contender-jvm", "--contender-heap",
         "--no-memory-run", "--memory-heap", "--memory-passes", "--memory-sample-ms", "--memory-malloc-arenas", "--jfr",
