@@ -89,32 +89,38 @@ pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, Valu
 
 /// Parses a JSON number's text as f64; out-of-range magnitudes are errors, not infinities.
 pub fn parse_f64(text: &[u8]) -> Result<f64, ValueError> {
-    match exact_parts(text) {
-        Some((negative, m, e)) if m <= 1 << 53 && e.unsigned_abs() <= 22 => {
-            let v = if e >= 0 {
-                m as f64 * POW10_F64[e as usize]
-            } else {
-                m as f64 / POW10_F64[(-e) as usize]
-            };
-            Ok(if negative { -v } else { v })
-        }
-        _ => parse_float(text, "float64"),
+    match fast_path(text, 1 << 53, &POW10_F64, |m| m as f64) {
+        Some(v) => Ok(v),
+        None => parse_float(text, "float64"),
     }
 }
 
 /// Parses a JSON number's text directly as f32 (one rounding, not via f64).
 pub fn parse_f32(text: &[u8]) -> Result<f32, ValueError> {
-    match exact_parts(text) {
-        Some((negative, m, e)) if m <= 1 << 24 && e.unsigned_abs() <= 10 => {
-            let v = if e >= 0 {
-                m as f32 * POW10_F32[e as usize]
-            } else {
-                m as f32 / POW10_F32[(-e) as usize]
-            };
-            Ok(if negative { -v } else { v })
-        }
-        _ => parse_float(text, "float32"),
+    match fast_path(text, 1 << 24, &POW10_F32, |m| m as f32) {
+        Some(v) => Ok(v),
+        None => parse_float(text, "float32"),
     }
+}
+
+/// `m x 10^e` in one correctly rounded operation, when `m` (at most `max_mantissa`, exact in
+/// the float) and `10^|e|` (in `pow10`) are both exact; `None` otherwise.
+#[inline]
+fn fast_path<F>(text: &[u8], max_mantissa: u64, pow10: &[F], float: fn(u64) -> F) -> Option<F>
+where
+    F: Copy + std::ops::Mul<Output = F> + std::ops::Div<Output = F> + std::ops::Neg<Output = F>,
+{
+    let (negative, m, e) = exact_parts(text)?;
+    let power = *pow10.get(e.unsigned_abs() as usize)?;
+    if m > max_mantissa {
+        return None;
+    }
+    let v = if e >= 0 {
+        float(m) * power
+    } else {
+        float(m) / power
+    };
+    Some(if negative { -v } else { v })
 }
 
 /// Powers of ten a float holds exactly: 10^22 = 2^22 * 5^22 and 5^22 < 2^53; 5^10 < 2^24.
