@@ -142,42 +142,41 @@ fn exact_parts(text: &[u8]) -> Option<(bool, u64, i32)> {
         _ => (false, text),
     };
     let mut m: u64 = 0;
+    let mut digits = take_digits(&mut rest, &mut m)?;
     let mut e: i32 = 0;
-    let mut any = false;
-    while let Some((&d @ b'0'..=b'9', tail)) = rest.split_first() {
-        m = m.checked_mul(10)?.checked_add((d - b'0') as u64)?;
-        any = true;
-        rest = tail;
-    }
     if let Some((b'.', tail)) = rest.split_first() {
         rest = tail;
-        while let Some((&d @ b'0'..=b'9', tail)) = rest.split_first() {
-            m = m.checked_mul(10)?.checked_add((d - b'0') as u64)?;
-            e -= 1;
-            any = true;
-            rest = tail;
-        }
+        let fraction = take_digits(&mut rest, &mut m)?;
+        digits += fraction;
+        e = -i32::try_from(fraction).ok()?;
     }
     if let Some((b'e' | b'E', tail)) = rest.split_first() {
-        let (sign, mut exp_digits) = match tail.split_first() {
-            Some((b'-', t)) => (-1, t),
-            Some((b'+', t)) => (1, t),
-            _ => (1, tail),
+        let (negative_exp, mut exp_text) = match tail.split_first() {
+            Some((b'-', t)) => (true, t),
+            Some((b'+', t)) => (false, t),
+            _ => (false, tail),
         };
-        let mut exp: i32 = 0;
-        let mut exp_any = false;
-        while let Some((&d @ b'0'..=b'9', t)) = exp_digits.split_first() {
-            exp = exp.checked_mul(10)?.checked_add((d - b'0') as i32)?;
-            exp_any = true;
-            exp_digits = t;
-        }
-        if !exp_any {
+        let mut exp: u64 = 0;
+        if take_digits(&mut exp_text, &mut exp)? == 0 {
             return None;
         }
-        e = e.checked_add(sign * exp)?;
-        rest = exp_digits;
+        let exp = i32::try_from(exp).ok()?;
+        e = e.checked_add(if negative_exp { -exp } else { exp })?;
+        rest = exp_text;
     }
-    (any && rest.is_empty()).then_some((negative, m, e))
+    (digits > 0 && rest.is_empty()).then_some((negative, m, e))
+}
+
+/// Moves the leading ASCII digits of `rest` into `value` (`None` when it overflows); how many.
+#[inline]
+fn take_digits(rest: &mut &[u8], value: &mut u64) -> Option<usize> {
+    let mut count = 0;
+    while let Some((&d @ b'0'..=b'9', tail)) = rest.split_first() {
+        *value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        *rest = tail;
+        count += 1;
+    }
+    Some(count)
 }
 
 fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(
