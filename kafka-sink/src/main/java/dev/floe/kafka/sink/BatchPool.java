@@ -7,21 +7,14 @@ import java.util.concurrent.Semaphore;
 /**
  * Batches that wait to be filled again, shared by all tables of a sink, and counted against the
  * sink's in-flight budget: a spare batch holds permits for its whole capacity, so batches in
- * flight and spare ones together stay within the budget however many tables there are; {@link
- * #trim()} frees every spare, for a consumer that waits for room.
- *
- * <p>When the writers are the bottleneck, decoded rows fill the budget and no batch given back
- * finds room as a spare. One batch is then kept outside the budget, as the reserve the consumer
- * fills next: without it every batch would be allocated (and zeroed) anew and freed again. So the
- * sink's batch memory is the budget, plus the batch being filled, plus at most one reserve.
- * Thread-safe.
+ * flight and spare ones together stay within the budget however many tables there are. A batch
+ * given back when the budget has no room for it is freed instead; {@link #trim()} frees every
+ * spare, for a consumer that waits for room. Thread-safe.
  */
 final class BatchPool implements AutoCloseable {
   private final Semaphore budget;
   private final boolean keepOrigins;
   private final ArrayDeque<SinkBatch> spares = new ArrayDeque<>();
-  /** A batch kept without permits when the budget had no room for it; null if none. */
-  private SinkBatch reserve;
   private boolean closed;
 
   /**
@@ -33,7 +26,7 @@ final class BatchPool implements AutoCloseable {
     this.keepOrigins = keepOrigins;
   }
 
-  /** A spare batch (its room goes back to the budget), the reserve, or a new one of this capacity. */
+  /** A spare batch (its room goes back to the budget), or a new one of this capacity. */
   SinkBatch take(long bytes, int messages) {
     synchronized (this) {
       SinkBatch spare = spares.poll();
@@ -41,29 +34,20 @@ final class BatchPool implements AutoCloseable {
         budget.release(permits(spare));
         return spare;
       }
-      if (reserve != null) {
-        SinkBatch reserved = reserve;
-        reserve = null;
-        return reserved;
-      }
     }
     return new SinkBatch(new MessageBatch(bytes, messages), keepOrigins);
   }
 
   /**
-   * Takes {@code batch} back, emptied: as a spare if the budget has room for its capacity and no
-   * one waits for room (the consumer needs that room more than the pool needs a spare), else as the
-   * reserve if there is none; frees it otherwise.
+   * Takes {@code batch} back, emptied, if the budget has room for its capacity and no one waits
+   * for room (the consumer needs it for its next batch more than the pool needs a spare); frees it
+   * otherwise.
    */
   void give(SinkBatch batch) {
     batch.clear();
     synchronized (this) {
       if (!closed && !budget.hasQueuedThreads() && budget.tryAcquire(permits(batch))) {
         spares.push(batch);
-        return;
-      }
-      if (!closed && reserve == null) {
-        reserve = batch;
         return;
       }
     }
@@ -87,10 +71,6 @@ final class BatchPool implements AutoCloseable {
   @Override
   public synchronized void close() {
     trim();
-    if (reserve != null) {
-      reserve.close();
-      reserve = null;
-    }
     closed = true;
   }
 }
