@@ -1,6 +1,8 @@
 package dev.floe.iceberg;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SingleValueParser;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -66,12 +69,12 @@ public final class ArrowSchemas {
    */
   private static String defaultJson(Type type, Object value) {
     if (type.typeId() == Type.TypeID.BINARY || type.typeId() == Type.TypeID.FIXED) {
-      java.nio.ByteBuffer bytes = ((java.nio.ByteBuffer) value).duplicate();
+      ByteBuffer bytes = ((ByteBuffer) value).duplicate();
       byte[] raw = new byte[bytes.remaining()];
       bytes.get(raw);
-      return "\"" + java.util.Base64.getEncoder().encodeToString(raw) + "\"";
+      return "\"" + Base64.getEncoder().encodeToString(raw) + "\"";
     }
-    return org.apache.iceberg.SingleValueParser.toJson(type, value);
+    return SingleValueParser.toJson(type, value);
   }
 
   private static Field field(String name, int id, boolean nullable, Type type) {
