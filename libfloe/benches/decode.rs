@@ -8,6 +8,10 @@
 //! `nexmark.jsonl` (all events) and `synthetic.jsonl` in that folder; a missing
 //! file skips its benchmarks.
 //!
+//! `encode_zstd3` and `encode_uncompressed` encode the batches `decode` made (decoded
+//! beforehand) into one file, with zstd-3 and without a codec: the encoder's own work is
+//! the second, zstd's the difference.
+//!
 //! `arrow_json` decodes the same batches with arrow-json's `Decoder` for comparison
 //! (docs/design/native-decoder-and-partitioner.md), and `nexmark_bids_one_bad` puts one
 //! bad message in every batch: floe rejects it, arrow-json fails the batch and is run
@@ -248,6 +252,40 @@ fn bench_corpus_with(
             writer.close().unwrap().num_rows
         })
     });
+    // Encoding alone, on batches decoded beforehand: the writer thread's share of a sink's
+    // work, with and without the codec (the difference is zstd's own time).
+    let decoded: Vec<RecordBatch> = batches
+        .iter()
+        .map(|packed| {
+            decoder
+                .decode_packed(&packed.data, &packed.messages(), false)
+                .unwrap()
+                .batch
+        })
+        .collect();
+    for (label, codec) in [
+        ("encode_zstd3", "zstd"),
+        ("encode_uncompressed", "uncompressed"),
+    ] {
+        let config = WriterConfig {
+            codec: codec.to_string(),
+            ..WriterConfig::default()
+        };
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                let mut writer = ParquetFileWriter::open(
+                    OutputSink::Stream(Box::new(std::io::sink())),
+                    schema.clone(),
+                    &config,
+                )
+                .unwrap();
+                for batch in &decoded {
+                    writer.write(batch).unwrap();
+                }
+                writer.close().unwrap().num_rows
+            })
+        });
+    }
     // One arrow-json decoder for all batches, as floe's: fine while no batch fails (a failed
     // flush leaves the bad rows in its tape, see `arrow_json_decode`).
     let mut arrow_decoder = arrow_json::ReaderBuilder::new(arrow_json_schema)

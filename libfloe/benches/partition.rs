@@ -61,6 +61,50 @@ fn bid_schema() -> SchemaRef {
     ]))
 }
 
+/// All Nexmark events (a person, an auction or a bid in nullable structs), with the field
+/// ids of the corpus's Iceberg schema.
+fn nexmark_schema() -> SchemaRef {
+    let ts = || DataType::Timestamp(TimeUnit::Microsecond, None);
+    let mut id = 4;
+    let mut next = |field: Field| {
+        id += 1;
+        with_id(field, id)
+    };
+    let mut person = vec![next(Field::new("id", DataType::Int64, true))];
+    for name in ["name", "emailAddress", "creditCard", "city", "state"] {
+        person.push(next(Field::new(name, DataType::Utf8, true)));
+    }
+    person.push(next(Field::new("dateTime", ts(), true)));
+    person.push(next(Field::new("extra", DataType::Utf8, true)));
+    let auction = vec![
+        next(Field::new("id", DataType::Int64, true)),
+        next(Field::new("itemName", DataType::Utf8, true)),
+        next(Field::new("description", DataType::Utf8, true)),
+        next(Field::new("initialBid", DataType::Int64, true)),
+        next(Field::new("reserve", DataType::Int64, true)),
+        next(Field::new("dateTime", ts(), true)),
+        next(Field::new("expires", ts(), true)),
+        next(Field::new("seller", DataType::Int64, true)),
+        next(Field::new("category", DataType::Int64, true)),
+        next(Field::new("extra", DataType::Utf8, true)),
+    ];
+    let DataType::Struct(bid) = bid_schema().field(1).data_type().clone() else {
+        unreachable!("bid is a struct")
+    };
+    Arc::new(Schema::new(vec![
+        with_id(Field::new("event_type", DataType::Int32, false), 1),
+        with_id(
+            Field::new("person", DataType::Struct(person.into()), true),
+            2,
+        ),
+        with_id(
+            Field::new("auction", DataType::Struct(auction.into()), true),
+            3,
+        ),
+        with_id(Field::new("bid", DataType::Struct(bid), true), 4),
+    ]))
+}
+
 fn synthetic_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         with_id(Field::new("id", DataType::Utf8, false), 1),
@@ -304,6 +348,7 @@ fn bench_transforms(
 
 fn benches(c: &mut Criterion) {
     let bids = decoded("nexmark-bids.jsonl", &bid_schema());
+    let nexmark = decoded("nexmark.jsonl", &nexmark_schema());
     let synthetic = decoded("synthetic.jsonl", &synthetic_schema());
     if bids.is_none() || synthetic.is_none() {
         eprintln!("set FLOE_CORPUS_DIR to a folder with nexmark-bids.jsonl and synthetic.jsonl");
@@ -313,6 +358,19 @@ fn benches(c: &mut Criterion) {
             c,
             "partition_bids_bucket4_auction",
             bids,
+            &[Key {
+                path: &["bid", "auction"],
+                source_id: 23,
+                transform: "bucket[4]",
+            }],
+        );
+    }
+    if let Some(nexmark) = &nexmark {
+        // The e2e harness's table: bids by auction, persons and auctions in the null bucket.
+        bench_split(
+            c,
+            "partition_nexmark_bucket4_auction",
+            nexmark,
             &[Key {
                 path: &["bid", "auction"],
                 source_id: 23,
