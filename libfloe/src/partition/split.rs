@@ -3,7 +3,11 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{make_array, Array, ArrayRef, RecordBatch, StructArray, UInt32Array};
+use arrow_array::types::{ByteArrayType, Date32Type, Int32Type, Int64Type};
+use arrow_array::{
+    make_array, Array, ArrayRef, ArrowPrimitiveType, GenericByteArray, PrimitiveArray, RecordBatch,
+    StructArray, UInt32Array,
+};
 use arrow_buffer::NullBuffer;
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Fields, Schema};
@@ -208,6 +212,13 @@ fn group_rows(values: &[ArrayRef], rows: usize) -> Result<(Vec<u32>, Vec<u32>)> 
     if values.is_empty() || rows == 0 {
         return Ok((vec![0; rows], if rows == 0 { vec![] } else { vec![0] }));
     }
+    if let [value] = values {
+        let single = group_by_small_range(value.as_ref(), rows)
+            .or_else(|| group_by_one_byte_column(value.as_ref(), rows));
+        if let Some(grouping) = single {
+            return Ok((grouping.group_of_row, grouping.first_rows));
+        }
+    }
     let keys = values
         .iter()
         .map(|v| KeyColumn::new(v.to_data()))
@@ -228,6 +239,86 @@ fn group_by_packed_keys(keys: &[KeyColumn], rows: usize) -> Grouping {
         let key = keys
             .iter()
             .fold(0u128, |key, column| column.pack_key(row, key));
+        grouping.add(row, &mut groups, &key);
+    }
+    grouping
+}
+
+/// Values of one integer key further apart than this take the general paths.
+const SMALL_RANGE: i64 = 4096;
+
+/// One integer key whose values in the batch lie within [`SMALL_RANGE`] (buckets, days,
+/// hours, small identities): each row's group is read from a table indexed by its value, with
+/// no key to build, compare or hash. `None` for other keys and wider ranges.
+fn group_by_small_range(values: &dyn Array, rows: usize) -> Option<Grouping> {
+    match values.data_type() {
+        DataType::Int32 => small_range(values.as_primitive::<Int32Type>(), rows),
+        DataType::Date32 => small_range(values.as_primitive::<Date32Type>(), rows),
+        DataType::Int64 => small_range(values.as_primitive::<Int64Type>(), rows),
+        _ => None,
+    }
+}
+
+fn small_range<T>(array: &PrimitiveArray<T>, rows: usize) -> Option<Grouping>
+where
+    T: ArrowPrimitiveType,
+    T::Native: Into<i64>,
+{
+    let values = array.values();
+    let bounds = |(lo, hi): (i64, i64), v: T::Native| {
+        let v = v.into();
+        (lo.min(v), hi.max(v))
+    };
+    let (min, max) = match array.nulls().filter(|nulls| nulls.null_count() > 0) {
+        None => values.iter().copied().fold((i64::MAX, i64::MIN), bounds),
+        Some(nulls) => values
+            .iter()
+            .zip(nulls.iter())
+            .filter_map(|(&v, valid)| valid.then_some(v))
+            .fold((i64::MAX, i64::MIN), bounds),
+    };
+    let span = if min > max {
+        0 // no value: every row is null
+    } else {
+        max.checked_sub(min).filter(|span| *span < SMALL_RANGE)? as usize + 1
+    };
+    // Slot `span` stands for null.
+    let mut group_of_slot = vec![u32::MAX; span + 1];
+    let mut grouping = Grouping::new(rows);
+    let nulls = array.nulls();
+    for (row, &value) in values.iter().enumerate() {
+        let slot = match nulls {
+            Some(nulls) if nulls.is_null(row) => span,
+            _ => (value.into() - min) as usize,
+        };
+        let mut group = group_of_slot[slot];
+        if group == u32::MAX {
+            group = grouping.first_rows.len() as u32;
+            group_of_slot[slot] = group;
+            grouping.first_rows.push(row as u32);
+        }
+        grouping.group_of_row.push(group);
+    }
+    Some(grouping)
+}
+
+/// One string or binary key (identity partitions): each row's value is compared in place,
+/// with no key built per row. `None` for other types.
+fn group_by_one_byte_column(values: &dyn Array, rows: usize) -> Option<Grouping> {
+    match values.data_type() {
+        DataType::Utf8 => Some(group_by_values(values.as_string::<i32>(), rows)),
+        DataType::LargeUtf8 => Some(group_by_values(values.as_string::<i64>(), rows)),
+        DataType::Binary => Some(group_by_values(values.as_binary::<i32>(), rows)),
+        DataType::LargeBinary => Some(group_by_values(values.as_binary::<i64>(), rows)),
+        _ => None,
+    }
+}
+
+fn group_by_values<T: ByteArrayType>(array: &GenericByteArray<T>, rows: usize) -> Grouping {
+    let mut grouping = Grouping::new(rows);
+    let mut groups = GroupKeys::<Option<&[u8]>>::default();
+    for row in 0..rows {
+        let key: Option<&[u8]> = array.is_valid(row).then(|| array.value(row).as_ref());
         grouping.add(row, &mut groups, &key);
     }
     grouping
@@ -515,6 +606,53 @@ mod tests {
                     "{kinds:?}: the data has several groups"
                 );
             }
+        }
+        // One integer key over a narrow range: the table gives the same groups; a wide range
+        // (kind 1 spans i64) falls back.
+        for kind in [0, 3, 1] {
+            let values = column(kind);
+            let keys = [KeyColumn::new(values.to_data()).unwrap()];
+            let packed = group_by_packed_keys(&keys, rows);
+            match group_by_small_range(values.as_ref(), rows) {
+                Some(table) => {
+                    assert_ne!(kind, 1, "a range wider than SMALL_RANGE falls back");
+                    assert_eq!(table.group_of_row, packed.group_of_row, "kind {kind}");
+                    assert_eq!(table.first_rows, packed.first_rows, "kind {kind}");
+                }
+                None => assert_eq!(kind, 1, "kind {kind} has a narrow range"),
+            }
+        }
+        let edge = Int32Array::from(vec![Some(i32::MAX), None, Some(i32::MAX - 4095), None]);
+        let table = group_by_small_range(&edge, 4).expect("a span of 4096 values");
+        assert_eq!(table.group_of_row, [0, 1, 2, 1]);
+        assert_eq!(table.first_rows, [0, 1, 2]);
+        let all_null = group_by_small_range(&Int32Array::from(vec![None, None]), 2).unwrap();
+        assert_eq!(all_null.group_of_row, [0, 0]);
+        assert_eq!(all_null.first_rows, [0]);
+        let wide = Int32Array::from(vec![i32::MIN, i32::MAX]);
+        assert!(group_by_small_range(&wide, 2).is_none());
+        // One string or binary key: compared in place, the same groups as the byte path.
+        let words: Vec<Option<String>> = (0..rows as u64)
+            .map(|i| {
+                let r = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+                (r % 9 != 0).then(|| "ab".repeat((r >> 4) as usize % 4))
+            })
+            .collect();
+        let strings: ArrayRef = Arc::new(StringArray::from(words.clone()));
+        let binary: ArrayRef = Arc::new(arrow_array::LargeBinaryArray::from_iter(
+            words.iter().map(|w| w.as_deref().map(str::as_bytes)),
+        ));
+        for values in [strings.slice(3, rows - 3), binary.slice(3, rows - 3)] {
+            let keys = [KeyColumn::new(values.to_data()).unwrap()];
+            let bytes = group_by_key_bytes(&keys, values.len());
+            let in_place = group_by_one_byte_column(values.as_ref(), values.len()).unwrap();
+            assert_eq!(in_place.group_of_row, bytes.group_of_row);
+            assert_eq!(in_place.first_rows, bytes.first_rows);
+            assert_eq!(
+                in_place.first_rows.len(),
+                5,
+                "4 lengths (one empty) and null"
+            );
         }
         // A tuple wider than 16 bytes, or a string, takes the byte path.
         let wide: Vec<KeyColumn> = [1, 1, 0]
