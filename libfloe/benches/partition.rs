@@ -350,33 +350,25 @@ fn benches(c: &mut Criterion) {
     let bids = decoded("nexmark-bids.jsonl", &bid_schema());
     let nexmark = decoded("nexmark.jsonl", &nexmark_schema());
     let synthetic = decoded("synthetic.jsonl", &synthetic_schema());
-    if bids.is_none() || synthetic.is_none() {
-        eprintln!("set FLOE_CORPUS_DIR to a folder with nexmark-bids.jsonl and synthetic.jsonl");
-    }
-    if let Some(bids) = &bids {
-        bench_split(
-            c,
-            "partition_bids_bucket4_auction",
-            bids,
-            &[Key {
-                path: &["bid", "auction"],
-                source_id: 23,
-                transform: "bucket[4]",
-            }],
+    if bids.is_none() || nexmark.is_none() || synthetic.is_none() {
+        eprintln!(
+            "set FLOE_CORPUS_DIR to a folder with nexmark-bids.jsonl, nexmark.jsonl and synthetic.jsonl"
         );
     }
-    if let Some(nexmark) = &nexmark {
-        // The e2e harness's table: bids by auction, persons and auctions in the null bucket.
-        bench_split(
-            c,
-            "partition_nexmark_bucket4_auction",
-            nexmark,
-            &[Key {
-                path: &["bid", "auction"],
-                source_id: 23,
-                transform: "bucket[4]",
-            }],
-        );
+    // bucket[4] of bid.auction: on the bids alone, and on every Nexmark event (the e2e
+    // harness's table, where persons and auctions land in the null bucket).
+    let by_auction = [Key {
+        path: &["bid", "auction"],
+        source_id: 23,
+        transform: "bucket[4]",
+    }];
+    for (name, batches) in [
+        ("partition_bids_bucket4_auction", &bids),
+        ("partition_nexmark_bucket4_auction", &nexmark),
+    ] {
+        if let Some(batches) = batches {
+            bench_split(c, name, batches, &by_auction);
+        }
     }
     if let Some(synthetic) = &synthetic {
         let event_type = Key {
