@@ -829,7 +829,7 @@ pub unsafe extern "C" fn floe_writer_write_group(
         if !Arc::ptr_eq(w.schema(), rows.schema_ref()) {
             check_same_schema(w.schema(), rows.schema_ref())?;
         }
-        w.write(&rows)
+        w.write(rows)
     });
     report(result, out_error)
 }
@@ -887,7 +887,7 @@ pub unsafe extern "C" fn floe_partitioned_batch_row_order(
     let batch = unsafe { batch.as_ref() };
     let result = run(|| {
         let batch = batch.ok_or_else(|| FloeError::invalid_argument("batch must not be null"))?;
-        let rows = batch.inner.batch.num_rows();
+        let rows = batch.inner.num_rows();
         if capacity != rows {
             return Err(FloeError::invalid_argument(format!(
                 "out_order must hold exactly {rows} row indices (capacity {capacity})"

@@ -1,17 +1,18 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::{Mutex, PoisonError};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ByteArrayType, Date32Type, Int32Type, Int64Type};
 use arrow_array::{
-    make_array, Array, ArrayRef, ArrowPrimitiveType, GenericByteArray, PrimitiveArray, RecordBatch,
-    StructArray, UInt32Array,
+    make_array, new_null_array, Array, ArrayRef, ArrowPrimitiveType, GenericByteArray,
+    PrimitiveArray, RecordBatch, RecordBatchOptions, StructArray, UInt32Array,
 };
 use arrow_buffer::NullBuffer;
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Fields, Schema};
-use arrow_select::take::{take, take_record_batch};
+use arrow_select::take::take;
 use parquet::arrow::PARQUET_FIELD_ID_META_KEY;
 
 use super::{columns, PartitionSpec, Transform};
@@ -22,6 +23,9 @@ use crate::error::{FloeError, Result};
 pub struct Partitioner {
     fields: Vec<ResolvedField>,
     partition_fields: Fields,
+    /// Per top-level column, an all-null array kept across batches: a group whose rows are
+    /// all null in that column gets a slice of it instead of a take.
+    null_columns: Mutex<Vec<Option<ArrayRef>>>,
 }
 
 #[derive(Debug)]
@@ -32,13 +36,14 @@ struct ResolvedField {
     column: String,
 }
 
-/// A batch regrouped by partition: the rows of partition `i` are
-/// `batch.slice(ranges[i])`, and `partitions` row `i` holds its partition values.
-/// Row `p` of `batch` is row `order[p]` of the input (`order` is `None` when the
-/// input was not reordered). Within a partition, rows keep their input order.
+/// A batch regrouped by partition: `groups[i]` holds the rows of partition `i`, and
+/// `partitions` row `i` holds its partition values. Laid end to end, the groups are the
+/// input reordered: `ranges[i]` is group `i`'s (offset, length) in that order, and its
+/// row `p` is row `order[p]` of the input (`order` is `None` when the input was not
+/// reordered). Within a partition, rows keep their input order.
 #[derive(Debug)]
 pub struct PartitionedBatch {
-    pub batch: RecordBatch,
+    pub groups: Vec<RecordBatch>,
     pub partitions: StructArray,
     pub ranges: Vec<(usize, usize)>,
     pub order: Option<Vec<u32>>,
@@ -53,15 +58,19 @@ impl PartitionedBatch {
         self.ranges.is_empty()
     }
 
-    /// The rows of partition `index`, a zero-copy slice.
-    pub fn group(&self, index: usize) -> Result<RecordBatch> {
-        let (offset, length) = *self.ranges.get(index).ok_or_else(|| {
+    /// The rows of partition `index`.
+    pub fn group(&self, index: usize) -> Result<&RecordBatch> {
+        self.groups.get(index).ok_or_else(|| {
             FloeError::invalid_argument(format!(
                 "partition group {index} does not exist (the batch has {})",
-                self.ranges.len()
+                self.groups.len()
             ))
-        })?;
-        Ok(self.batch.slice(offset, length))
+        })
+    }
+
+    /// The rows of all groups together.
+    pub fn num_rows(&self) -> usize {
+        self.ranges.iter().map(|&(_, length)| length).sum()
     }
 }
 
@@ -102,6 +111,7 @@ impl Partitioner {
         Ok(Partitioner {
             fields,
             partition_fields: partition_fields.into(),
+            null_columns: Mutex::new(Vec::new()),
         })
     }
 
@@ -134,13 +144,17 @@ impl Partitioner {
         };
         if groups <= 1 {
             return Ok(PartitionedBatch {
-                batch: batch.clone(),
+                groups: if rows == 0 {
+                    vec![]
+                } else {
+                    vec![batch.clone()]
+                },
                 partitions,
                 ranges: if rows == 0 { vec![] } else { vec![(0, rows)] },
                 order: None,
             });
         }
-        // Counting sort of row indices by group: one take, then contiguous slices.
+        // Counting sort of row indices by group, then each group's rows taken.
         let mut counts = vec![0usize; groups];
         for &g in &group_of_row {
             counts[g as usize] += 1;
@@ -158,13 +172,98 @@ impl Partitioner {
             order[next[g as usize]] = row as u32;
             next[g as usize] += 1;
         }
-        let batch = take_record_batch(batch, &UInt32Array::from(order.clone()))?;
+        let groups = self.regroup(batch, &order, &ranges)?;
         Ok(PartitionedBatch {
-            batch,
+            groups,
             partitions,
             ranges,
             order: Some(order),
         })
+    }
+
+    /// Each group's rows of `batch` (`ranges` into `order`), column by column. A column is
+    /// taken once in group order and sliced per group, unless some group's rows are all null
+    /// in it: then each group is taken alone, and an all-null group gets a slice of a null
+    /// array kept for the column. When a topic mixes record kinds in nullable structs
+    /// (Nexmark's person, auction and bid), a partition's rows are often all null in most of
+    /// them, and a take gathers every child's values and validity row by row.
+    fn regroup(
+        &self,
+        batch: &RecordBatch,
+        order: &[u32],
+        ranges: &[(usize, usize)],
+    ) -> Result<Vec<RecordBatch>> {
+        let indices = UInt32Array::from(order.to_vec());
+        let mut columns: Vec<Vec<ArrayRef>> =
+            vec![Vec::with_capacity(batch.num_columns()); ranges.len()];
+        for (i, column) in batch.columns().iter().enumerate() {
+            let all_null: Vec<bool> = ranges
+                .iter()
+                .map(|&(offset, length)| {
+                    null_at_all(column.as_ref(), &order[offset..offset + length])
+                })
+                .collect();
+            if all_null.contains(&true) {
+                for ((group, &(offset, length)), null) in
+                    columns.iter_mut().zip(ranges).zip(all_null)
+                {
+                    group.push(if null {
+                        self.nulls(i, column.data_type(), length)
+                    } else {
+                        take(column.as_ref(), &indices.slice(offset, length), None)?
+                    });
+                }
+            } else {
+                let taken = take(column.as_ref(), &indices, None)?;
+                for (group, &(offset, length)) in columns.iter_mut().zip(ranges) {
+                    group.push(taken.slice(offset, length));
+                }
+            }
+        }
+        columns
+            .into_iter()
+            .zip(ranges)
+            .map(|(group, &(_, length))| {
+                let options = RecordBatchOptions::new().with_row_count(Some(length));
+                Ok(RecordBatch::try_new_with_options(
+                    batch.schema(),
+                    group,
+                    &options,
+                )?)
+            })
+            .collect()
+    }
+
+    /// `len` nulls of column `index`'s type: a slice of the array kept for the column, made
+    /// (larger) when it is missing, too short or of another type.
+    fn nulls(&self, index: usize, data_type: &DataType, len: usize) -> ArrayRef {
+        let mut kept = self
+            .null_columns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if kept.len() <= index {
+            kept.resize(index + 1, None);
+        }
+        match &kept[index] {
+            Some(nulls) if nulls.len() >= len && nulls.data_type() == data_type => {
+                nulls.slice(0, len)
+            }
+            _ => {
+                let nulls = new_null_array(data_type, len.next_power_of_two());
+                let out = nulls.slice(0, len);
+                kept[index] = Some(nulls);
+                out
+            }
+        }
+    }
+}
+
+/// Whether `column` is null at each of `rows` (by its validity bitmap; a column without
+/// one, e.g. a dictionary whose values hold the nulls, counts as not null, so is taken).
+fn null_at_all(column: &dyn Array, rows: &[u32]) -> bool {
+    match column.nulls() {
+        Some(nulls) if !rows.is_empty() => rows.iter().all(|&row| nulls.is_null(row as usize)),
+        _ => false,
     }
 }
 
