@@ -7,8 +7,9 @@
 //! `floe_split` is `Partitioner::split`; `arrow_row` is the same grouping done with
 //! arrow-row (a `RowConverter` over the transformed key columns, a `HashMap` from row
 //! bytes to the rows' indices, then one `take` of the batch in group order), on the same
-//! transformed columns. `transform_only` (the transforms) and `take_only` (the regrouping
-//! `take`) time the two steps both ways share. The `transforms` group times floe's column
+//! transformed columns. `transform_only` times the transforms both make, `take_only`
+//! arrow-row's regrouping `take` (floe's is the same, except that a column some group is all
+//! null in is regrouped group by group, those groups sliced from a kept null array). The `transforms` group times floe's column
 //! transforms by themselves, on the values the scratch comparison with iceberg-rust uses
 //! (docs/design/native-decoder-and-partitioner.md). A missing corpus file skips its
 //! benchmarks.
@@ -292,7 +293,7 @@ fn bench_split(c: &mut Criterion, name: &str, batches: &[RecordBatch], keys: &[K
                 .sum::<usize>()
         })
     });
-    // The one `take` both make (none for a batch that is all one partition).
+    // arrow-row's one regrouping `take` (none for a batch that is all one partition).
     group.bench_function("take_only", |b| {
         b.iter(|| {
             batches
