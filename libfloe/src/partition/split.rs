@@ -143,14 +143,11 @@ impl Partitioner {
             StructArray::try_new(self.partition_fields.clone(), partition_columns, None)?
         };
         if groups <= 1 {
+            let ranges = if rows == 0 { vec![] } else { vec![(0, rows)] };
             return Ok(PartitionedBatch {
-                groups: if rows == 0 {
-                    vec![]
-                } else {
-                    vec![batch.clone()]
-                },
+                groups: ranges.iter().map(|_| batch.clone()).collect(),
                 partitions,
-                ranges: if rows == 0 { vec![] } else { vec![(0, rows)] },
+                ranges,
                 order: None,
             });
         }
