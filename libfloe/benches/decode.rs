@@ -24,7 +24,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow_select::concat::concat_batches;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use floe::json::{DecoderConfig, JsonDecoder};
+use floe::json::{DecoderConfig, JsonDecoder, Outcome, RowTapeDecoder, TimestampStandard};
 use floe::{OutputSink, ParquetFileWriter, WriterConfig};
 
 const BATCH: usize = 8192;
@@ -201,6 +201,21 @@ fn arrow_json_bisect(
     }
 }
 
+/// `schema` with its timestamps in nanoseconds, the unit the row decoder writes them in.
+fn nanosecond_timestamps(schema: &Schema) -> Schema {
+    fn field(f: &Field) -> Field {
+        let data_type = match f.data_type() {
+            DataType::Timestamp(_, zone) => DataType::Timestamp(TimeUnit::Nanosecond, zone.clone()),
+            DataType::Struct(children) => {
+                DataType::Struct(children.iter().map(|c| field(c)).collect())
+            }
+            other => other.clone(),
+        };
+        f.as_ref().clone().with_data_type(data_type)
+    }
+    Schema::new(schema.fields().iter().map(|f| field(f)).collect::<Vec<_>>())
+}
+
 fn bench_corpus(c: &mut Criterion, name: &str, file: &str, schema: SchemaRef) {
     bench_corpus_with(c, name, file, schema.clone(), schema);
 }
@@ -235,6 +250,27 @@ fn bench_corpus_with(
             rows
         })
     });
+    // The same messages through the row decoder of floe-json (one message at a time onto a
+    // row tape, no Arrow): the parse work both decoders share, against what building columns
+    // adds. Only where every message decodes natively (no fallback to Flink's decoder).
+    let mut rows = RowTapeDecoder::new(
+        &nanosecond_timestamps(&schema),
+        TimestampStandard::Sql,
+        false,
+    )
+    .unwrap();
+    if messages.iter().all(|m| rows.decode(m) == Outcome::Row) {
+        group.bench_function("row_tape", |b| {
+            b.iter(|| {
+                let mut tape_bytes = 0;
+                for message in &messages {
+                    assert_eq!(rows.decode(message), Outcome::Row);
+                    tape_bytes += rows.tape().len();
+                }
+                tape_bytes
+            })
+        });
+    }
     group.bench_function("decode_encode_zstd3", |b| {
         b.iter(|| {
             let mut writer = ParquetFileWriter::open(
