@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 7
+#define FLOE_ABI_VERSION 8
 
 /*
  `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
@@ -203,6 +203,17 @@ int32_t floe_writer_buffered_bytes(struct FloeWriter *writer,
  `writer` is a live handle.
  */
 int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error);
+
+/*
+ Starts encoding the rows the writer still holds on the shared encode-ahead threads, without
+ waiting (the writer config's `encode_ahead`; otherwise a no-op): a caller about to close
+ several files calls this on each first, so that their last runs are encoded at the same
+ time. `floe_writer_close` waits for it. More rows may still be written.
+
+ # Safety
+ `writer` is a live handle.
+ */
+int32_t floe_writer_encode_held(struct FloeWriter *writer, char **out_error);
 
 /*
  Finishes the file and returns its footer facts as a JSON document.

@@ -57,6 +57,10 @@ pub struct WriterConfig {
     /// Threads that encode a run's columns (1: the calling thread alone). Columns are
     /// independent, so the file is byte for byte the same for any count.
     pub encode_threads: u32,
+    /// With one encode thread: a run is encoded on a shared background thread while the
+    /// caller goes on handing over batches (at most one run per file in flight), so a burst
+    /// of runs does not stall the caller. The file is byte for byte the same.
+    pub encode_ahead: bool,
 }
 
 impl Default for WriterConfig {
@@ -183,6 +187,7 @@ impl WriterConfig {
             run_rows: size("column_run_rows", self.column_run_rows)?,
             run_bytes: size("column_run_bytes", self.column_run_bytes)?,
             encode_threads: Self::positive("encode_threads", self.encode_threads.into())?,
+            encode_ahead: self.encode_ahead,
         })
     }
 
@@ -260,7 +265,7 @@ mod tests {
     fn the_defaults_file_sets_every_setting() {
         let all: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(DEFAULTS_JSON).unwrap();
-        assert_eq!(all.len(), 14, "one default per WriterConfig field: {all:?}");
+        assert_eq!(all.len(), 15, "one default per WriterConfig field: {all:?}");
         let c = WriterConfig::default();
         assert_eq!(c.version, CONFIG_VERSION);
         assert_eq!(

@@ -38,7 +38,7 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 7;
+pub const FLOE_ABI_VERSION: i32 = 8;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -214,6 +214,27 @@ pub unsafe extern "C" fn floe_writer_flush_row_group(
     // SAFETY: null or a live handle (common contract), used by one caller at a time.
     let writer = unsafe { writer.as_mut() };
     report(with_writer(writer, |w| w.flush_row_group()), out_error)
+}
+
+/// Starts encoding the rows the writer still holds on the shared encode-ahead threads, without
+/// waiting (the writer config's `encode_ahead`; otherwise a no-op): a caller about to close
+/// several files calls this on each first, so that their last runs are encoded at the same
+/// time. `floe_writer_close` waits for it and writes the file closing alone writes. More rows
+/// may still be written: the held rows are then a run of their own, which may move where row
+/// groups close (the same rows and values).
+///
+/// # Safety
+/// `writer` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_encode_held(
+    writer: *mut FloeWriter,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    report(with_writer(writer, |w| w.encode_held()), out_error)
 }
 
 /// Finishes the file and returns its footer facts as a JSON document.

@@ -255,6 +255,19 @@ impl ParquetFileWriter {
         })
     }
 
+    /// Starts encoding the held rows on the encode-ahead threads without waiting for them (a
+    /// no-op unless the config's `encode_ahead` applies): before closing several files, so
+    /// that their last runs are encoded at the same time; closing then writes the same file. The
+    /// file stays open: rows written after this make the held rows a run of their own, which
+    /// may move where row groups close.
+    pub fn encode_held(&mut self) -> Result<()> {
+        self.check_usable()?;
+        self.failing(|w| match &mut w.state {
+            State::Open(encoder) => Ok(encoder.encode_held_ahead()?),
+            _ => Ok(()),
+        })
+    }
+
     /// Finishes the file (last row group, footer), flushes the sink, returns the facts.
     pub fn close(&mut self) -> Result<FileSummary> {
         self.check_usable()?;

@@ -262,9 +262,10 @@ fn column_run_limits_are_settings() {
 #[test]
 fn slices_of_large_buffers_count_whole_buffers() {
     let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, false)]));
-    let write_slices = |run_bytes: u64| {
+    let write_slices = |run_bytes: u64, encode_ahead: bool| {
         let config = WriterConfig {
             column_run_bytes: run_bytes,
+            encode_ahead,
             ..WriterConfig::default()
         };
         let mut writer = ParquetFileWriter::open(
@@ -287,9 +288,13 @@ fn slices_of_large_buffers_count_whole_buffers() {
         holders
     };
     // 8 MB of buffer per slice: over a 4 MiB limit each slice is encoded at once...
-    assert_eq!(write_slices(4 << 20), [0, 0, 0, 0]);
-    // ...under a 64 MiB limit slices are held (the first is encoded to learn a row's size).
-    assert_eq!(write_slices(64 << 20), [0, 1, 2, 3]);
+    assert_eq!(write_slices(4 << 20, false), [0, 0, 0, 0]);
+    // ...or, encoded ahead, kept until the next run starts (the first, which measures a row's
+    // size, is encoded on the calling thread): one run away at a time.
+    assert_eq!(write_slices(4 << 20, true), [0, 1, 1, 1]);
+    // Under a 64 MiB limit slices are held (the first is encoded to learn a row's size).
+    assert_eq!(write_slices(64 << 20, false), [0, 1, 2, 3]);
+    assert_eq!(write_slices(64 << 20, true), [0, 1, 2, 3]);
 }
 
 #[test]
@@ -326,6 +331,43 @@ fn encode_threads_do_not_change_the_file() {
             &batches,
         );
         assert_same_rows(file, &batches);
+    }
+}
+
+/// Runs encoded ahead on the shared pool (the default) and on the calling thread give the
+/// same file, also when row groups close by size between runs.
+#[test]
+fn encoding_ahead_does_not_change_the_file() {
+    let sizes = [
+        1000, 777, 3000, 1, 2500, 1000, 4000, 600, 600, 600, 5000, 2000,
+    ];
+    for dictionary in [false, true] {
+        let batches = batches(&sizes, dictionary);
+        for (row_group_bytes, run_rows) in [
+            (128 * 1024 * 1024, 1500),
+            (96 * 1024, 700),
+            (24 * 1024, 1500),
+            (40 * 1024, 0),
+        ] {
+            let here = WriterConfig {
+                row_group_bytes,
+                encode_ahead: false,
+                ..config(dictionary, run_rows)
+            };
+            let (expected, expected_summary) = floe_file(&here, &batches);
+            let ahead = WriterConfig {
+                encode_ahead: true,
+                ..here.clone()
+            };
+            let (file, summary) = floe_file(&ahead, &batches);
+            assert_eq!(summary.row_groups.len(), expected_summary.row_groups.len());
+            assert!(
+                file == expected,
+                "dictionary {dictionary}, row groups of {row_group_bytes} bytes, runs of \
+                 {run_rows} rows: the files differ"
+            );
+            assert_same_rows(file, &batches);
+        }
     }
 }
 

@@ -15,6 +15,17 @@
 //! limit, a run split at the rows that still fit), applied to runs instead of batches, and a
 //! run is started early when it would not fit the row group in progress.
 //!
+//! With one encode thread and `encode_ahead` (the default), a run is not encoded on the calling
+//! thread: its column writers and batches go to a thread of a small pool shared by every
+//! encoder in the process ([`ahead_pool`]), and the call returns. The caller goes on handing
+//! over batches, which are held for the next run. Before anything needs the row group's state
+//! (the next run, a flush, the footer) the encoder waits for the run and takes its writers and
+//! batches back ([`RunEncoder::settle`]), so at most one run per file is away, the row group
+//! decisions are taken on the same sizes, and the file is byte for byte the same. This is what
+//! keeps a pipeline's earlier stages busy while a run is encoded: runs of every open file fall
+//! due at about the same batch, and encoding them one after the other on the caller's thread
+//! stalled everything upstream of it.
+//!
 //! With `encode_threads > 1` the columns of a run are shared out among that many threads
 //! (largest first, each thread taking the next column when it is done): the calling thread and
 //! the helpers of an [`EncodePool`], started with the first run and reused by every later one
@@ -52,6 +63,8 @@ pub struct RunLimits {
     pub run_bytes: usize,
     /// Threads encoding a run's columns (1: the calling thread only).
     pub encode_threads: usize,
+    /// Encode runs on the shared background pool (with one encode thread only).
+    pub encode_ahead: bool,
 }
 
 pub struct RunEncoder<W: Write + Send> {
@@ -73,6 +86,28 @@ pub struct RunEncoder<W: Write + Send> {
     helpers: usize,
     /// ...started with the first run that needs them, kept until the encoder is dropped.
     pool: Option<EncodePool>,
+    /// Whether runs are encoded on the shared pool ([`ahead_pool`]).
+    ahead: bool,
+    /// The run being encoded there, if any: the row group's writers are with it.
+    away: Option<Away>,
+}
+
+/// A run encoded on the shared pool: what it is, and where its writers come back.
+struct Away {
+    rows: usize,
+    /// [`RunEncoder::estimated_size`]'s and [`RunEncoder::buffered_bytes`]'s share of the row
+    /// group and the run while they are away (as they were when it left).
+    estimated_bytes: usize,
+    memory_bytes: usize,
+    back: Receiver<Back>,
+}
+
+/// A run back from the shared pool: the row group's writers, the run's batches (dropped by
+/// the encoder, on its caller's thread) and how the encoding went.
+struct Back {
+    writers: Vec<ArrowColumnWriter>,
+    run: Vec<RecordBatch>,
+    result: Result<()>,
 }
 
 impl<W: Write + Send> RunEncoder<W> {
@@ -111,6 +146,8 @@ impl<W: Write + Send> RunEncoder<W> {
             held_bytes: 0,
             helpers,
             pool: None,
+            ahead: limits.encode_ahead && helpers == 0,
+            away: None,
         })
     }
 
@@ -123,7 +160,7 @@ impl<W: Write + Send> RunEncoder<W> {
         self.held_bytes += memory_size(&batch);
         self.held.push_back(batch);
         if self.run_is_due() {
-            self.encode_held()?;
+            self.encode_held(false)?;
         }
         Ok(())
     }
@@ -139,7 +176,7 @@ impl<W: Write + Send> RunEncoder<W> {
                 let room = self
                     .limits
                     .row_group_bytes
-                    .saturating_sub(self.row_group_bytes());
+                    .saturating_sub(self.row_group_estimate());
                 self.held_rows.saturating_mul(row_bytes) >= room
             }
         }
@@ -147,7 +184,8 @@ impl<W: Write + Send> RunEncoder<W> {
 
     /// Encodes every held row, closing row groups as parquet-rs's `ArrowWriter` closes them
     /// for one batch of these rows.
-    fn encode_held(&mut self) -> Result<()> {
+    fn encode_held(&mut self, wait: bool) -> Result<()> {
+        self.settle()?;
         let limit = self.limits.row_group_bytes;
         while self.held_rows > 0 {
             if self.row_group_rows > 0 {
@@ -170,10 +208,100 @@ impl<W: Write + Send> RunEncoder<W> {
                     }
                 }
             }
+            if !wait && self.ahead {
+                // The last rows of the run go away; the row group check that follows
+                // encoding here is done when they are back.
+                return self.send_away(self.held_rows);
+            }
             self.encode_rows(self.held_rows)?;
             self.close_row_group_if_full()?;
         }
         Ok(())
+    }
+
+    /// Sends the first `rows` held rows to be encoded on the shared pool, with the row
+    /// group's writers; encodes them here if the pool cannot be had.
+    fn send_away(&mut self, rows: usize) -> Result<()> {
+        let estimated_bytes = self
+            .row_bytes
+            .map(|row_bytes| self.row_group_bytes() + rows.saturating_mul(row_bytes));
+        let pool = ahead_pool().filter(|_| match (estimated_bytes, self.row_bytes) {
+            // While the run is away, the row group's size is only estimated. Runs start when
+            // held rows reach the run limits, or early when they would not fit the row group
+            // (`run_is_due`): this encoder only sends a run away when the row group stays
+            // far from full even at twice the estimated bytes per row until the next run,
+            // so that the early start happens when it would here, on the real sizes.
+            (Some(estimate), Some(row_bytes)) => {
+                let next_run = self.limits.run_rows.saturating_mul(row_bytes);
+                estimate.saturating_add(next_run.saturating_mul(2)) < self.limits.row_group_bytes
+            }
+            // The first run measures the bytes per row.
+            _ => false,
+        });
+        let (Some(pool), Some(estimated_bytes)) = (pool, estimated_bytes) else {
+            self.encode_rows(rows)?;
+            return self.close_row_group_if_full();
+        };
+        let held_before = self.held_bytes;
+        let run = self.take_held(rows);
+        let memory_bytes = self.row_group_memory() + (held_before - self.held_bytes);
+        let mut writers = match self.row_group.take() {
+            Some(writers) => writers,
+            None => self
+                .factory
+                .create_column_writers(self.file.flushed_row_groups().len())?,
+        };
+        let (schema, leaves) = (self.schema.clone(), self.leaves.clone());
+        let (report, back) = mpsc::sync_channel(1);
+        pool.run(Box::new(move || {
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                for (field, &(first, count)) in leaves.iter().enumerate() {
+                    encode_column(&schema, field, &mut writers[first..first + count], &run)?;
+                }
+                Ok(())
+            }))
+            .unwrap_or_else(|_| {
+                Err(ParquetError::General(
+                    "a run encoding thread panicked".to_string(),
+                ))
+            });
+            // The encoder waits for this before it is dropped, so the batches go back to be
+            // dropped on its caller's thread.
+            let _ = report.send(Back {
+                writers,
+                run,
+                result,
+            });
+        }));
+        self.away = Some(Away {
+            rows,
+            estimated_bytes,
+            memory_bytes,
+            back,
+        });
+        Ok(())
+    }
+
+    /// Waits for the run away on the shared pool, if any, and takes its writers back; then
+    /// closes the row group if the run filled it, as encoding here would have.
+    fn settle(&mut self) -> Result<()> {
+        let Some(away) = self.away.take() else {
+            return Ok(());
+        };
+        let Back {
+            writers,
+            run,
+            result,
+        } = away
+            .back
+            .recv()
+            .map_err(|_| ParquetError::General("a run encoding thread stopped".to_string()))?;
+        drop(run);
+        result?;
+        self.row_group = Some(writers);
+        self.row_group_rows += away.rows;
+        self.row_bytes = Some(self.row_group_bytes() / self.row_group_rows).filter(|b| *b > 0);
+        self.close_row_group_if_full()
     }
 
     /// Encodes the first `rows` held rows, one top-level column at a time.
@@ -253,6 +381,21 @@ impl<W: Write + Send> RunEncoder<W> {
         Ok(())
     }
 
+    /// [`Self::row_group_bytes`], counting a run away on the pool as it was sent.
+    fn row_group_estimate(&self) -> usize {
+        match &self.away {
+            Some(away) => away.estimated_bytes,
+            None => self.row_group_bytes(),
+        }
+    }
+
+    /// The row group's column writers' memory (pages, dictionaries, open page).
+    fn row_group_memory(&self) -> usize {
+        self.row_group
+            .as_ref()
+            .map_or(0, |writers| writers.iter().map(|w| w.memory_size()).sum())
+    }
+
     /// Encoded size estimate of the row group in progress.
     fn row_group_bytes(&self) -> usize {
         self.row_group.as_ref().map_or(0, |writers| {
@@ -266,22 +409,31 @@ impl<W: Write + Send> RunEncoder<W> {
             Some(row_bytes) => self.held_rows.saturating_mul(row_bytes),
             None => self.held_bytes,
         };
-        self.file.bytes_written() + self.row_group_bytes() + held
+        self.file.bytes_written() + self.row_group_estimate() + held
     }
 
     /// Memory held for rows not yet written out: the held batches' Arrow buffers and the
     /// row group in progress (its column writers' pages, dictionaries and open page).
     pub fn buffered_bytes(&self) -> usize {
-        let row_group = self
-            .row_group
-            .as_ref()
-            .map_or(0, |writers| writers.iter().map(|w| w.memory_size()).sum());
+        let row_group = match &self.away {
+            Some(away) => away.memory_bytes,
+            None => self.row_group_memory(),
+        };
         self.held_bytes + row_group
+    }
+
+    /// Sends every held row away to be encoded, without waiting (with `encode_ahead` only;
+    /// otherwise nothing is done here and the rows wait for the next run or the flush).
+    pub fn encode_held_ahead(&mut self) -> Result<()> {
+        if self.ahead && self.held_rows > 0 {
+            self.encode_held(false)?;
+        }
+        Ok(())
     }
 
     /// Encodes everything held and writes it out as the last row group(s); the file stays open.
     pub fn flush(&mut self) -> Result<()> {
-        self.encode_held()?;
+        self.encode_held(true)?;
         self.close_row_group()
     }
 
@@ -298,6 +450,67 @@ impl<W: Write + Send> RunEncoder<W> {
     /// The sink, bypassing the file writer's buffering: only for observing what passes through.
     pub fn inner_mut(&mut self) -> &mut W {
         self.file.inner_mut()
+    }
+}
+
+impl<W: Write + Send> Drop for RunEncoder<W> {
+    /// A run away on the pool is waited for, so that its batches are dropped on this thread.
+    fn drop(&mut self) {
+        if let Some(away) = self.away.take() {
+            let _ = away.back.recv();
+        }
+    }
+}
+
+/// Work for the shared pool.
+type Task = Box<dyn FnOnce() + Send>;
+
+/// Threads that encode runs for every encoder in the process (`encode_ahead`), one per core:
+/// started with the first run sent, they live as long as the process. A task holds only what
+/// it was given (a run's batches and its row group's writers), and each encoder has at most
+/// one task out, so tasks never wait for each other. None if no thread could be started.
+fn ahead_pool() -> Option<&'static AheadPool> {
+    static POOL: std::sync::OnceLock<Option<AheadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(AheadPool::start).as_ref()
+}
+
+struct AheadPool {
+    tasks: Mutex<Sender<Task>>,
+}
+
+impl AheadPool {
+    fn start() -> Option<Self> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let (tasks, queue) = mpsc::channel::<Task>();
+        let queue = Arc::new(Mutex::new(queue));
+        let mut started = 0;
+        for i in 0..threads {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("floe-encode-ahead-{i}"))
+                .spawn(move || loop {
+                    // A statement of its own, so the lock is released before the task runs.
+                    let task = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                    match task {
+                        Ok(task) => task(),
+                        Err(_) => return,
+                    }
+                });
+            if spawned.is_ok() {
+                started += 1;
+            }
+        }
+        (started > 0).then(|| Self {
+            tasks: Mutex::new(tasks),
+        })
+    }
+
+    /// Queues a task; the pool's threads never stop, so it always runs.
+    fn run(&self, task: Task) {
+        let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        tasks
+            .send(task)
+            .expect("the encode-ahead threads hold the queue for the process's life");
     }
 }
 

@@ -270,6 +270,19 @@ public final class NativeParquetWriter extends NativeHandle {
   }
 
   /**
+   * Starts encoding the rows still held on libfloe's shared encode-ahead threads and returns
+   * without waiting ({@link ParquetWriterConfig.Builder#encodeAhead}; otherwise it does nothing).
+   * A caller about to finish several files calls this on each first, so that their last rows are
+   * encoded at the same time; {@link #finish()} waits for them, and the file is the one finishing
+   * alone writes. More rows may still be written; the held rows are then a run of their own, which
+   * may move where row groups close (the same rows and values).
+   */
+  public synchronized void encodeHeld() {
+    int status = floe_h.floe_writer_encode_held(writableHandle(), errorSlot);
+    check(status, errorSlot, streamFailure());
+  }
+
+  /**
    * Completes the file (last row group and footer) and returns its footer facts. The writer is
    * finished afterwards; {@link #close()} still releases it.
    *

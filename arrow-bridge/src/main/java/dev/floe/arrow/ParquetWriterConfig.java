@@ -20,8 +20,9 @@ import java.util.Objects;
  * table-property defaults: zstd level 3, 128 MiB row groups, 1 MiB pages of about
  * 20,000 rows at most, 2 MiB dictionary pages, dictionaries on, page-level statistics kept whole.
  * Rows are encoded in column runs (batches held until 65,536 rows or 32 MiB, then one column at a
- * time) on one thread unless {@link Builder#encodeThreads} asks for more; the file is the same
- * either way.
+ * time) on one thread unless {@link Builder#encodeThreads} asks for more; with one, each run is
+ * encoded ahead on a thread shared by every writer while the caller goes on ({@link
+ * Builder#encodeAhead}). The file is the same either way.
  *
  * <pre>{@code
  * ParquetWriterConfig config = ParquetWriterConfig.builder().codec("zstd").level(3).build();
@@ -40,7 +41,8 @@ public record ParquetWriterConfig(
     String createdBy,
     long columnRunRows,
     long columnRunBytes,
-    int encodeThreads) {
+    int encodeThreads,
+    boolean encodeAhead) {
 
   /** Version of the JSON blob this class writes. */
   public static final int VERSION = 2;
@@ -120,7 +122,8 @@ public record ParquetWriterConfig(
         .createdBy(createdBy)
         .columnRunRows(columnRunRows)
         .columnRunBytes(columnRunBytes)
-        .encodeThreads(encodeThreads);
+        .encodeThreads(encodeThreads)
+        .encodeAhead(encodeAhead);
   }
 
   /** The blob libfloe reads ({@code WriterConfig} in libfloe/src/config.rs). */
@@ -144,6 +147,7 @@ public record ParquetWriterConfig(
     private long columnRunRows = DEFAULTS.columnRunRows;
     private long columnRunBytes = DEFAULTS.columnRunBytes;
     private int encodeThreads = DEFAULTS.encodeThreads;
+    private boolean encodeAhead = DEFAULTS.encodeAhead;
 
     private Builder() {}
 
@@ -233,6 +237,18 @@ public record ParquetWriterConfig(
       return this;
     }
 
+    /**
+     * With one encode thread (default on): each run is encoded on a small pool of threads
+     * shared by every writer in the process (one per core), while the call that started it
+     * returns and the caller goes on handing over batches; the writer waits for it before
+     * the next run or the footer. Keeps the threads upstream of the writer busy while runs are
+     * encoded; the file's bytes do not depend on it. Up to one more run per file is held.
+     */
+    public Builder encodeAhead(boolean enabled) {
+      this.encodeAhead = enabled;
+      return this;
+    }
+
     public ParquetWriterConfig build() {
       return new ParquetWriterConfig(
           codec,
@@ -247,7 +263,8 @@ public record ParquetWriterConfig(
           createdBy,
           columnRunRows,
           columnRunBytes,
-          encodeThreads);
+          encodeThreads,
+          encodeAhead);
     }
   }
 }

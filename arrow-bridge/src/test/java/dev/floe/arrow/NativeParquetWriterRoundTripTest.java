@@ -191,6 +191,33 @@ class NativeParquetWriterRoundTripTest extends AllocatorTest {
     assertEquals(expectedRows(batches), ParquetReadBack.rows(file));
   }
 
+  /**
+   * Runs encoded ahead on libfloe's shared threads (the default), and the held rows sent ahead
+   * before the footer as a task writer does before closing its files, write the bytes the calling
+   * thread writes alone; the Java buffers they held are all released (the allocator is checked
+   * after each test).
+   */
+  @Test
+  void encodingAheadDoesNotChangeTheFile() throws Exception {
+    int[] batches = {500, 0, 1, 777, 1200, 300, 900};
+    ParquetWriterConfig.Builder small = ParquetWriterConfig.builder().rowGroupBytes(64 * 1024).columnRunRows(700);
+    byte[] here = Files.readAllBytes(writeBatches(small.encodeAhead(false).build(), batches));
+    Path file = dir.resolve("ahead.parquet");
+    try (NativeParquetWriter writer =
+        NativeParquetWriter.open(file, AllTypes.schema(), small.encodeAhead(true).build(), allocator)) {
+      for (int b = 0; b < batches.length; b++) {
+        try (VectorSchemaRoot root = AllTypes.batch(allocator, batches[b], b)) {
+          writer.write(root);
+        }
+      }
+      writer.encodeHeld();
+      writer.finish();
+    }
+    assertTrue(java.util.Arrays.equals(here, Files.readAllBytes(file)), "encoding ahead wrote other bytes");
+    assertTrue(ParquetReadBack.footer(file).getBlocks().size() > 1, "several row groups");
+    assertEquals(expectedRows(batches), ParquetReadBack.rows(file));
+  }
+
   @Test
   void encodeThreadsMustBePositive() {
     IllegalArgumentException e =

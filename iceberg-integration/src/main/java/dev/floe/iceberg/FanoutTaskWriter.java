@@ -126,6 +126,8 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     done = true;
     WriteResult.Builder result = WriteResult.builder();
     try {
+      // Every open file's last rows are encoded at once, then each file is finished in turn.
+      writers.values().forEach(PartitionFiles::encodeHeld);
       for (PartitionFiles files : writers.values()) {
         List<DataFile> written = files.complete();
         result.addDataFiles(written);

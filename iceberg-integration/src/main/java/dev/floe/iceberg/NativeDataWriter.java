@@ -84,6 +84,14 @@ public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, Data
   }
 
   /** Writes the buffered rows out as a row group now, freeing their memory; the file stays open. */
+  /**
+   * Starts encoding the rows still held, without waiting: call it on every file about to be
+   * closed, then close them, and their last rows are encoded at the same time.
+   */
+  public void encodeHeld() {
+    output.encodeHeld();
+  }
+
   public void flushRowGroup() {
     output.flushRowGroup();
   }

@@ -101,6 +101,11 @@ final class NativeFileOutput {
   }
 
   /** Writes the buffered rows out as a row group now. */
+  /** Starts encoding the held rows without waiting (see {@code NativeParquetWriter#encodeHeld}). */
+  void encodeHeld() {
+    writer.encodeHeld();
+  }
+
   void flushRowGroup() {
     writer.flushRowGroup();
   }

@@ -114,14 +114,23 @@ public final class NativeFileWriterFactory {
    * sooner when cores are idle, at no gain on a machine that is already busy.
    */
   public NativeFileWriterFactory withEncodeThreads(int threads) {
+    return withEncoding(threads, settings.parquet().encodeAhead());
+  }
+
+  /**
+   * This factory with {@code threads} threads encoding each file's columns and, with one thread,
+   * column runs encoded ahead on threads shared by every writer ({@code ahead}, the default) or
+   * on the writing thread. Files are byte for byte the same either way.
+   */
+  public NativeFileWriterFactory withEncoding(int threads, boolean ahead) {
     return new NativeFileWriterFactory(
         schema,
         spec,
         io,
         files,
         deletionVectorFiles,
-        settings.withEncodeThreads(threads),
-        deleteSettings.withEncodeThreads(threads),
+        settings.withEncoding(threads, ahead),
+        deleteSettings.withEncoding(threads, ahead),
         metricsConfig,
         positionDeleteMetricsConfig,
         formatVersion,

@@ -84,6 +84,13 @@ final class PartitionFiles {
     }
   }
 
+  /** Starts encoding the open file's held rows, before {@link #complete()} finishes it. */
+  void encodeHeld() {
+    if (current != null) {
+      current.encodeHeld();
+    }
+  }
+
   boolean hasOpenFile() {
     return current != null;
   }

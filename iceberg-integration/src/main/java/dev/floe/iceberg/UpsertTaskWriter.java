@@ -257,6 +257,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     done = true;
     WriteResult.Builder result = WriteResult.builder();
     try {
+      // Every open data file's last rows are encoded at once, then each file is finished in turn.
+      partitions.values().forEach(state -> state.data.encodeHeld());
       for (PartitionState state : partitions.values()) {
         result.addDataFiles(state.data.complete());
         if (state.equalityDeletes != null) {

@@ -73,9 +73,13 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
     return new WriterSettings(read(properties, DELETE_FILES, data.parquet()), data.targetFileSizeBytes());
   }
 
-  /** These settings with {@code threads} threads encoding each file's columns. */
-  WriterSettings withEncodeThreads(int threads) {
-    return new WriterSettings(parquet.toBuilder().encodeThreads(threads).build(), targetFileSizeBytes);
+  /**
+   * These settings with {@code threads} threads encoding each file's columns and, with one,
+   * runs encoded ahead or not ({@link ParquetWriterConfig.Builder#encodeAhead}).
+   */
+  WriterSettings withEncoding(int threads, boolean ahead) {
+    return new WriterSettings(
+        parquet.toBuilder().encodeThreads(threads).encodeAhead(ahead).build(), targetFileSizeBytes);
   }
 
   /** {@code fallback} with every property of {@code keys} that is set applied to it. */

@@ -7,6 +7,7 @@ import static dev.floe.kafka.sink.SinkSettings.COMMIT_INTERVAL;
 import static dev.floe.kafka.sink.SinkSettings.COMMIT_RECORDS;
 import static dev.floe.kafka.sink.SinkSettings.DECODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.DLQ_TOPIC;
+import static dev.floe.kafka.sink.SinkSettings.ENCODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_THREADS;
 import static dev.floe.kafka.sink.SinkSettings.EVOLVE_SCHEMA;
 import static dev.floe.kafka.sink.SinkSettings.MAX_IN_FLIGHT_BYTES;
@@ -69,7 +70,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *     for the dead-letter producer only
  * @param stopAtEnd stop after committing everything up to the end offsets seen at start
  * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
- *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncodeThreads})
+ *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncoding})
+ * @param encodeAhead with one encode thread, encode each file's column runs on threads shared by
+ *     every writer while the writer thread goes on (see {@code ParquetWriterConfig#encodeAhead})
  * @param decodeAhead decode each table's batches on a thread of their own, ahead of its writer
  *     thread (true), or decode and encode both on the writer thread (false)
  * @param overlapCommits commit each cycle on a thread of its own while the next one fills
@@ -99,6 +102,7 @@ public record SinkConfig(
     Map<String, Object> consumerProperties,
     boolean stopAtEnd,
     int encodeThreads,
+    boolean encodeAhead,
     boolean decodeAhead,
     boolean overlapCommits) {
 
@@ -176,6 +180,7 @@ public record SinkConfig(
     private boolean upsert = (Boolean) defaultValue(UPSERT);
     private boolean evolveSchema = (Boolean) defaultValue(EVOLVE_SCHEMA);
     private int encodeThreads = (Integer) defaultValue(ENCODE_THREADS);
+    private boolean encodeAhead = (Boolean) defaultValue(ENCODE_AHEAD);
     private boolean decodeAhead = (Boolean) defaultValue(DECODE_AHEAD);
     private boolean overlapCommits = (Boolean) defaultValue(OVERLAP_COMMITS);
     private Schema createSchema;
@@ -242,6 +247,9 @@ public record SinkConfig(
       }
       if (given.containsKey(ENCODE_THREADS)) {
         encodeThreads = (Integer) parsed.get(ENCODE_THREADS);
+      }
+      if (given.containsKey(ENCODE_AHEAD)) {
+        encodeAhead = (Boolean) parsed.get(ENCODE_AHEAD);
       }
       if (given.containsKey(DECODE_AHEAD)) {
         decodeAhead = (Boolean) parsed.get(DECODE_AHEAD);
@@ -353,6 +361,17 @@ public record SinkConfig(
     }
 
     /**
+     * With one encode thread, encode each file's column runs on threads shared by every writer
+     * (one per core) while the table's writer thread goes on with the next batches (default
+     * true): the decode thread and the consumer are not held up while runs are encoded. Files
+     * are the same either way.
+     */
+    public Builder encodeAhead(boolean enabled) {
+      this.encodeAhead = enabled;
+      return this;
+    }
+
+    /**
      * Decode batch N+1 on a thread of its own while the writer thread encodes batch N (default
      * true): two cores per table instead of one. Off, one thread per table does both.
      */
@@ -397,6 +416,7 @@ public record SinkConfig(
           Map.copyOf(consumerProperties),
           stopAtEnd,
           encodeThreads,
+          encodeAhead,
           decodeAhead,
           overlapCommits);
     }

@@ -50,6 +50,7 @@ public final class SinkSettings {
   public static final String EVOLVE_SCHEMA = "evolve.schema";
   public static final String STOP_AT_END = "stop.at.end";
   public static final String ENCODE_THREADS = "encode.threads";
+  public static final String ENCODE_AHEAD = "encode.ahead";
   public static final String DECODE_AHEAD = "decode.ahead";
   public static final String OVERLAP_COMMITS = "overlap.commits";
 
@@ -101,6 +102,9 @@ public final class SinkSettings {
           "Stop once everything up to the end of the topics (as of the assignment) is committed.")
       .define(ENCODE_THREADS, Type.INT, 1, ConfigDef.Range.atLeast(1), Importance.LOW,
           "Threads encoding each file's columns, besides each table's writer thread.")
+      .define(ENCODE_AHEAD, Type.BOOLEAN, true, Importance.LOW,
+          "With one encode thread: encode each file's column runs on threads shared by every writer"
+              + " (one per core) while the table's writer thread goes on; files are the same.")
       .define(DECODE_AHEAD, Type.BOOLEAN, true, Importance.LOW,
           "Decode each table's batches on a thread of their own, a batch ahead of its writer thread.")
       .define(OVERLAP_COMMITS, Type.BOOLEAN, true, Importance.LOW,

@@ -154,7 +154,7 @@ final class TableChannel implements AutoCloseable {
   /** A writer factory for {@code table}'s current schema and spec; checks that it can upsert if asked to. */
   private NativeFileWriterFactory writerFactory(Table table) {
     NativeFileWriterFactory made =
-        NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime()).withEncodeThreads(config.encodeThreads());
+        NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime()).withEncoding(config.encodeThreads(), config.encodeAhead());
     if (config.upsert()) {
       made.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
     }

@@ -65,6 +65,7 @@ class SinkConfigTest {
         SinkSettings.ON_ERROR, "dlq",
         SinkSettings.DLQ_TOPIC, "dead",
         SinkSettings.DECODE_AHEAD, "false",
+        SinkSettings.ENCODE_AHEAD, "false",
         SinkSettings.ROUTE, "a=db.a,b=db.b",
         SinkSettings.SCHEMA, "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\","
             + "\"required\":true,\"type\":\"long\"}]}",
@@ -74,6 +75,8 @@ class SinkConfigTest {
     assertEquals(BadRecordPolicy.DEAD_LETTER, set.badRecords());
     assertEquals("dead", set.deadLetterTopic());
     assertEquals(false, set.decodeAhead());
+    assertEquals(true, defaults.encodeAhead());
+    assertEquals(false, set.encodeAhead());
     assertEquals(List.of("t", "a", "b"), set.topics());
     assertEquals(TableIdentifier.of("db", "b"), set.routes().get(2).table());
     assertEquals("[1000: id_bucket: bucket[4](1)]", set.createSpec().fields().toString());
