@@ -133,17 +133,19 @@ public final class E2eBenchmark {
   /** A contender that runs in this JVM: a floe variant, the stock sink or bare consume. */
   static Contender inThisJvm(String id, int floeEncodeThreads, boolean floeDecodeAhead) {
     return switch (id) {
-      case "floe" -> new FloeContender("floe", floeEncodeThreads, floeDecodeAhead, true, false);
+      case "floe" -> new FloeContender("floe", floeEncodeThreads, true, floeDecodeAhead, true, false);
       case E2eOptions.FLOE_ONE_THREAD ->
-          new FloeContender(E2eOptions.FLOE_ONE_THREAD, floeEncodeThreads, false, true, false);
+          new FloeContender(E2eOptions.FLOE_ONE_THREAD, floeEncodeThreads, true, false, true, false);
       case E2eOptions.FLOE_SYNC_COMMIT ->
-          new FloeContender(E2eOptions.FLOE_SYNC_COMMIT, floeEncodeThreads, floeDecodeAhead, false, false);
+          new FloeContender(E2eOptions.FLOE_SYNC_COMMIT, floeEncodeThreads, true, floeDecodeAhead, false, false);
       case E2eOptions.FLOE_TWO_ENCODE_THREADS ->
-          new FloeContender(E2eOptions.FLOE_TWO_ENCODE_THREADS, 2, floeDecodeAhead, true, false);
+          new FloeContender(E2eOptions.FLOE_TWO_ENCODE_THREADS, 2, true, floeDecodeAhead, true, false);
+      case E2eOptions.FLOE_ENCODE_ON_WRITER ->
+          new FloeContender(E2eOptions.FLOE_ENCODE_ON_WRITER, floeEncodeThreads, false, floeDecodeAhead, true, false);
       case E2eOptions.FLOE_EVOLVE ->
-          new FloeContender(E2eOptions.FLOE_EVOLVE, floeEncodeThreads, floeDecodeAhead, true, true);
+          new FloeContender(E2eOptions.FLOE_EVOLVE, floeEncodeThreads, true, floeDecodeAhead, true, true);
       case E2eOptions.FLOE_BASELINE ->
-          new FloeContender(E2eOptions.FLOE_BASELINE, floeEncodeThreads, floeDecodeAhead, true, false);
+          new FloeContender(E2eOptions.FLOE_BASELINE, floeEncodeThreads, true, floeDecodeAhead, true, false);
       case "stock-java" -> new StockJavaContender();
       case "bare-consume" -> new BareConsumeContender();
       default -> throw new IllegalArgumentException("unknown contender " + id);

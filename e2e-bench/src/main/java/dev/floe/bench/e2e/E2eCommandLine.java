@@ -75,6 +75,7 @@ final class E2eCommandLine {
             + "floe-one-thread: floe decoding on its writer thread,%n"
             + "floe-sync-commit: floe not consuming while a cycle commits,%n"
             + "floe-two-encode-threads: floe with --floe-encode-threads 2,%n"
+            + "floe-encode-on-writer: floe with encode.ahead off (column runs encoded on the writer thread),%n"
             + "floe-evolve: floe with evolve.schema on,%n"
             + "floe-baseline: floe from the jar --floe-baseline-jar names"
       })

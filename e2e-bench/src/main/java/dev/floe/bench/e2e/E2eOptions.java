@@ -86,6 +86,8 @@ public record E2eOptions(
   public static final String FLOE_SYNC_COMMIT = "floe-sync-commit";
   /** Run only when named: floe encoding each file's columns on two threads (an A/B of encodeThreads). */
   public static final String FLOE_TWO_ENCODE_THREADS = "floe-two-encode-threads";
+  /** Run only when named: floe encoding column runs on its writer thread (an A/B of encode.ahead). */
+  public static final String FLOE_ENCODE_ON_WRITER = "floe-encode-on-writer";
   /** Run only when named: floe with evolve.schema on (its cost when the data brings no new fields). */
   public static final String FLOE_EVOLVE = "floe-evolve";
   /**
@@ -95,7 +97,8 @@ public record E2eOptions(
    */
   public static final String FLOE_BASELINE = "floe-baseline";
   static final List<String> FLOE_VARIANTS =
-      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS, FLOE_EVOLVE, FLOE_BASELINE);
+      List.of(FLOE_ONE_THREAD, FLOE_SYNC_COMMIT, FLOE_TWO_ENCODE_THREADS, FLOE_ENCODE_ON_WRITER, FLOE_EVOLVE,
+          FLOE_BASELINE);
 
   public long events(Corpus corpus) {
     return corpus == Corpus.NEXMARK ? nexmarkEvents : syntheticEvents;

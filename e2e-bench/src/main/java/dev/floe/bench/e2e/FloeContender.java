@@ -10,13 +10,16 @@ import java.util.concurrent.TimeUnit;
 final class FloeContender implements Contender {
   private final String id;
   private final int encodeThreads;
+  private final boolean encodeAhead;
   private final boolean decodeAhead;
   private final boolean overlapCommits;
   private final boolean evolveSchema;
 
-  FloeContender(String id, int encodeThreads, boolean decodeAhead, boolean overlapCommits, boolean evolveSchema) {
+  FloeContender(String id, int encodeThreads, boolean encodeAhead, boolean decodeAhead, boolean overlapCommits,
+      boolean evolveSchema) {
     this.id = id;
     this.encodeThreads = encodeThreads;
+    this.encodeAhead = encodeAhead;
     this.decodeAhead = decodeAhead;
     this.overlapCommits = overlapCommits;
     this.evolveSchema = evolveSchema;
@@ -34,6 +37,7 @@ final class FloeContender implements Contender {
         + " per table), "
         + (overlapCommits ? "commits in the background" : "consuming paused while a cycle commits")
         + ", stopAtEnd, encode threads " + encodeThreads
+        + (encodeAhead ? "" : ", column runs encoded on the writer thread (encode.ahead off)")
         + (evolveSchema ? ", evolve.schema on" : "");
   }
 
@@ -45,6 +49,7 @@ final class FloeContender implements Contender {
             .commitEvery(run.cadence().interval(), run.cadence().records(), Long.MAX_VALUE)
             .stopAtEnd(true)
             .encodeThreads(encodeThreads)
+            .encodeAhead(encodeAhead)
             .decodeAhead(decodeAhead)
             .overlapCommits(overlapCommits)
             .evolveSchema(evolveSchema)

@@ -224,7 +224,7 @@ final class ReportWriter {
 
   /** Thread roles in the order the CPU table lists them. */
   private static final List<String> ROLES =
-      List.of("connect-task", "main", "decode", "writer", "commit", "jit", "gc", "other", "exited", "total");
+      List.of("connect-task", "main", "decode", "writer", "encode", "commit", "jit", "gc", "other", "exited", "total");
 
   /**
    * Medians over the measured valid runs of the core-seconds each contender's own JVM spent, by
@@ -245,7 +245,8 @@ final class ReportWriter {
         system time, sampled every 100 ms), median of the measured runs. `connect-task`: Connect's
         task thread (consumer poll, converters, `SinkRecord`s, the connector's `put`); `main`: the
         consumer thread of floe's sink, stock-java and bare consume; `decode`, `writer` (Parquet
-        encoding and zstd), `commit`: floe's threads; `exited`: threads that ended between samples;
+        encoding and zstd), `commit`: floe's threads; `encode`: libfloe's threads encoding column
+        runs for the writer threads (encoding and zstd); `exited`: threads that ended between samples;
         `total`: the whole process. The broker's CPU is not in these figures.
 
         """);

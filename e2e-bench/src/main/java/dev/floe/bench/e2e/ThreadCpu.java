@@ -86,7 +86,9 @@ final class ThreadCpu implements AutoCloseable {
   /**
    * What a thread does, from its name (Linux keeps its first 15 characters): Connect's task thread
    * (poll, conversion, put), the main thread (the consumer of an own-JVM contender), floe's
-   * decode, writer (encoding and zstd) and commit threads, the JIT, the GC, or other.
+   * decode, writer and commit threads, libfloe's encode threads (column runs encoded ahead of the
+   * writer threads, or shared out with {@code encode.threads}: encoding and zstd), the JIT, the
+   * GC, or other.
    */
   static String role(String name) {
     if (name == null) {
@@ -103,6 +105,9 @@ final class ThreadCpu implements AutoCloseable {
     }
     if (name.startsWith("floe-writer") || name.startsWith("floe-connect-wr")) {
       return "writer";
+    }
+    if (name.startsWith("floe-encode-")) { // floe-encode-ahead-N, and floe-encode-N helpers
+      return "encode";
     }
     if (name.startsWith("floe-commit") || name.startsWith("floe-connect-co")) {
       return "commit";

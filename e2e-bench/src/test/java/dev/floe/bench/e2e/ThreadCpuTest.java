@@ -20,6 +20,8 @@ class ThreadCpuTest {
     assertEquals("connect-task", ThreadCpu.role("task-thread-flo"));
     assertEquals("decode", ThreadCpu.role("floe-connect-de"));
     assertEquals("writer", ThreadCpu.role("floe-writer-ben"));
+    assertEquals("encode", ThreadCpu.role("floe-encode-ahe"));
+    assertEquals("encode", ThreadCpu.role("floe-encode-0"));
     assertEquals("commit", ThreadCpu.role("floe-connect-co"));
     assertEquals("jit", ThreadCpu.role("C2 CompilerThre"));
     assertEquals("gc", ThreadCpu.role("G1 Conc#0"));
