@@ -208,7 +208,9 @@ int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
  Starts encoding the rows the writer still holds on the shared encode-ahead threads, without
  waiting (the writer config's `encode_ahead`; otherwise a no-op): a caller about to close
  several files calls this on each first, so that their last runs are encoded at the same
- time. `floe_writer_close` waits for it. More rows may still be written.
+ time. `floe_writer_close` waits for it and writes the file closing alone writes. More rows
+ may still be written: the held rows are then a run of their own, which may move where row
+ groups close (the same rows and values).
 
  # Safety
  `writer` is a live handle.

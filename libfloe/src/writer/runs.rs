@@ -20,8 +20,9 @@
 //! encoder in the process ([`ahead_pool`]), and the call returns. The caller goes on handing
 //! over batches, which are held for the next run. Before anything needs the row group's state
 //! (the next run, a flush, the footer) the encoder waits for the run and takes its writers and
-//! batches back ([`RunEncoder::settle`]), so at most one run per file is away, the row group
-//! decisions are taken on the same sizes, and the file is byte for byte the same. This is what
+//! batches back ([`RunEncoder::settle`]), so at most one run per file is away. A run only goes
+//! away while its row group is far from full (`send_away` says how far), so runs start and row
+//! groups close at the rows they would here, and the file is byte for byte the same. This is what
 //! keeps a pipeline's earlier stages busy while a run is encoded: runs of every open file fall
 //! due at about the same batch, and encoding them one after the other on the caller's thread
 //! stalled everything upstream of it.
