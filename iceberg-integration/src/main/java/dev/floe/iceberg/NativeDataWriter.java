@@ -83,7 +83,6 @@ public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, Data
     return output.bufferedBytes();
   }
 
-  /** Writes the buffered rows out as a row group now, freeing their memory; the file stays open. */
   /**
    * Starts encoding the rows still held, without waiting: call it on every file about to be
    * closed, then close them, and their last rows are encoded at the same time.
@@ -92,6 +91,7 @@ public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, Data
     output.encodeHeld();
   }
 
+  /** Writes the buffered rows out as a row group now, freeing their memory; the file stays open. */
   public void flushRowGroup() {
     output.flushRowGroup();
   }

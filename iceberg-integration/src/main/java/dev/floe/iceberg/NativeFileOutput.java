@@ -100,12 +100,12 @@ final class NativeFileOutput {
     return writer.bufferedBytes();
   }
 
-  /** Writes the buffered rows out as a row group now. */
   /** Starts encoding the held rows without waiting (see {@code NativeParquetWriter#encodeHeld}). */
   void encodeHeld() {
     writer.encodeHeld();
   }
 
+  /** Writes the buffered rows out as a row group now. */
   void flushRowGroup() {
     writer.flushRowGroup();
   }

@@ -109,9 +109,10 @@ public final class NativeFileWriterFactory {
   }
 
   /**
-   * This factory with {@code threads} threads encoding each file's columns (default 1: the
-   * writing thread alone). Files are byte for byte the same; more threads finish a busy writer
-   * sooner when cores are idle, at no gain on a machine that is already busy.
+   * This factory with {@code threads} threads sharing out each run's columns (default 1: a run
+   * is encoded whole, ahead on libfloe's shared threads unless {@link #withEncoding} turns that
+   * off). Files are byte for byte the same; more threads finish a busy writer sooner when cores
+   * are idle, at no gain on a machine that is already busy.
    */
   public NativeFileWriterFactory withEncodeThreads(int threads) {
     return withEncoding(threads, settings.parquet().encodeAhead());
