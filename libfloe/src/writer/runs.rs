@@ -246,20 +246,12 @@ impl<W: Write + Send> RunEncoder<W> {
         let held_before = self.held_bytes;
         let run = self.take_held(rows);
         let memory_bytes = self.row_group_memory() + (held_before - self.held_bytes);
-        let mut writers = match self.row_group.take() {
-            Some(writers) => writers,
-            None => self
-                .factory
-                .create_column_writers(self.file.flushed_row_groups().len())?,
-        };
+        let mut writers = self.take_row_group_writers()?;
         let (schema, leaves) = (self.schema.clone(), self.leaves.clone());
         let (report, back) = mpsc::sync_channel(1);
         pool.run(Box::new(move || {
             let result = catch_unwind(AssertUnwindSafe(|| {
-                for (field, &(first, count)) in leaves.iter().enumerate() {
-                    encode_column(&schema, field, &mut writers[first..first + count], &run)?;
-                }
-                Ok(())
+                encode_run(&schema, &leaves, &mut writers, &run)
             }))
             .unwrap_or_else(|_| {
                 Err(ParquetError::General(
@@ -314,23 +306,9 @@ impl<W: Write + Send> RunEncoder<W> {
             self.pool = Some(pool);
         }
         let run = self.take_held(rows);
-        let mut writers = match self.row_group.take() {
-            Some(writers) => writers,
-            None => self
-                .factory
-                .create_column_writers(self.file.flushed_row_groups().len())?,
-        };
+        let mut writers = self.take_row_group_writers()?;
         match &self.pool {
-            None => {
-                for (field, &(first, count)) in self.leaves.iter().enumerate() {
-                    encode_column(
-                        &self.schema,
-                        field,
-                        &mut writers[first..first + count],
-                        &run,
-                    )?;
-                }
-            }
+            None => encode_run(&self.schema, &self.leaves, &mut writers, &run)?,
             Some(pool) => {
                 writers = encode_in_parallel(pool, writers, &self.leaves, &self.schema, run)?;
             }
@@ -339,6 +317,16 @@ impl<W: Write + Send> RunEncoder<W> {
         self.row_group_rows += rows;
         self.row_bytes = Some(self.row_group_bytes() / self.row_group_rows).filter(|b| *b > 0);
         Ok(())
+    }
+
+    /// The row group's column writers, taken out of the encoder (new ones for a new row group).
+    fn take_row_group_writers(&mut self) -> Result<Vec<ArrowColumnWriter>> {
+        match self.row_group.take() {
+            Some(writers) => Ok(writers),
+            None => self
+                .factory
+                .create_column_writers(self.file.flushed_row_groups().len()),
+        }
     }
 
     /// Removes the first `rows` held rows (splitting a batch if need be).
@@ -513,6 +501,20 @@ impl AheadPool {
             .send(task)
             .expect("the encode-ahead threads hold the queue for the process's life");
     }
+}
+
+/// Encodes a run's columns one after the other: `writers` are the row group's, `leaves` each
+/// top-level field's first leaf and leaf count.
+fn encode_run(
+    schema: &SchemaRef,
+    leaves: &[(usize, usize)],
+    writers: &mut [ArrowColumnWriter],
+    run: &[RecordBatch],
+) -> Result<()> {
+    for (field, &(first, count)) in leaves.iter().enumerate() {
+        encode_column(schema, field, &mut writers[first..first + count], run)?;
+    }
+    Ok(())
 }
 
 /// Encodes one top-level column of a run: `writers` are the writers of its leaves.
