@@ -52,7 +52,7 @@ struct ArrowArray {
 /*
  Version of this C ABI. Java refuses to run against a library whose version differs.
  */
-#define FLOE_ABI_VERSION 8
+#define FLOE_ABI_VERSION 9
 
 /*
  `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
@@ -216,6 +216,18 @@ int32_t floe_writer_flush_row_group(struct FloeWriter *writer, char **out_error)
  `writer` is a live handle.
  */
 int32_t floe_writer_encode_held(struct FloeWriter *writer, char **out_error);
+
+/*
+ Waits until the rows `floe_writer_encode_held` sent away are encoded into the row group in
+ progress, which stays open: `floe_writer_buffered_bytes` then counts their encoded pages
+ instead of their Arrow batches. A caller short of memory calls `floe_writer_encode_held` on
+ every open file, then this on each, before it writes row groups out early. A no-op when
+ nothing is away.
+
+ # Safety
+ `writer` is a live handle.
+ */
+int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error);
 
 /*
  Finishes the file and returns its footer facts as a JSON document.

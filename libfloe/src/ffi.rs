@@ -38,7 +38,7 @@ use crate::partition::{PartitionSpec, PartitionedBatch, Partitioner};
 use crate::writer::{check_same_schema, OutputSink, ParquetFileWriter};
 
 /// Version of this C ABI. Java refuses to run against a library whose version differs.
-pub const FLOE_ABI_VERSION: i32 = 8;
+pub const FLOE_ABI_VERSION: i32 = 9;
 
 /// Opaque writer handle: created by `floe_writer_open_*`, freed by `floe_writer_free`.
 pub struct FloeWriter {
@@ -235,6 +235,26 @@ pub unsafe extern "C" fn floe_writer_encode_held(
     // SAFETY: null or a live handle (common contract), used by one caller at a time.
     let writer = unsafe { writer.as_mut() };
     report(with_writer(writer, |w| w.encode_held()), out_error)
+}
+
+/// Waits until the rows `floe_writer_encode_held` sent away are encoded into the row group in
+/// progress, which stays open: `floe_writer_buffered_bytes` then counts their encoded pages
+/// instead of their Arrow batches. A caller short of memory calls `floe_writer_encode_held` on
+/// every open file, then this on each, before it writes row groups out early. A no-op when
+/// nothing is away.
+///
+/// # Safety
+/// `writer` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn floe_writer_await_encoded(
+    writer: *mut FloeWriter,
+    out_error: *mut *mut c_char,
+) -> i32 {
+    // SAFETY: null or writable, per the module's common contract.
+    let out_error = unsafe { ErrorOut::new(out_error) };
+    // SAFETY: null or a live handle (common contract), used by one caller at a time.
+    let writer = unsafe { writer.as_mut() };
+    report(with_writer(writer, |w| w.await_encoded()), out_error)
 }
 
 /// Finishes the file and returns its footer facts as a JSON document.

@@ -371,6 +371,50 @@ fn encoding_ahead_does_not_change_the_file() {
     }
 }
 
+/// A caller short of memory has the held rows encoded (ahead, then waited for) instead of
+/// writing row groups out: their Arrow batches are let go, the row group stays open, and the
+/// rows are all in the file. Without encoding ahead both calls leave the writer as it was.
+#[test]
+fn held_rows_encoded_and_awaited_free_their_batches() {
+    let batches = batches(&[1000; 20], false);
+    for encode_ahead in [true, false] {
+        let config = WriterConfig {
+            encode_ahead,
+            ..config(false, 64 * 1024)
+        };
+        let out = SharedBuffer::default();
+        let mut writer =
+            ParquetFileWriter::open(OutputSink::Stream(Box::new(out.clone())), schema(), &config)
+                .unwrap();
+        for b in &batches[..10] {
+            writer.write(b).unwrap();
+        }
+        let held = writer.buffered_bytes();
+        writer.encode_held().unwrap();
+        writer.await_encoded().unwrap();
+        let encoded = writer.buffered_bytes();
+        if encode_ahead {
+            assert!(
+                encoded * 2 < held,
+                "{held} bytes buffered before, {encoded} after"
+            );
+        } else {
+            assert_eq!(encoded, held);
+        }
+        for b in &batches[10..] {
+            writer.write(b).unwrap();
+        }
+        writer.close().unwrap();
+        let file = Bytes::from(out.0.lock().unwrap().clone());
+        assert_eq!(
+            row_group_rows(&file),
+            [20_000],
+            "encode ahead {encode_ahead}"
+        );
+        assert_same_rows(file, &batches);
+    }
+}
+
 #[test]
 fn zero_encode_threads_are_refused() {
     let config = WriterConfig {

@@ -420,6 +420,12 @@ impl<W: Write + Send> RunEncoder<W> {
         Ok(())
     }
 
+    /// Waits for the run sent away, if any, and takes its row group back: [`Self::buffered_bytes`]
+    /// then counts its encoded pages instead of its batches. The row group stays open.
+    pub fn await_encoded(&mut self) -> Result<()> {
+        self.settle()
+    }
+
     /// Encodes everything held and writes it out as the last row group(s); the file stays open.
     pub fn flush(&mut self) -> Result<()> {
         self.encode_held(true)?;

@@ -68,10 +68,10 @@ public class floe_h {
     public static final AddressLayout C_POINTER = ValueLayout.ADDRESS
             .withTargetLayout(MemoryLayout.sequenceLayout(java.lang.Long.MAX_VALUE, JAVA_BYTE));
     public static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    private static final int FLOE_ABI_VERSION = (int)8L;
+    private static final int FLOE_ABI_VERSION = (int)9L;
     /**
      * {@snippet lang=c :
-     * #define FLOE_ABI_VERSION 8
+     * #define FLOE_ABI_VERSION 9
      * }
      */
     public static int FLOE_ABI_VERSION() {
@@ -553,6 +553,65 @@ public class floe_h {
         try {
             if (TRACE_DOWNCALLS) {
                 traceDowncall("floe_writer_encode_held", writer, out_error);
+            }
+            return (int)mh$.invokeExact(writer, out_error);
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class floe_writer_await_encoded {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            floe_h.C_INT,
+            floe_h.C_POINTER,
+            floe_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = floe_h.findOrThrow("floe_writer_await_encoded");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static FunctionDescriptor floe_writer_await_encoded$descriptor() {
+        return floe_writer_await_encoded.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static MethodHandle floe_writer_await_encoded$handle() {
+        return floe_writer_await_encoded.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static MemorySegment floe_writer_await_encoded$address() {
+        return floe_writer_await_encoded.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error)
+     * }
+     */
+    public static int floe_writer_await_encoded(MemorySegment writer, MemorySegment out_error) {
+        var mh$ = floe_writer_await_encoded.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("floe_writer_await_encoded", writer, out_error);
             }
             return (int)mh$.invokeExact(writer, out_error);
         } catch (Throwable ex$) {
