@@ -283,6 +283,19 @@ public final class NativeParquetWriter extends NativeHandle {
   }
 
   /**
+   * Waits until the rows {@link #encodeHeld()} sent away are encoded into the row group in
+   * progress, which stays open: {@link #bufferedBytes()} then counts their encoded pages instead of
+   * their Arrow batches. A caller short of memory calls {@code encodeHeld} on every open file, then
+   * this on each, before it writes row groups out early with {@link #flushRowGroup()}: encoding
+   * frees most of the memory, and the row groups keep their size. Does nothing when nothing was
+   * sent away.
+   */
+  public synchronized void awaitEncoded() {
+    int status = floe_h.floe_writer_await_encoded(writableHandle(), errorSlot);
+    check(status, errorSlot, streamFailure());
+  }
+
+  /**
    * Completes the file (last row group and footer) and returns its footer facts. The writer is
    * finished afterwards; {@link #close()} still releases it.
    *

@@ -219,6 +219,31 @@ class NativeParquetWriterRoundTripTest extends AllocatorTest {
   }
 
   @Test
+  void encodedHeldRowsAreAwaitedWithoutClosingTheRowGroup() throws Exception {
+    int[] batches = {900, 1100, 1000, 1000};
+    Path file = dir.resolve("awaited.parquet");
+    try (NativeParquetWriter writer =
+        NativeParquetWriter.open(file, AllTypes.schema(), ParquetWriterConfig.builder().encodeAhead(true).build(),
+            allocator)) {
+      for (int b = 0; b < batches.length; b++) {
+        try (VectorSchemaRoot root = AllTypes.batch(allocator, batches[b], b)) {
+          writer.write(root);
+        }
+        if (b == 2) {
+          // The held batches are Java's buffers, exported: encoded and awaited, they are let go.
+          assertTrue(allocator.getAllocatedMemory() > 0, "batches held");
+          writer.encodeHeld();
+          writer.awaitEncoded();
+          assertEquals(0, allocator.getAllocatedMemory(), "batches released");
+        }
+      }
+      writer.finish();
+    }
+    assertEquals(1, ParquetReadBack.footer(file).getBlocks().size(), "one row group");
+    assertEquals(expectedRows(batches), ParquetReadBack.rows(file));
+  }
+
+  @Test
   void encodeThreadsMustBePositive() {
     IllegalArgumentException e =
         org.junit.jupiter.api.Assertions.assertThrows(

@@ -121,6 +121,13 @@ final class FanoutTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public void encodeBuffered() {
+    ensureOpen();
+    writers.values().forEach(PartitionFiles::encodeHeld);
+    writers.values().forEach(PartitionFiles::awaitEncoded);
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

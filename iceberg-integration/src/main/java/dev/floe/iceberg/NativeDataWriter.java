@@ -91,6 +91,14 @@ public final class NativeDataWriter implements FileWriter<VectorSchemaRoot, Data
     output.encodeHeld();
   }
 
+  /**
+   * Waits until the rows {@link #encodeHeld()} sent are encoded into the row group in progress,
+   * which stays open: {@link #bufferedBytes()} then counts encoded pages instead of Arrow batches.
+   */
+  public void awaitEncoded() {
+    output.awaitEncoded();
+  }
+
   /** Writes the buffered rows out as a row group now, freeing their memory; the file stays open. */
   public void flushRowGroup() {
     output.flushRowGroup();

@@ -105,6 +105,11 @@ final class NativeFileOutput {
     writer.encodeHeld();
   }
 
+  /** Waits for the rows {@link #encodeHeld()} sent (see {@code NativeParquetWriter#awaitEncoded}). */
+  void awaitEncoded() {
+    writer.awaitEncoded();
+  }
+
   /** Writes the buffered rows out as a row group now. */
   void flushRowGroup() {
     writer.flushRowGroup();

@@ -68,6 +68,14 @@ public interface NativeTaskWriter extends TaskWriter<VectorSchemaRoot> {
    */
   void flushBuffered();
 
+  /**
+   * Encodes the rows every open data file holds as Arrow batches (most of {@link
+   * #bufferedBytes()}) into its row group in progress, all files at once on libfloe's encode-ahead
+   * threads, and waits for them. The row groups stay open, so this frees memory without the smaller
+   * row groups {@link #flushBuffered()} makes. Does nothing unless the writers encode ahead.
+   */
+  void encodeBuffered();
+
   /** Closes every open file and returns all files written. The writer is done afterwards. */
   @Override
   WriteResult complete();

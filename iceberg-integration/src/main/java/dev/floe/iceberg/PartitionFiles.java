@@ -91,6 +91,13 @@ final class PartitionFiles {
     }
   }
 
+  /** Waits for what {@link #encodeHeld()} sent; the open file's row group stays open. */
+  void awaitEncoded() {
+    if (current != null) {
+      current.awaitEncoded();
+    }
+  }
+
   boolean hasOpenFile() {
     return current != null;
   }

@@ -72,6 +72,13 @@ final class UnpartitionedTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public void encodeBuffered() {
+    ensureOpen();
+    files.encodeHeld();
+    files.awaitEncoded();
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

@@ -252,6 +252,13 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   }
 
   @Override
+  public void encodeBuffered() {
+    ensureOpen();
+    partitions.values().forEach(state -> state.data.encodeHeld());
+    partitions.values().forEach(state -> state.data.awaitEncoded());
+  }
+
+  @Override
   public WriteResult complete() {
     ensureOpen();
     done = true;

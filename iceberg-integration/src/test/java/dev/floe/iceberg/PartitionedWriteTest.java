@@ -206,6 +206,44 @@ class PartitionedWriteTest extends EmbeddedCatalogTest {
     assertEquals(multiset(rows), multiset(readAll("arrow_in")));
   }
 
+  /**
+   * A writer short of memory: encoding the held rows frees their batches and keeps every file's
+   * row group open; flushing writes the row groups out (one more per file). The rows are all there.
+   */
+  @Test
+  void bufferedRowsAreEncodedOrFlushedWithoutLosingAny() throws IOException {
+    List<Record> rows = new RandomRows(14).records(SCHEMA, 24_000);
+    PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build();
+    Table floe = table("buffered", spec, Map.of());
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(floe, allocator);
+    List<byte[]> messages = json(rows);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newTaskWriter()) {
+      for (int start = 0; start < messages.size(); start += 2000) {
+        batch.clear();
+        messages.subList(start, start + 2000).forEach(batch::add);
+        writer.write(decoder, batch, BadRecordPolicy.FAIL);
+        if (start == 8000) {
+          long held = writer.bufferedBytes();
+          writer.encodeBuffered();
+          long encoded = writer.bufferedBytes();
+          assertTrue(encoded < held, held + " bytes buffered before encoding, " + encoded + " after");
+        } else if (start == 16_000) {
+          writer.flushBuffered();
+          assertEquals(0, writer.bufferedBytes());
+        }
+      }
+      WriteResult result = writer.complete();
+      assertEquals(4, result.dataFiles().length);
+      for (DataFile file : result.dataFiles()) {
+        assertEquals(2, file.splitOffsets().size(), "row groups of " + file.location());
+      }
+      Commits.append(floe, result, Map.of());
+    }
+    assertEquals(multiset(rows), multiset(readAll("buffered")));
+  }
+
   @Test
   void fanoutOverManyPartitionsKeepsAtMostTheOpenFileLimit() throws IOException {
     List<Record> rows = new RandomRows(13).records(SCHEMA, 4000);
