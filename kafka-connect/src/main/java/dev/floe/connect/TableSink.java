@@ -336,9 +336,16 @@ final class TableSink implements AutoCloseable {
     }
   }
 
+  /**
+   * Over the buffer limit, the rows the open files hold as Arrow batches are encoded into their
+   * row groups (which stay open); if that is not enough, the row groups are written out now.
+   */
   private void flushBufferedIfFull(NativeTaskWriter cycle) {
     if (cycle.bufferedBytes() > bufferBytes) {
-      cycle.flushBuffered();
+      cycle.encodeBuffered();
+      if (cycle.bufferedBytes() > bufferBytes) {
+        cycle.flushBuffered();
+      }
     }
   }
 

@@ -324,23 +324,32 @@ final class TableChannel implements AutoCloseable {
 
   /**
    * On the writer thread, after a write: the open files' buffered rows hold permits of the sink's
-   * file buffer budget. Without room for what they grew by, they are written out as row groups
-   * now (smaller row groups, the same files) and hold nothing.
+   * file buffer budget. Without room for what they grew by, the rows they hold as Arrow batches are
+   * encoded into their row groups, which stay open (most of the memory was the batches); if that
+   * is not enough, everything is written out as row groups now (smaller row groups, the same
+   * files) and holds nothing.
    */
   private void holdBuffered(Cycle cycle) {
     NativeTaskWriter writing = cycle.writers.writing();
     long buffered = Math.min(writing.bufferedBytes(), Integer.MAX_VALUE);
-    if (buffered > bufferedPermits) {
-      int more = (int) buffered - bufferedPermits;
-      if (!fileBuffers.tryAcquire(more)) {
+    if (!holds(buffered)) {
+      writing.encodeBuffered();
+      buffered = Math.min(writing.bufferedBytes(), Integer.MAX_VALUE);
+      if (!holds(buffered)) {
         writing.flushBuffered();
         releaseBuffered();
         return;
       }
-    } else {
+    }
+    if (buffered < bufferedPermits) {
       fileBuffers.release(bufferedPermits - (int) buffered);
     }
     bufferedPermits = (int) buffered;
+  }
+
+  /** Whether {@code buffered} bytes fit the permits held, or the budget has room for the rest. */
+  private boolean holds(long buffered) {
+    return buffered <= bufferedPermits || fileBuffers.tryAcquire((int) buffered - bufferedPermits);
   }
 
   /** On the writer thread, once the cycle's files are closed or dropped. */
