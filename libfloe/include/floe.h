@@ -219,7 +219,7 @@ int32_t floe_writer_encode_held(struct FloeWriter *writer, char **out_error);
 
 /*
  Waits until the rows `floe_writer_encode_held` sent away are encoded into the row group in
- progress, which stays open: `floe_writer_buffered_bytes` then counts their encoded pages
+ progress, which stays open unless they filled it: `floe_writer_buffered_bytes` then counts their encoded pages
  instead of their Arrow batches. A caller short of memory calls `floe_writer_encode_held` on
  every open file, then this on each, before it writes row groups out early. A no-op when
  nothing is away.
@@ -227,7 +227,8 @@ int32_t floe_writer_encode_held(struct FloeWriter *writer, char **out_error);
  # Safety
  `writer` is a live handle.
  */
-int32_t floe_writer_await_encoded(struct FloeWriter *writer, char **out_error);
+int32_t floe_writer_await_encoded(struct FloeWriter *writer,
+                                  char **out_error);
 
 /*
  Finishes the file and returns its footer facts as a JSON document.

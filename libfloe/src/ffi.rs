@@ -238,7 +238,7 @@ pub unsafe extern "C" fn floe_writer_encode_held(
 }
 
 /// Waits until the rows `floe_writer_encode_held` sent away are encoded into the row group in
-/// progress, which stays open: `floe_writer_buffered_bytes` then counts their encoded pages
+/// progress, which stays open unless they filled it: `floe_writer_buffered_bytes` then counts their encoded pages
 /// instead of their Arrow batches. A caller short of memory calls `floe_writer_encode_held` on
 /// every open file, then this on each, before it writes row groups out early. A no-op when
 /// nothing is away.

@@ -269,8 +269,8 @@ impl ParquetFileWriter {
     }
 
     /// Waits until the rows [`Self::encode_held`] sent away are encoded into the row group in
-    /// progress, which stays open: the memory they held as Arrow batches is then their encoded
-    /// pages. A caller short of memory sends every file's held rows first, then waits for each,
+    /// progress, which stays open unless they filled it: the memory they held as Arrow batches
+    /// is then their encoded pages. A caller short of memory sends every file's held rows first, then waits for each,
     /// which is cheaper than writing row groups out early. A no-op when nothing is away.
     pub fn await_encoded(&mut self) -> Result<()> {
         self.check_usable()?;

@@ -421,7 +421,8 @@ impl<W: Write + Send> RunEncoder<W> {
     }
 
     /// Waits for the run sent away, if any, and takes its row group back: [`Self::buffered_bytes`]
-    /// then counts its encoded pages instead of its batches. The row group stays open.
+    /// then counts its encoded pages instead of its batches. The row group stays open unless the
+    /// run filled it (then it closes, as it would have with the run encoded here).
     pub fn await_encoded(&mut self) -> Result<()> {
         self.settle()
     }

@@ -284,7 +284,7 @@ public final class NativeParquetWriter extends NativeHandle {
 
   /**
    * Waits until the rows {@link #encodeHeld()} sent away are encoded into the row group in
-   * progress, which stays open: {@link #bufferedBytes()} then counts their encoded pages instead of
+   * progress, which stays open unless they filled it: {@link #bufferedBytes()} then counts their encoded pages instead of
    * their Arrow batches. A caller short of memory calls {@code encodeHeld} on every open file, then
    * this on each, before it writes row groups out early with {@link #flushRowGroup()}: encoding
    * frees most of the memory, and the row groups keep their size. Does nothing when nothing was
