@@ -133,10 +133,9 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     done = true;
     WriteResult.Builder result = WriteResult.builder();
     try {
-      // Every open file's last rows are encoded at once, then each file is finished in turn.
+      // Every open file's last rows are encoded at once, then the files are finished in parallel.
       writers.values().forEach(PartitionFiles::encodeHeld);
-      for (PartitionFiles files : writers.values()) {
-        List<DataFile> written = files.complete();
+      for (List<DataFile> written : ParallelCompletion.map(List.copyOf(writers.values()), PartitionFiles::complete)) {
         result.addDataFiles(written);
       }
     } finally {

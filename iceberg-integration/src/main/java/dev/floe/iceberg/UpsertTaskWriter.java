@@ -9,6 +9,7 @@ import dev.floe.arrow.PartitionedBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
@@ -84,6 +85,22 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         equalityDeletes = factory.newEqualityDeleteWriter(partition);
       }
       return equalityDeletes;
+    }
+
+    /** Finishes the partition's data files and its delete files. */
+    WriteResult complete() {
+      WriteResult.Builder result = WriteResult.builder().addDataFiles(data.complete());
+      if (equalityDeletes != null) {
+        equalityDeletes.close();
+        result.addDeleteFiles(equalityDeletes.deleteFile());
+      }
+      if (positionDeletes != null) {
+        positionDeletes.close();
+        DeleteWriteResult positions = positionDeletes.result();
+        result.addDeleteFiles(positions.deleteFiles());
+        result.addReferencedDataFiles(positions.referencedDataFiles());
+      }
+      return result.build();
     }
   }
 
@@ -264,21 +281,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     done = true;
     WriteResult.Builder result = WriteResult.builder();
     try {
-      // Every open data file's last rows are encoded at once, then each file is finished in turn.
+      // Every open data file's last rows are encoded at once, then the partitions are finished in parallel.
       partitions.values().forEach(state -> state.data.encodeHeld());
-      for (PartitionState state : partitions.values()) {
-        result.addDataFiles(state.data.complete());
-        if (state.equalityDeletes != null) {
-          state.equalityDeletes.close();
-          result.addDeleteFiles(state.equalityDeletes.deleteFile());
-        }
-        if (state.positionDeletes != null) {
-          state.positionDeletes.close();
-          DeleteWriteResult positions = state.positionDeletes.result();
-          result.addDeleteFiles(positions.deleteFiles());
-          result.addReferencedDataFiles(positions.referencedDataFiles());
-        }
-      }
+      ParallelCompletion.map(List.copyOf(partitions.values()), PartitionState::complete).forEach(result::add);
       if (deletionVectors != null) {
         deletionVectors.close(); // writes the Puffin file, if anything was deleted
         DeleteWriteResult vectors = deletionVectors.result();
