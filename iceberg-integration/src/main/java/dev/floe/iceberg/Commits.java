@@ -6,6 +6,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 
 /** Commits of written files, with extra snapshot summary properties in the same commit. */
@@ -24,6 +25,16 @@ public final class Commits {
     summary.forEach(append::set);
     append.commit();
     return table.currentSnapshot();
+  }
+
+  /** Deletes the data and delete files of a write that will not be committed. */
+  public static void deleteUncommitted(FileIO io, WriteResult result) {
+    for (DataFile file : result.dataFiles()) {
+      io.deleteFile(file.location());
+    }
+    for (var file : result.deleteFiles()) {
+      io.deleteFile(file.location());
+    }
   }
 
   /** Adds data and delete files in one row delta; returns the new snapshot. */

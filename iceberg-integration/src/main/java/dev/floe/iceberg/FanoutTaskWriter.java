@@ -135,7 +135,11 @@ final class FanoutTaskWriter implements NativeTaskWriter {
     try {
       // Every open file's last rows are encoded at once, then the files are finished in parallel.
       writers.values().forEach(PartitionFiles::encodeHeld);
-      for (List<DataFile> written : ParallelCompletion.map(List.copyOf(writers.values()), PartitionFiles::complete)) {
+      List<List<DataFile>> finished = ParallelCompletion.map(
+          List.copyOf(writers.values()),
+          PartitionFiles::complete,
+          files -> Commits.deleteUncommitted(factory.io(), WriteResult.builder().addDataFiles(files).build()));
+      for (List<DataFile> written : finished) {
         result.addDataFiles(written);
       }
     } finally {

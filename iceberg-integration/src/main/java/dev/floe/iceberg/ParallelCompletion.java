@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -23,9 +24,12 @@ final class ParallelCompletion {
   /**
    * Applies {@code finish} to every item, on up to as many threads as the machine has cores, and
    * returns the results in the items' order. Every item is attempted even when some fail; the
-   * first failure (in item order) is then thrown, with the others suppressed on it.
+   * results of those that succeeded are then handed to {@code discard} (on the calling thread;
+   * its failures are suppressed), and the first failure (in item order) is thrown, with the
+   * others suppressed on it.
    */
-  static <T, R> List<R> map(List<T> items, Function<? super T, ? extends R> finish) {
+  static <T, R> List<R> map(
+      List<T> items, Function<? super T, ? extends R> finish, Consumer<? super R> discard) {
     int count = items.size();
     Object[] results = new Object[count];
     Throwable[] failures = new Throwable[count];
@@ -46,9 +50,21 @@ final class ParallelCompletion {
     }
     worker.run();
     joinAll(started);
-    rethrowFirst(failures);
     @SuppressWarnings("unchecked")
     List<R> finished = (List<R>) Arrays.asList(results);
+    Throwable first = firstFailure(failures);
+    if (first != null) {
+      for (int i = 0; i < count; i++) {
+        if (failures[i] == null) {
+          try {
+            discard.accept(finished.get(i));
+          } catch (RuntimeException e) {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      rethrow(first);
+    }
     return finished;
   }
 
@@ -70,7 +86,8 @@ final class ParallelCompletion {
     }
   }
 
-  private static void rethrowFirst(Throwable[] failures) {
+  /** The first failure, with the later ones suppressed on it; null if none. */
+  private static Throwable firstFailure(Throwable[] failures) {
     Throwable first = null;
     for (Throwable failure : failures) {
       if (failure == null) {
@@ -82,14 +99,16 @@ final class ParallelCompletion {
         first.addSuppressed(failure);
       }
     }
-    if (first instanceof RuntimeException e) {
+    return first;
+  }
+
+  private static void rethrow(Throwable failure) {
+    if (failure instanceof RuntimeException e) {
       throw e;
     }
-    if (first instanceof Error e) {
+    if (failure instanceof Error e) {
       throw e;
     }
-    if (first != null) {
-      throw new IllegalStateException("finishing a file failed", first);
-    }
+    throw new IllegalStateException("finishing a file failed", failure);
   }
 }

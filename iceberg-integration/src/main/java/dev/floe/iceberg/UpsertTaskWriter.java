@@ -283,7 +283,11 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     try {
       // Every open data file's last rows are encoded at once, then the partitions are finished in parallel.
       partitions.values().forEach(state -> state.data.encodeHeld());
-      ParallelCompletion.map(List.copyOf(partitions.values()), PartitionState::complete).forEach(result::add);
+      ParallelCompletion.map(
+              List.copyOf(partitions.values()),
+              PartitionState::complete,
+              files -> Commits.deleteUncommitted(factory.io(), files))
+          .forEach(result::add);
       if (deletionVectors != null) {
         deletionVectors.close(); // writes the Puffin file, if anything was deleted
         DeleteWriteResult vectors = deletionVectors.result();

@@ -7,6 +7,7 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.arrow.UnknownField;
+import dev.floe.iceberg.Commits;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -196,12 +197,7 @@ public final class CycleWriters {
 
   private static void deleteQuietly(FileIO io, WriteResult files) {
     try {
-      for (var file : files.dataFiles()) {
-        io.deleteFile(file.location());
-      }
-      for (var file : files.deleteFiles()) {
-        io.deleteFile(file.location());
-      }
+      Commits.deleteUncommitted(io, files);
     } catch (RuntimeException e) {
       LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
     }
