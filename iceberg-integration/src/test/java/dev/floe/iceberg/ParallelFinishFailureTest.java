@@ -20,13 +20,11 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.types.Types;
@@ -72,30 +70,17 @@ class ParallelFinishFailureTest extends EmbeddedCatalogTest {
   }
 
   /** The table's operations, with another {@link FileIO}. */
-  private record IoOf(TableOperations ops, FileIO io) implements TableOperations {
-    @Override
-    public TableMetadata current() {
-      return ops.current();
+  private static final class IoOf extends ForwardingTableOperations {
+    private final FileIO io;
+
+    IoOf(TableOperations delegate, FileIO io) {
+      super(delegate);
+      this.io = io;
     }
 
     @Override
-    public TableMetadata refresh() {
-      return ops.refresh();
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      ops.commit(base, metadata);
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-      return ops.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-      return ops.locationProvider();
+    public FileIO io() {
+      return io;
     }
   }
 

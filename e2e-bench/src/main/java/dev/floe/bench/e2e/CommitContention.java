@@ -1,7 +1,7 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.iceberg.Catalogs;
-import dev.floe.kafka.sink.ForwardingTableOperations;
+import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
 import java.io.IOException;

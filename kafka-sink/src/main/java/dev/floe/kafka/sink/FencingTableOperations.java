@@ -1,5 +1,6 @@
 package dev.floe.kafka.sink;
 
+import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.Map;
 import org.apache.iceberg.TableMetadata;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.iceberg.ForwardingTableOperations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.floe.kafka.sink;
+package dev.floe.iceberg;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
