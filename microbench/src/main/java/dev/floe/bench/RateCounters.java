@@ -22,7 +22,7 @@ public class RateCounters {
     bytes = 0;
   }
 
-  void add(long rowCount, long byteCount) {
+  public void add(long rowCount, long byteCount) {
     rows += rowCount;
     bytes += byteCount;
   }

@@ -1,0 +1,137 @@
+package dev.floe.flink.sink;
+
+import dev.floe.bench.RateCounters;
+import dev.floe.bench.corpus.NexmarkTables;
+import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * The {@code RowData} sink's Java half: {@code floe-json} rows copied into Arrow batches of the
+ * table's schema ({@link RowDataToArrow}), batch after batch on fresh buffers as the writer does,
+ * without the native encode. In this package because the converter is package-private.
+ *
+ * <p>Data sets: {@code nexmark} (all events) and {@code synthetic} (~142-byte flat events).
+ * Counters: {@code rows} = rows/s, {@code bytes} = their JSON's bytes/s.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 5)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {
+      "--enable-native-access=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "-Xms2g",
+      "-Xmx2g",
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"
+    })
+public class RowDataToArrowBenchmark {
+  private static final long SEED = 42;
+
+  @Param({"nexmark", "synthetic"})
+  public String dataset;
+
+  @Param({"100000"})
+  public int messages;
+
+  @Param({"4096"})
+  public int batchRows;
+
+  private List<RowData> rows;
+  private long payloadBytes;
+  private BufferAllocator allocator;
+  private RowDataToArrow converter;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    Schema schema =
+        switch (dataset) {
+          case "nexmark" -> NexmarkTables.EVENT;
+          case "synthetic" -> NexmarkTables.SYNTHETIC;
+          default -> throw new IllegalArgumentException("unknown dataset " + dataset);
+        };
+    List<byte[]> payloads =
+        dataset.equals("nexmark")
+            ? NexmarkTables.nexmarkMessages(SEED, messages)
+            : NexmarkTables.syntheticMessages(SEED, messages);
+    payloadBytes = payloads.stream().mapToLong(p -> p.length).sum();
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    TimestampFormat timestamps = dataset.equals("nexmark") ? TimestampFormat.SQL : TimestampFormat.ISO_8601;
+    FloeJsonRowDataDeserializationSchema format = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, timestamps);
+    format.open(CONTEXT);
+    rows = new ArrayList<>(payloads.size());
+    for (byte[] payload : payloads) {
+      rows.add(format.deserialize(payload));
+    }
+    if (format.fallbacks() > 0) {
+      throw new IllegalStateException(format.fallbacks() + " messages fell back to Flink's decoder");
+    }
+    allocator = new RootAllocator();
+    converter = new RowDataToArrow(schema, rowType, false, allocator);
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    converter.close();
+    allocator.close();
+  }
+
+  @Benchmark
+  public void rowsToArrow(RateCounters counters, Blackhole blackhole) {
+    for (RowData row : rows) {
+      converter.append(row);
+      if (converter.rowCount() >= batchRows) {
+        blackhole.consume(converter.root());
+        converter.reset();
+      }
+    }
+    blackhole.consume(converter.root());
+    converter.reset();
+    counters.add(rows.size(), payloadBytes);
+  }
+
+  private static final DeserializationSchema.InitializationContext CONTEXT =
+      new DeserializationSchema.InitializationContext() {
+        @Override
+        public MetricGroup getMetricGroup() {
+          return new UnregisteredMetricsGroup();
+        }
+
+        @Override
+        public UserCodeClassLoader getUserCodeClassLoader() {
+          return SimpleUserCodeClassLoader.create(RowDataToArrowBenchmark.class.getClassLoader());
+        }
+      };
+}
