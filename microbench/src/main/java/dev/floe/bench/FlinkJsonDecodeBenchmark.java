@@ -1,6 +1,5 @@
 package dev.floe.bench;
 
-import dev.floe.bench.corpus.NexmarkTables;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import java.io.IOException;
 import java.util.List;
@@ -8,15 +7,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -79,24 +73,14 @@ public class FlinkJsonDecodeBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    Schema schema =
-        switch (dataset) {
-          case "nexmark" -> NexmarkTables.EVENT;
-          case "synthetic" -> NexmarkTables.SYNTHETIC;
-          default -> throw new IllegalArgumentException("unknown dataset " + dataset);
-        };
-    payloads =
-        dataset.equals("nexmark")
-            ? NexmarkTables.nexmarkMessages(SEED, messages)
-            : NexmarkTables.syntheticMessages(SEED, messages);
+    payloads = FlinkDataSets.messages(dataset, SEED, messages);
     payloadBytes = payloads.stream().mapToLong(p -> p.length).sum();
-    RowType rowType = FlinkSchemaUtil.convert(schema);
-    // Nexmark's timestamps are Flink's SQL form; the synthetic events' are ISO-8601 instants.
-    TimestampFormat timestamps = dataset.equals("nexmark") ? TimestampFormat.SQL : TimestampFormat.ISO_8601;
+    RowType rowType = FlinkSchemaUtil.convert(FlinkDataSets.schema(dataset));
+    TimestampFormat timestamps = FlinkDataSets.timestamps(dataset);
     flink = new JsonParserRowDataDeserializationSchema(rowType, InternalTypeInfo.of(rowType), false, false, timestamps);
     floe = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, timestamps);
-    flink.open(CONTEXT);
-    floe.open(CONTEXT);
+    flink.open(FlinkDataSets.openContext());
+    floe.open(FlinkDataSets.openContext());
     // Both must make the same rows of these messages, and floe-json must make them natively.
     for (byte[] payload : payloads.subList(0, Math.min(1000, payloads.size()))) {
       if (!flink.deserialize(payload).equals(floe.deserialize(payload))) {
@@ -136,17 +120,4 @@ public class FlinkJsonDecodeBenchmark {
     @Override
     public void close() {}
   }
-
-  private static final DeserializationSchema.InitializationContext CONTEXT =
-      new DeserializationSchema.InitializationContext() {
-        @Override
-        public MetricGroup getMetricGroup() {
-          return new UnregisteredMetricsGroup();
-        }
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-          return SimpleUserCodeClassLoader.create(FlinkJsonDecodeBenchmark.class.getClassLoader());
-        }
-      };
 }

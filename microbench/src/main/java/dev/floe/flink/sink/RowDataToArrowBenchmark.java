@@ -1,21 +1,15 @@
 package dev.floe.flink.sink;
 
+import dev.floe.bench.FlinkDataSets;
 import dev.floe.bench.RateCounters;
-import dev.floe.bench.corpus.NexmarkTables;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.formats.common.TimestampFormat;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -76,21 +70,13 @@ public class RowDataToArrowBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    Schema schema =
-        switch (dataset) {
-          case "nexmark" -> NexmarkTables.EVENT;
-          case "synthetic" -> NexmarkTables.SYNTHETIC;
-          default -> throw new IllegalArgumentException("unknown dataset " + dataset);
-        };
-    List<byte[]> payloads =
-        dataset.equals("nexmark")
-            ? NexmarkTables.nexmarkMessages(SEED, messages)
-            : NexmarkTables.syntheticMessages(SEED, messages);
+    Schema schema = FlinkDataSets.schema(dataset);
+    List<byte[]> payloads = FlinkDataSets.messages(dataset, SEED, messages);
     payloadBytes = payloads.stream().mapToLong(p -> p.length).sum();
     RowType rowType = FlinkSchemaUtil.convert(schema);
-    TimestampFormat timestamps = dataset.equals("nexmark") ? TimestampFormat.SQL : TimestampFormat.ISO_8601;
-    FloeJsonRowDataDeserializationSchema format = FloeJsonRowDataDeserializationSchema.of(rowType, false, false, timestamps);
-    format.open(CONTEXT);
+    FloeJsonRowDataDeserializationSchema format =
+        FloeJsonRowDataDeserializationSchema.of(rowType, false, false, FlinkDataSets.timestamps(dataset));
+    format.open(FlinkDataSets.openContext());
     rows = new ArrayList<>(payloads.size());
     for (byte[] payload : payloads) {
       rows.add(format.deserialize(payload));
@@ -121,17 +107,4 @@ public class RowDataToArrowBenchmark {
     converter.reset();
     counters.add(rows.size(), payloadBytes);
   }
-
-  private static final DeserializationSchema.InitializationContext CONTEXT =
-      new DeserializationSchema.InitializationContext() {
-        @Override
-        public MetricGroup getMetricGroup() {
-          return new UnregisteredMetricsGroup();
-        }
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-          return SimpleUserCodeClassLoader.create(RowDataToArrowBenchmark.class.getClassLoader());
-        }
-      };
 }
