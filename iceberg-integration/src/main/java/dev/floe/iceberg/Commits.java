@@ -2,6 +2,7 @@ package dev.floe.iceberg;
 
 import java.util.Map;
 import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
@@ -27,14 +28,32 @@ public final class Commits {
     return table.currentSnapshot();
   }
 
-  /** Deletes the data and delete files of a write that will not be committed. */
+  /**
+   * Deletes the data and delete files of a write that will not be committed. Every file is
+   * tried; the first failure is then thrown, with the others suppressed on it.
+   */
   public static void deleteUncommitted(FileIO io, WriteResult result) {
-    for (DataFile file : result.dataFiles()) {
-      io.deleteFile(file.location());
+    RuntimeException first = delete(io, result.dataFiles(), null);
+    first = delete(io, result.deleteFiles(), first);
+    if (first != null) {
+      throw first;
     }
-    for (var file : result.deleteFiles()) {
-      io.deleteFile(file.location());
+  }
+
+  /** Deletes every file; returns {@code first}, or the first failure, with later ones suppressed. */
+  private static RuntimeException delete(FileIO io, ContentFile<?>[] files, RuntimeException first) {
+    for (ContentFile<?> file : files) {
+      try {
+        io.deleteFile(file.location());
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
     }
+    return first;
   }
 
   /** Adds data and delete files in one row delta; returns the new snapshot. */

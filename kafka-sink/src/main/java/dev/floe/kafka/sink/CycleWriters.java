@@ -7,7 +7,6 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.arrow.UnknownField;
-import dev.floe.iceberg.Commits;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
@@ -171,7 +170,7 @@ public final class CycleWriters {
         all.add(files);
       }
     } catch (RuntimeException e) {
-      done.forEach(files -> deleteQuietly(io, files));
+      done.forEach(files -> TableCommitter.deleteFiles(io, files));
       abort();
       throw e;
     }
@@ -193,13 +192,5 @@ public final class CycleWriters {
   public void closeOwnDecoders() {
     ownDecoders.forEach(NativeJsonDecoder::close);
     ownDecoders.clear();
-  }
-
-  private static void deleteQuietly(FileIO io, WriteResult files) {
-    try {
-      Commits.deleteUncommitted(io, files);
-    } catch (RuntimeException e) {
-      LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
-    }
   }
 }

@@ -17,13 +17,13 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.common.TopicPartition;
@@ -185,19 +185,16 @@ public final class TableCommitter {
 
   /** Deletes files that no snapshot references and never will. */
   public static void deleteFiles(Table table, WriteResult result) {
-    for (ContentFile<?> f : result.dataFiles()) {
-      deleteQuietly(table, f);
-    }
-    for (ContentFile<?> f : result.deleteFiles()) {
-      deleteQuietly(table, f);
+    deleteFiles(table.io(), result);
+  }
+
+  /** The same through {@code io}: best effort, a file that stays is logged, not thrown. */
+  public static void deleteFiles(FileIO io, WriteResult result) {
+    try {
+      Commits.deleteUncommitted(io, result);
+    } catch (RuntimeException e) {
+      LOG.warn("could not delete {} uncommitted file(s): {}", 1 + e.getSuppressed().length, e.getMessage());
     }
   }
 
-  private static void deleteQuietly(Table table, ContentFile<?> file) {
-    try {
-      table.io().deleteFile(file.location());
-    } catch (RuntimeException e) {
-      LOG.warn("could not delete uncommitted file {}: {}", file.location(), e.getMessage());
-    }
-  }
 }
