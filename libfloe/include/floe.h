@@ -376,6 +376,10 @@ int32_t floe_row_decoder_new(const struct ArrowSchema *schema,
  only if that length is at most `out_capacity`: otherwise call again with room), or
  [`FLOE_ROW_FALLBACK`] when the message is left to Flink's own decoder (nothing written).
 
+ Java calls this as a critical downcall with heap access (the message and the tape are Java
+ arrays the GC holds still for the call), so it must stay short, never call back into Java
+ and never block.
+
  # Safety
  - `decoder`: a live handle, used by one thread at a time.
  - `data`/`data_len`: the message, **borrowed** for the call.

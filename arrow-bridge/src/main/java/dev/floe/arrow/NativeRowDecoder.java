@@ -3,8 +3,10 @@ package dev.floe.arrow;
 import dev.floe.ffm.NativeLibrary;
 import dev.floe.ffm.internal.floe_h;
 import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -16,32 +18,40 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@link #FALLBACK} and the caller decodes the message with Flink's own format. The tape layout
  * is in {@code docs/ffi.md} ("Row tapes").
  *
- * <p>Per call: the message is copied into native memory this object owns, decoded, and the tape
- * written into a second buffer it owns, valid until the next call ({@link #tape()}). Not
- * thread-safe (one decoder per task thread); libfloe refuses concurrent use. Closing is
- * idempotent; calls after close throw {@link IllegalStateException}.
+ * <p>Per call: libfloe reads the message in the caller's array and writes the tape into a heap
+ * array this object owns, valid until the next call ({@link #tape()}). The call is a critical
+ * downcall with heap access ({@link Linker.Option#critical}): a message is a few hundred bytes
+ * and a few hundred nanoseconds of work, no upcall, nothing that blocks, so it skips the thread
+ * state change and both copies through native memory a plain downcall needs. Not thread-safe
+ * (one decoder per task thread); libfloe refuses concurrent use. Closing is idempotent; calls
+ * after close throw {@link IllegalStateException}.
  */
 public final class NativeRowDecoder extends NativeHandle {
   /** What {@link #decode} returns for a message left to Flink's own decoder. */
   public static final long FALLBACK = floe_h.FLOE_ROW_FALLBACK();
 
   /**
-   * The per-call buffers and slots. An automatic arena's segments cross a downcall without the
-   * atomic acquire and release a shared arena's take per argument (a few per message here); the
-   * GC frees them once this decoder is gone.
+   * {@code floe_row_decoder_decode} as a critical downcall that may take heap segments; a holder,
+   * so the symbol is looked up once the library is loaded ({@link #create}).
    */
-  private final Arena buffers = Arena.ofAuto();
-  private final MemorySegment errorSlot;
-  private final MemorySegment statusSlot;
-  private MemorySegment message;
-  private MemorySegment tape;
+  private static final class Decode {
+    static final MethodHandle HANDLE =
+        Linker.nativeLinker()
+            .downcallHandle(
+                floe_h.floe_row_decoder_decode$address(),
+                floe_h.floe_row_decoder_decode$descriptor(),
+                Linker.Option.critical(true));
+  }
+
+  /** The error slot: libfloe writes a C string's address there on failure (freed by {@link #check}). */
+  private final MemorySegment errorSlot = Arena.ofAuto().allocate(ValueLayout.ADDRESS);
+  private final long[] status = new long[1];
+  private final MemorySegment statusSlot = MemorySegment.ofArray(status);
+  private byte[] tape = new byte[4096];
+  private MemorySegment tapeSegment = MemorySegment.ofArray(tape);
 
   private NativeRowDecoder(Arena arena) {
     super("NativeRowDecoder", arena, code -> code == NativeException.PANIC);
-    this.errorSlot = buffers.allocate(ValueLayout.ADDRESS);
-    this.statusSlot = buffers.allocate(ValueLayout.JAVA_LONG);
-    this.message = buffers.allocate(4096);
-    this.tape = buffers.allocate(4096);
   }
 
   /**
@@ -71,26 +81,37 @@ public final class NativeRowDecoder extends NativeHandle {
    */
   public long decode(byte[] bytes, int offset, int length) {
     MemorySegment decoder = handle();
-    if (message.byteSize() < length) {
-      message = buffers.allocate(Math.max(length, message.byteSize() * 2));
-    }
-    MemorySegment.copy(bytes, offset, message, ValueLayout.JAVA_BYTE, 0, length);
+    MemorySegment message = MemorySegment.ofArray(bytes).asSlice(offset, length);
     while (true) {
-      int status =
-          floe_h.floe_row_decoder_decode(decoder, message, length, tape, tape.byteSize(), statusSlot, errorSlot);
-      if (status != 0) { // libfloe writes the error slot only on failure: the hot path skips it
-        check(status, errorSlot, null);
+      int code = invoke(decoder, message, length);
+      if (code != 0) { // libfloe writes the error slot only on failure: the hot path skips it
+        check(code, errorSlot, null);
       }
-      long result = statusSlot.get(ValueLayout.JAVA_LONG, 0);
-      if (result <= tape.byteSize()) {
+      long result = status[0];
+      if (result <= tape.length) {
         return result;
       }
-      tape = buffers.allocate(Math.max(result, tape.byteSize() * 2)); // rare: grow, decode again
+      // Rare: grow, decode again.
+      tape = new byte[Math.toIntExact(Math.max(result, tape.length * 2L))];
+      tapeSegment = MemorySegment.ofArray(tape);
     }
   }
 
-  /** The last decoded row's tape; its first bytes are the row, valid until the next call. */
-  public MemorySegment tape() {
+  private int invoke(MemorySegment decoder, MemorySegment message, int length) {
+    try {
+      return (int) Decode.HANDLE.invokeExact(decoder, message, (long) length, tapeSegment, (long) tape.length, statusSlot, errorSlot);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) { // a downcall declares no checked exceptions
+      throw new AssertionError(t);
+    }
+  }
+
+  /**
+   * The last decoded row's tape: its first {@code length} bytes (what {@link #decode} returned)
+   * are the row; valid until the next call, which may write over it or replace the array.
+   */
+  public byte[] tape() {
     return tape;
   }
 

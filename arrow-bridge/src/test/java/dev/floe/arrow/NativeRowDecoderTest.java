@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -32,7 +32,7 @@ class NativeRowDecoderTest {
   }
 
   private static byte[] tape(NativeRowDecoder decoder, long length) {
-    return decoder.tape().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+    return Arrays.copyOf(decoder.tape(), Math.toIntExact(length));
   }
 
   @Test
@@ -46,6 +46,17 @@ class NativeRowDecoderTest {
 
       byte[] quoted = bytes("{\"a\":\"5\"}");
       assertEquals(NativeRowDecoder.FALLBACK, decoder.decode(quoted, 0, quoted.length));
+    }
+  }
+
+  @Test
+  void aMessageInsideALargerArrayIsReadAtItsOffset() {
+    try (NativeRowDecoder decoder = NativeRowDecoder.create(ROW, "SQL", false)) {
+      byte[] framed = bytes("garbage{\"a\":7}{\"a\":\"not this one\"}");
+      long length = decoder.decode(framed, 7, 7);
+      ByteBuffer expected = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+      expected.putShort((short) 0).putInt(7).putShort((short) -1);
+      assertArrayEquals(expected.array(), tape(decoder, length));
     }
   }
 

@@ -1,7 +1,5 @@
 package dev.floe.flink.format;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
@@ -45,16 +43,14 @@ final class RowTapeReader {
   }
 
   /** The row of the first {@code length} bytes of {@code tape}. */
-  GenericRowData read(MemorySegment tape, long length) {
-    // One copy to the heap per row: reads of a heap array skip the native segment's checks, and
-    // the row's strings point into it (one object each, no copies of their bytes).
-    byte[] bytes = new byte[Math.toIntExact(length)];
-    MemorySegment.copy(tape, ValueLayout.JAVA_BYTE, 0, bytes, 0, bytes.length);
-    Tape t = new Tape(bytes);
+  GenericRowData read(byte[] tape, long length) {
+    // One copy per row, since the decoder reuses its tape: the row's strings point into the copy
+    // (one object each, no copies of their bytes).
+    Tape t = new Tape(Arrays.copyOf(tape, Math.toIntExact(length)));
     return root.read(t);
   }
 
-  /** A position in a tape copied to the heap. */
+  /** A position in a row's copy of its tape. */
   private static final class Tape {
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
