@@ -8,6 +8,7 @@ import dev.floe.flink.KafkaPayload;
 import dev.floe.flink.KafkaPayloadDeserializer;
 import dev.floe.flink.CountRecords;
 import dev.floe.flink.StockFlink;
+import dev.floe.flink.nexmark.JobWindows;
 import dev.floe.flink.nexmark.NexmarkSuite;
 import dev.floe.flink.nexmark.NexmarkTopic;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
@@ -141,7 +142,7 @@ public final class FlinkQ0Benchmark {
     }
     long start = System.nanoTime();
     JobExecutionResult result = env.execute("q0 " + contender);
-    double elapsed = (System.nanoTime() - start) / 1e9;
+    double elapsed = JobWindows.close("q0 " + contender, start);
     if (contender.equals("bare-source")) {
       long records = result.getAccumulatorResult(CountRecords.NAME);
       if (records != events) {

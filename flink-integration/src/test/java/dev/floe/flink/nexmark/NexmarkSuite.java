@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -103,7 +104,7 @@ public final class NexmarkSuite implements AutoCloseable {
     query.views().forEach(sql::executeSql);
     long start = System.nanoTime();
     sql.executeSql(query.insert()).await();
-    double seconds = (System.nanoTime() - start) / 1e9;
+    double seconds = JobWindows.close(query.name() + " " + engine.name().toLowerCase(Locale.ROOT), start);
     output.refresh();
     return new Run(query, engine, id, output, seconds);
   }
@@ -122,7 +123,7 @@ public final class NexmarkSuite implements AutoCloseable {
     sql.toDataStream(sql.from("raw_events")).map(new CountRecords<>()).sinkTo(new DiscardingSink<>());
     long start = System.nanoTime();
     JobExecutionResult result = env.execute("nexmark floor");
-    double seconds = (System.nanoTime() - start) / 1e9;
+    double seconds = JobWindows.close("floor", start);
     long counted = result.getAccumulatorResult(CountRecords.NAME);
     if (counted != messages) {
       throw new IllegalStateException("the floor job read " + counted + " messages, the topic has " + messages);
