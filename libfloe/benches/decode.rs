@@ -17,6 +17,8 @@
 //! bad message in every batch: floe rejects it, arrow-json fails the batch and is run
 //! by bisection until the bad message is found.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -261,14 +263,7 @@ fn bench_corpus_with(
     .unwrap();
     if messages.iter().all(|m| rows.decode(m) == Outcome::Row) {
         group.bench_function("row_tape", |b| {
-            b.iter(|| {
-                let mut tape_bytes = 0;
-                for message in &messages {
-                    assert_eq!(rows.decode(message), Outcome::Row);
-                    tape_bytes += rows.tape().len();
-                }
-                tape_bytes
-            })
+            b.iter(|| common::decode_rows(&mut rows, &messages))
         });
     }
     group.bench_function("decode_encode_zstd3", |b| {

@@ -7,12 +7,14 @@
 //! Run with `scripts/bench-decode-rust --bench json_parsers` (the Nexmark corpus of
 //! `floe generate`; `FLOE_CORPUS_DIR` names its folder).
 
+mod common;
+
 use std::borrow::Cow;
 use std::path::PathBuf;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use floe::json::{Outcome, RowTapeDecoder, TimestampStandard};
+use floe::json::{RowTapeDecoder, TimestampStandard};
 use serde::Deserialize;
 
 // Nexmark's events as Flink's Kafka JSON table declares them (docs: ../shared/NEXMARK.md).
@@ -149,14 +151,7 @@ fn parsers(c: &mut Criterion) {
     let mut rows =
         RowTapeDecoder::new(&nexmark_row_schema(), TimestampStandard::Sql, false).unwrap();
     group.bench_function("floe_row_tape", |b| {
-        b.iter(|| {
-            let mut tape_bytes = 0;
-            for message in &messages {
-                assert_eq!(rows.decode(message), Outcome::Row);
-                tape_bytes += rows.tape().len();
-            }
-            tape_bytes
-        })
+        b.iter(|| common::decode_rows(&mut rows, &messages))
     });
     group.bench_function("serde_json_typed", |b| {
         b.iter(|| {
