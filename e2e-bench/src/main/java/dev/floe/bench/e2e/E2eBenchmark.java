@@ -3,19 +3,17 @@ package dev.floe.bench.e2e;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.testing.TableFingerprint;
+import dev.floe.testing.WorkDirectory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
@@ -77,7 +75,7 @@ public final class E2eBenchmark {
       report = run(options, contenders, work, notes);
     } finally {
       if (!options.keepWork() && options.workDir() == null) {
-        deleteTree(work);
+        WorkDirectory.deleteTree(work);
       }
     }
     List<Path> written = ReportWriter.write(report, options.outDir(), options.reportName());
@@ -345,18 +343,5 @@ public final class E2eBenchmark {
   static void log(String format, Object... args) {
     System.out.println(String.format(format, args));
     System.out.flush();
-  }
-
-  private static void deleteTree(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + root, e);
-    }
   }
 }

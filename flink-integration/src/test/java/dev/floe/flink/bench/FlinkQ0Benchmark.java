@@ -17,7 +17,7 @@ import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
-import java.nio.file.Files;
+import dev.floe.testing.WorkDirectory;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -92,8 +92,8 @@ public final class FlinkQ0Benchmark {
     Path out = Path.of(options.getOrDefault("out", "docs/benchmarks"));
     List<String> contenders = List.of(options.getOrDefault("contenders", "stock,floe-raw").split(","));
 
-    Path work = Files.createTempDirectory("floe-bench-flink");
-    FlinkQ0Benchmark bench = new FlinkQ0Benchmark(events, work);
+    WorkDirectory work = WorkDirectory.create("floe-bench-flink");
+    FlinkQ0Benchmark bench = new FlinkQ0Benchmark(events, work.path());
     MiniCluster cluster = NexmarkSuite.startMiniCluster();
     TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
     Map<String, List<Double>> seconds = new LinkedHashMap<>();
@@ -116,8 +116,12 @@ public final class FlinkQ0Benchmark {
       }
     } finally {
       TestStreamEnvironment.unsetAsContext();
-      cluster.close();
-      bench.close();
+      try {
+        cluster.close();
+        bench.close(); // the broker, before its directory goes
+      } finally {
+        work.close();
+      }
     }
     new FlinkQ0Report(events, rounds, warmups, seconds, (System.nanoTime() - started) / 1e9)
         .write(out, LocalDate.now().toString() + "-flink-q0");
@@ -223,6 +227,4 @@ public final class FlinkQ0Benchmark {
     IcebergTableRef.close(catalog);
     kafka.close();
   }
-
-
 }

@@ -6,7 +6,7 @@ import dev.floe.flink.nexmark.NexmarkSuite;
 import dev.floe.flink.nexmark.NexmarkTopic;
 import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.testing.TableFingerprint;
-import java.nio.file.Files;
+import dev.floe.testing.WorkDirectory;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -75,13 +75,13 @@ public final class NexmarkBenchmark {
     List<String> profiled = List.of(options.getOrDefault("profile", "").split(","));
 
     long started = System.nanoTime();
-    Path work = Files.createTempDirectory("floe-bench-nexmark");
     List<QueryResult> results = new ArrayList<>();
     List<Double> floor = new ArrayList<>();
     long bids;
-    try (LocalKafkaBroker kafka = LocalKafkaBroker.start(work.resolve("broker"))) {
+    try (WorkDirectory scratch = WorkDirectory.create("floe-bench-nexmark");
+        LocalKafkaBroker kafka = LocalKafkaBroker.start(scratch.path().resolve("broker"))) {
       bids = NexmarkTopic.load(kafka, "nexmark", events, SEED);
-      try (NexmarkSuite suite = NexmarkSuite.start(kafka.bootstrapServers(), "nexmark", work)) {
+      try (NexmarkSuite suite = NexmarkSuite.start(kafka.bootstrapServers(), "nexmark", scratch.path())) {
         for (int round = -warmups; round < rounds; round++) {
           double seconds = suite.floor(events);
           System.out.printf(Locale.ROOT, "[floor %s] %7.2f s  %,d messages%n", round < 0 ? "warmup" : "round " + round, seconds, events);
