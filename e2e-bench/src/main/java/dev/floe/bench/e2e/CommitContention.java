@@ -4,6 +4,7 @@ import dev.floe.iceberg.Catalogs;
 import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
+import dev.floe.testing.WorkDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,14 +67,15 @@ public final class CommitContention {
             + "; usage: [--tasks 1,2,4,8,16,32] [--rounds 20] [--out DIR]");
       }
     }
-    Path work = Files.createTempDirectory("floe-commit-contention");
     List<Result> results = new ArrayList<>();
-    for (int tasks : taskCounts) {
-      Result r = run(work.resolve("n" + tasks), tasks, rounds);
-      System.out.printf(Locale.ROOT, "%2d tasks: round median %.0f ms (p90 %.0f), %.2f attempts/commit (max %d), "
-          + "%d failed, %.1f commits/s%n", r.tasks(), r.medianRoundMs(), r.p90RoundMs(), r.attemptsPerCommit(),
-          r.maxAttempts(), r.failed(), r.commitsPerSecond());
-      results.add(r);
+    try (WorkDirectory work = WorkDirectory.create("floe-commit-contention")) {
+      for (int tasks : taskCounts) {
+        Result r = run(work.path().resolve("n" + tasks), tasks, rounds);
+        System.out.printf(Locale.ROOT, "%2d tasks: round median %.0f ms (p90 %.0f), %.2f attempts/commit (max %d), "
+            + "%d failed, %.1f commits/s%n", r.tasks(), r.medianRoundMs(), r.p90RoundMs(), r.attemptsPerCommit(),
+            r.maxAttempts(), r.failed(), r.commitsPerSecond());
+        results.add(r);
+      }
     }
     write(out, results, rounds);
   }

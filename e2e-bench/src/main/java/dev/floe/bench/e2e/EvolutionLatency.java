@@ -5,6 +5,7 @@ import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.kafka.sink.KafkaIcebergSink;
 import dev.floe.kafka.sink.SinkConfig;
 import dev.floe.kafka.sink.SnapshotOffsets;
+import dev.floe.testing.WorkDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -74,11 +75,11 @@ public final class EvolutionLatency {
             "unknown option " + args[i] + "; usage: [--probes 20] [--rate 20000] [--out DIR]");
       }
     }
-    Path work = Files.createTempDirectory("floe-evolution-latency");
     List<Probe> results;
-    try (LocalKafkaBroker kafka = LocalKafkaBroker.start(work.resolve("kafka"))) {
+    try (WorkDirectory work = WorkDirectory.create("floe-evolution-latency");
+        LocalKafkaBroker kafka = LocalKafkaBroker.start(work.path().resolve("kafka"))) {
       kafka.createTopic(TOPIC, 1);
-      Catalog catalog = Catalogs.embedded(work.resolve("warehouse"));
+      Catalog catalog = Catalogs.embedded(work.path().resolve("warehouse"));
       ((SupportsNamespaces) catalog).createNamespace(Namespace.of("bench"));
       catalog.createTable(TABLE, SCHEMA, PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build(),
           Map.of(TableProperties.FORMAT_VERSION, "2"));
