@@ -10,11 +10,12 @@
 mod common;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use floe::json::{RowTapeDecoder, TimestampStandard};
+use floe::json::{RowTapeDecoder, TimestampStandard, TIMESTAMP_PRECISION};
 use serde::Deserialize;
 
 // Nexmark's events as Flink's Kafka JSON table declares them (docs: ../shared/NEXMARK.md).
@@ -87,14 +88,19 @@ struct Event<'a> {
     bid: Option<Bid<'a>>,
 }
 
-/// The same schema for floe's row decoder (timestamps as Flink's: nanosecond Arrow stand-ins).
+/// The same schema for floe's row decoder (timestamps as Flink's: nanosecond Arrow stand-ins, of
+/// precision 6 as Iceberg's Flink module maps them).
 fn nexmark_row_schema() -> Schema {
     let timestamp = || DataType::Timestamp(TimeUnit::Nanosecond, None);
+    let precision = HashMap::from([(TIMESTAMP_PRECISION.to_string(), "6".to_string())]);
+    let timestamp_field = |name: &str, nullable| {
+        Field::new(name, timestamp(), nullable).with_metadata(precision.clone())
+    };
     let text = |name: &str| Field::new(name, DataType::Utf8, true);
     let long = |name: &str| Field::new(name, DataType::Int64, true);
     let mut person = vec![long("id")];
     person.extend(["name", "emailAddress", "creditCard", "city", "state"].map(text));
-    person.push(Field::new("dateTime", timestamp(), true));
+    person.push(timestamp_field("dateTime", true));
     person.push(text("extra"));
     let auction = vec![
         long("id"),
@@ -102,8 +108,8 @@ fn nexmark_row_schema() -> Schema {
         text("description"),
         long("initialBid"),
         long("reserve"),
-        Field::new("dateTime", timestamp(), true),
-        Field::new("expires", timestamp(), true),
+        timestamp_field("dateTime", true),
+        timestamp_field("expires", true),
         long("seller"),
         long("category"),
         text("extra"),
@@ -114,7 +120,7 @@ fn nexmark_row_schema() -> Schema {
         Field::new("price", DataType::Int64, false),
         text("channel"),
         text("url"),
-        Field::new("dateTime", timestamp(), false),
+        timestamp_field("dateTime", false),
         text("extra"),
     ];
     Schema::new(vec![
@@ -152,6 +158,13 @@ fn parsers(c: &mut Criterion) {
         RowTapeDecoder::new(&nexmark_row_schema(), TimestampStandard::Sql, false).unwrap();
     group.bench_function("floe_row_tape", |b| {
         b.iter(|| common::decode_rows(&mut rows, &messages))
+    });
+    let mut binary_rows = RowTapeDecoder::new(&nexmark_row_schema(), TimestampStandard::Sql, false)
+        .unwrap()
+        .with_binary_rows()
+        .unwrap();
+    group.bench_function("floe_binary_rows", |b| {
+        b.iter(|| common::decode_rows(&mut binary_rows, &messages))
     });
     group.bench_function("serde_json_typed", |b| {
         b.iter(|| {

@@ -355,12 +355,13 @@ int32_t floe_decoder_take_unknown_fields(struct FloeDecoder *decoder,
 void floe_decoder_free(struct FloeDecoder *decoder);
 
 /*
- Creates a decoder of single messages into row tapes (see `docs/ffi.md`, "Row tapes").
+ Creates a decoder of single messages into row tapes, or into Flink binary rows (see
+ `docs/ffi.md`, "Row tapes").
 
  # Safety
  - `schema`: an `ArrowSchema` of a struct (the row's fields), **borrowed**.
  - `config`/`config_len`: the row decoder config JSON (`version`, `timestamp_format`,
-   `fail_on_missing_field`), borrowed.
+   `fail_on_missing_field`, optional `binary_rows`), borrowed.
  - `out_decoder`: receives the new handle, owned by the caller until `floe_row_decoder_free`.
  */
 int32_t floe_row_decoder_new(const struct ArrowSchema *schema,
@@ -370,9 +371,10 @@ int32_t floe_row_decoder_new(const struct ArrowSchema *schema,
                              char **out_error);
 
 /*
- Decodes one message into a row tape, copied to `out_tape` if it fits.
+ Decodes one message into a row tape (in binary-row mode: a tag byte, then a Flink binary row
+ or the tape), copied to `out_tape` if it fits.
 
- `*out_status` is the tape's length when the message decoded (the tape is in `out_tape`
+ `*out_status` is the output's length when the message decoded (the output is in `out_tape`
  only if that length is at most `out_capacity`: otherwise call again with room), or
  [`FLOE_ROW_FALLBACK`] when the message is left to Flink's own decoder (nothing written).
 

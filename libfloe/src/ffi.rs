@@ -607,12 +607,13 @@ pub struct FloeRowDecoder {
 /// `floe_row_decoder_decode`'s status for a message left to Flink's own decoder.
 pub const FLOE_ROW_FALLBACK: i64 = -1;
 
-/// Creates a decoder of single messages into row tapes (see `docs/ffi.md`, "Row tapes").
+/// Creates a decoder of single messages into row tapes, or into Flink binary rows (see
+/// `docs/ffi.md`, "Row tapes").
 ///
 /// # Safety
 /// - `schema`: an `ArrowSchema` of a struct (the row's fields), **borrowed**.
 /// - `config`/`config_len`: the row decoder config JSON (`version`, `timestamp_format`,
-///   `fail_on_missing_field`), borrowed.
+///   `fail_on_missing_field`, optional `binary_rows`), borrowed.
 /// - `out_decoder`: receives the new handle, owned by the caller until `floe_row_decoder_free`.
 #[no_mangle]
 pub unsafe extern "C" fn floe_row_decoder_new(
@@ -641,9 +642,10 @@ pub unsafe extern "C" fn floe_row_decoder_new(
     }
 }
 
-/// Decodes one message into a row tape, copied to `out_tape` if it fits.
+/// Decodes one message into a row tape (in binary-row mode: a tag byte, then a Flink binary row
+/// or the tape), copied to `out_tape` if it fits.
 ///
-/// `*out_status` is the tape's length when the message decoded (the tape is in `out_tape`
+/// `*out_status` is the output's length when the message decoded (the output is in `out_tape`
 /// only if that length is at most `out_capacity`: otherwise call again with room), or
 /// [`FLOE_ROW_FALLBACK`] when the message is left to Flink's own decoder (nothing written).
 ///
@@ -679,7 +681,7 @@ pub unsafe extern "C" fn floe_row_decoder_decode(
             status.write(FLOE_ROW_FALLBACK);
             return Ok(());
         }
-        let tape = d.tape();
+        let tape = d.output();
         if tape.len() <= out_capacity {
             // SAFETY: `out_tape` is writable for `out_capacity` bytes, per the contract.
             let out = unsafe { out_slice(out_tape, out_capacity, "out_tape") }?;

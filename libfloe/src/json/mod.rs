@@ -1,6 +1,7 @@
 //! JSON -> Arrow decoding of Kafka message payloads, with per-message error
 //! isolation. See [`JsonDecoder`].
 
+mod binary_row;
 mod columns;
 mod cursor;
 mod decoder;
@@ -15,5 +16,8 @@ mod unchecked;
 
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
 pub use error::DecodeError;
-pub use row_tape::{Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard};
+pub use row_tape::{
+    Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,
+    TIMESTAMP_PRECISION,
+};
 pub use unknown::{Shape, ShapeField, UnknownField};

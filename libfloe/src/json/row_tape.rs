@@ -27,8 +27,19 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use base64::Engine;
 
+use super::binary_row::{binary_capable, BinaryRowWriter};
 use super::cursor::{Cursor, Token};
 use crate::error::FloeError;
+
+/// Arrow field metadata: a timestamp field's Flink precision (`"0"` to `"9"`), which binary rows
+/// need (a precision of at most 3 is stored as millis).
+pub const TIMESTAMP_PRECISION: &str = "floe.flink.timestamp_precision";
+/// In binary-row mode, the first byte of [`RowTapeDecoder::output`] when a Flink
+/// `BinaryRowData` follows.
+pub const OUTPUT_BINARY_ROW: u8 = 1;
+/// In binary-row mode, the first byte of [`RowTapeDecoder::output`] when a row tape follows (a
+/// row the binary layout cannot hold exactly).
+pub const OUTPUT_ROW_TAPE: u8 = 0;
 
 const END_OF_ROW: u16 = 0xFFFF;
 /// Longer number texts are left to Jackson, which has its own limits.
@@ -64,7 +75,7 @@ pub enum TimestampStandard {
 }
 
 #[derive(Debug)]
-enum Kind {
+pub(super) enum Kind {
     Bool,
     I8,
     I16,
@@ -74,8 +85,16 @@ enum Kind {
     F64,
     Date,
     Time,
-    Timestamp { utc: bool },
-    Decimal { precision: u8, scale: u8 },
+    /// `precision` is Flink's (from the field's [`TIMESTAMP_PRECISION`] metadata), if given:
+    /// only binary rows need it.
+    Timestamp {
+        utc: bool,
+        precision: Option<u8>,
+    },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     Utf8,
     Binary,
     Row(RowShape),
@@ -84,12 +103,12 @@ enum Kind {
 }
 
 #[derive(Debug)]
-struct RowShape {
+pub(super) struct RowShape {
     names: Vec<String>,
     /// Each field's key as compact JSON writes it after another: `,"name":` (the first key of
     /// an object drops the comma). Keys that arrive in schema order are matched whole.
     compact_keys: Vec<Vec<u8>>,
-    kinds: Vec<Kind>,
+    pub(super) kinds: Vec<Kind>,
     /// Wide rows look keys up here; narrow ones scan `names`.
     index: Option<HashMap<String, u16>>,
 }
@@ -162,6 +181,15 @@ impl Kind {
             DataType::Time32(TimeUnit::Millisecond) => Kind::Time,
             DataType::Timestamp(TimeUnit::Nanosecond, zone) => Kind::Timestamp {
                 utc: zone.is_some(),
+                precision: match field.metadata().get(TIMESTAMP_PRECISION) {
+                    None => None,
+                    Some(p) => Some(p.parse().ok().filter(|p| *p <= 9).ok_or_else(|| {
+                        FloeError::invalid_argument(format!(
+                            "field '{}': {TIMESTAMP_PRECISION} '{p}' is not a precision 0-9",
+                            field.name()
+                        ))
+                    })?),
+                },
             },
             DataType::Decimal128(precision, scale) if *scale >= 0 && *scale as u8 <= *precision => {
                 Kind::Decimal {
@@ -185,14 +213,17 @@ impl Kind {
 }
 
 /// The settings of Flink's `json` format that change a row: `timestamp-format.standard`
-/// (`"SQL"` or `"ISO-8601"`) and `fail-on-missing-field`. (`ignore-parse-errors` changes only
-/// what happens to a bad message, which is the fallback's.)
+/// (`"SQL"` or `"ISO-8601"`) and `fail-on-missing-field` (`ignore-parse-errors` changes only
+/// what happens to a bad message, which is the fallback's); and `binary_rows`, what a decoded
+/// row is returned as (see [`RowTapeDecoder::output`]).
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RowTapeConfig {
     pub version: u32,
     pub timestamp_format: String,
     pub fail_on_missing_field: bool,
+    #[serde(default)]
+    pub binary_rows: bool,
 }
 
 /// The version of [`RowTapeConfig`] this library reads.
@@ -229,6 +260,8 @@ pub struct RowTapeDecoder {
     fail_on_missing_field: bool,
     tape: Vec<u8>,
     scratch: String,
+    /// Binary-row mode: the writer, and what [`Self::output`] returns.
+    binary: Option<(BinaryRowWriter, Vec<u8>)>,
 }
 
 impl RowTapeDecoder {
@@ -237,7 +270,25 @@ impl RowTapeDecoder {
     /// DECIMAL, `Utf8` CHAR/VARCHAR, `Binary` BINARY/VARBINARY, struct ROW, list ARRAY, map with
     /// string keys MAP).
     pub fn with_config(schema: &Schema, config: &RowTapeConfig) -> Result<Self, FloeError> {
-        Self::new(schema, config.standard()?, config.fail_on_missing_field)
+        let decoder = Self::new(schema, config.standard()?, config.fail_on_missing_field)?;
+        if config.binary_rows {
+            decoder.with_binary_rows()
+        } else {
+            Ok(decoder)
+        }
+    }
+
+    /// Binary-row mode: [`Self::output`] is Flink's `BinaryRowData` of each row (see
+    /// `binary_row.rs`). Refused for rows holding a map or a timestamp without its
+    /// [`TIMESTAMP_PRECISION`].
+    pub fn with_binary_rows(mut self) -> Result<Self, FloeError> {
+        binary_capable(&self.root).map_err(|what| {
+            FloeError::invalid_argument(format!(
+                "binary rows cannot hold this row type: it has {what}"
+            ))
+        })?;
+        self.binary = Some((BinaryRowWriter::default(), Vec::with_capacity(1024)));
+        Ok(self)
     }
 
     pub fn new(
@@ -251,12 +302,23 @@ impl RowTapeDecoder {
             fail_on_missing_field,
             tape: Vec::with_capacity(1024),
             scratch: String::new(),
+            binary: None,
         })
     }
 
     /// The tape of the last [`Outcome::Row`].
     pub fn tape(&self) -> &[u8] {
         &self.tape
+    }
+
+    /// What the caller receives for the last [`Outcome::Row`]: its tape; in binary-row mode,
+    /// [`OUTPUT_BINARY_ROW`] and the row's `BinaryRowData` bytes, or (for a row the binary
+    /// layout cannot hold exactly) [`OUTPUT_ROW_TAPE`] and its tape.
+    pub fn output(&self) -> &[u8] {
+        match &self.binary {
+            Some((_, output)) => output,
+            None => &self.tape,
+        }
     }
 
     /// Decodes one message; on [`Outcome::Row`] the row is in [`Self::tape`].
@@ -276,13 +338,23 @@ impl RowTapeDecoder {
         if cursor.peek() != Token::Object {
             return Outcome::Fallback;
         }
-        match writer
+        if writer
             .row(&mut cursor, &self.root)
             .and_then(|()| cursor.finish().map_err(Fallback::from))
+            .is_err()
         {
-            Ok(()) => Outcome::Row,
-            Err(Fallback) => Outcome::Fallback,
+            return Outcome::Fallback;
         }
+        if let Some((rows, output)) = &mut self.binary {
+            output.clear();
+            output.push(OUTPUT_BINARY_ROW);
+            if rows.write(&self.root, &self.tape, output).is_err() {
+                output.clear();
+                output.push(OUTPUT_ROW_TAPE);
+                output.extend_from_slice(&self.tape);
+            }
+        }
+        Outcome::Row
     }
 }
 
@@ -387,7 +459,7 @@ impl TapeWriter<'_> {
                 self.tape
                     .extend_from_slice(&((seconds * 1000) as i32).to_le_bytes());
             }
-            Kind::Timestamp { utc } => {
+            Kind::Timestamp { utc, .. } => {
                 let separator = match self.timestamps {
                     TimestampStandard::Sql => b' ',
                     TimestampStandard::Iso8601 => b'T',

@@ -12,8 +12,8 @@ import java.util.Objects;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Decodes one JSON message at a time into a row tape: the native half of the {@code floe-json}
- * Flink format. The contract is exact or fallback: a message decodes only when the row is
+ * Decodes one JSON message at a time into a row tape, or into Flink's {@code BinaryRowData} bytes
+ * (binary-row mode): the native half of the {@code floe-json} Flink format. The contract is exact or fallback: a message decodes only when the row is
  * certainly the one Flink's {@code json} format makes of it; otherwise {@link #decode} returns
  * {@link #FALLBACK} and the caller decodes the message with Flink's own format. The tape layout
  * is in {@code docs/ffi.md} ("Row tapes").
@@ -54,21 +54,38 @@ public final class NativeRowDecoder extends NativeHandle {
     super("NativeRowDecoder", arena, code -> code == NativeException.PANIC);
   }
 
+  /** In binary-row mode, the first byte of {@link #tape()} when a Flink {@code BinaryRowData} follows. */
+  public static final byte BINARY_ROW = 1;
+  /** In binary-row mode, the first byte of {@link #tape()} when a row tape follows. */
+  public static final byte ROW_TAPE = 0;
+
   /**
    * A decoder for rows of {@code rowSchema} (its fields are the row's; see {@code docs/ffi.md} for
-   * the Arrow type that stands for each Flink type).
+   * the Arrow type that stands for each Flink type) into row tapes.
    *
    * @param timestampFormat {@code "SQL"} or {@code "ISO-8601"}, Flink's {@code timestamp-format.standard}
    * @param failOnMissingField Flink's {@code fail-on-missing-field}
    */
   public static NativeRowDecoder create(Schema rowSchema, String timestampFormat, boolean failOnMissingField) {
+    return create(rowSchema, timestampFormat, failOnMissingField, false);
+  }
+
+  /**
+   * A decoder as {@link #create(Schema, String, boolean)}; with {@code binaryRows}, each decoded
+   * row is returned as Flink's {@code BinaryRowData} bytes after a {@link #BINARY_ROW} byte, or
+   * (for a row that layout cannot hold exactly) as a row tape after a {@link #ROW_TAPE} byte. Binary
+   * rows need the precision of every timestamp field and refuse maps ({@code docs/ffi.md}).
+   */
+  public static NativeRowDecoder create(
+      Schema rowSchema, String timestampFormat, boolean failOnMissingField, boolean binaryRows) {
     Objects.requireNonNull(rowSchema, "rowSchema");
     Objects.requireNonNull(timestampFormat, "timestampFormat");
     NativeLibrary.load();
     NativeRowDecoder decoder = new NativeRowDecoder(Arena.ofShared());
     byte[] config =
         ("{\"version\":1,\"timestamp_format\":\"" + timestampFormat.replace("\"", "")
-                + "\",\"fail_on_missing_field\":" + failOnMissingField + "}")
+                + "\",\"fail_on_missing_field\":" + failOnMissingField
+                + ",\"binary_rows\":" + binaryRows + "}")
             .getBytes(StandardCharsets.UTF_8);
     decoder.create(rowSchema, config, floe_h::floe_row_decoder_new);
     return decoder;

@@ -10,8 +10,10 @@ import dev.floe.corpus.NexmarkJson;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -21,7 +23,11 @@ import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.conversion.DataStructureConverter;
+import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BinaryType;
@@ -41,6 +47,7 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.util.SimpleUserCodeClassLoader;
 import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.iceberg.SchemaParser;
@@ -51,7 +58,10 @@ import org.junit.jupiter.api.Test;
  * {@code floe-json} against Flink's {@code json} format, message by message: the same rows (by
  * {@code equals}, field for field), or the same failure, for the Nexmark corpus, for random rows of
  * every type it decodes in both timestamp standards, and for messages Flink coerces or rejects,
- * under every combination of {@code fail-on-missing-field} and {@code ignore-parse-errors}.
+ * under every combination of {@code fail-on-missing-field} and {@code ignore-parse-errors}. Binary
+ * rows (every row type without a MAP) must also be the very bytes Flink's own serializer writes
+ * for Flink's row, and equal to it converted to Java objects, so nothing the bytes drop goes
+ * unseen.
  */
 class FloeJsonFormatTest {
   static final RowType ALL_TYPES =
@@ -71,8 +81,32 @@ class FloeJsonFormatTest {
             "ts3", "ts9", "instant", "name", "blob", "code", "point", "ids", "attrs", "items"
           });
 
+  /** {@link #ALL_TYPES} without its MAP, and more arrays: rows floe-json returns as binary rows. */
+  static final RowType BINARY_TYPES =
+      RowType.of(
+          new LogicalType[] {
+            new BooleanType(), new TinyIntType(), new SmallIntType(), new IntType(), new BigIntType(),
+            new FloatType(), new DoubleType(), new DecimalType(9, 2), new DecimalType(38, 10), new DateType(),
+            new TimeType(), new TimestampType(9), new LocalZonedTimestampType(6),
+            new VarCharType(VarCharType.MAX_LENGTH), new VarBinaryType(VarBinaryType.MAX_LENGTH), new BinaryType(5),
+            RowType.of(new LogicalType[] {new IntType(), new VarCharType(VarCharType.MAX_LENGTH)}, new String[] {"x", "label"}),
+            new ArrayType(new BigIntType()),
+            new ArrayType(RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"n"})),
+            new ArrayType(new VarCharType(VarCharType.MAX_LENGTH)), new ArrayType(new BooleanType()),
+            new ArrayType(new SmallIntType()), new ArrayType(new DecimalType(38, 10)), new ArrayType(new TimestampType(9)),
+            new ArrayType(new ArrayType(new IntType())),
+          },
+          new String[] {
+            "flag", "tiny", "small", "count", "big", "ratio", "score", "price", "balance", "day", "time_of_day",
+            "ts9", "instant", "name", "blob", "code", "point", "ids", "items", "tags", "flags", "shorts", "amounts",
+            "times", "matrix"
+          });
+
   /** What a decoder made of one message: its rows, or its failure. */
   private record Outcome(List<RowData> rows, String failure) {}
+
+  /** What floe-json did with a run of messages. */
+  private record Counts(long fallbacks, long binaryRows) {}
 
   private static Outcome run(DeserializationSchema<RowData> schema, byte[] message) {
     List<RowData> rows = new ArrayList<>();
@@ -100,20 +134,43 @@ class FloeJsonFormatTest {
     return schema;
   }
 
-  /** Decodes every message both ways and asserts equal outcomes; returns floe's fallback count. */
-  private static long assertSameAsFlink(
+  /** Decodes every message both ways and asserts equal outcomes. */
+  private static Counts assertSameAsFlink(
       RowType type, List<byte[]> messages, boolean failOnMissing, boolean ignoreErrors, TimestampFormat standard)
       throws Exception {
     var flink =
         opened(new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), failOnMissing, ignoreErrors, standard));
     FloeJsonRowDataDeserializationSchema floe =
         opened(FloeJsonRowDataDeserializationSchema.of(type, failOnMissing, ignoreErrors, standard));
+    RowDataSerializer serializer = new RowDataSerializer(type);
+    @SuppressWarnings("unchecked")
+    DataStructureConverter<Object, Object> external =
+        (DataStructureConverter<Object, Object>)
+            DataStructureConverters.getConverter(TypeConversions.fromLogicalToDataType(type));
+    external.open(FloeJsonFormatTest.class.getClassLoader());
+    long binaryRows = 0;
     for (byte[] message : messages) {
       Outcome expected = run(flink, message);
       Outcome actual = run(floe, message);
-      assertEquals(expected, actual, () -> "message " + new String(message, StandardCharsets.UTF_8));
+      Supplier<String> what = () -> "message " + new String(message, StandardCharsets.UTF_8);
+      assertEquals(expected.failure(), actual.failure(), what);
+      assertEquals(expected.rows().size(), actual.rows().size(), what);
+      for (int i = 0; i < expected.rows().size(); i++) {
+        RowData want = expected.rows().get(i);
+        RowData got = actual.rows().get(i);
+        if (got instanceof BinaryRowData) {
+          binaryRows++;
+          assertEquals(
+              HexFormat.of().formatHex(bytes(serializer.toBinaryRow(want))),
+              HexFormat.of().formatHex(bytes((BinaryRowData) got)),
+              () -> what.get() + ": not Flink's own binary row");
+          assertEquals(external.toExternalOrNull(want), external.toExternalOrNull(got), what);
+        } else {
+          assertEquals(want, got, what);
+        }
+      }
     }
-    return floe.fallbacks();
+    return new Counts(floe.fallbacks(), binaryRows);
   }
 
   @Test
@@ -124,18 +181,23 @@ class FloeJsonFormatTest {
     for (int i = 0; i < 20_000; i++) {
       messages.add(NexmarkJson.toBytes(generator.next()));
     }
-    long fallbacks = assertSameAsFlink(type, messages, false, false, TimestampFormat.SQL);
-    assertEquals(0, fallbacks, "every Nexmark message decodes natively");
+    Counts counts = assertSameAsFlink(type, messages, false, false, TimestampFormat.SQL);
+    assertEquals(0, counts.fallbacks(), "every Nexmark message decodes natively");
+    assertEquals(messages.size(), counts.binaryRows(), "every Nexmark row is a binary row");
   }
 
   /** Random rows of every type, as Flink's own json encoder writes them. */
   private static List<byte[]> encoded(long seed, int count, TimestampFormat standard) throws Exception {
+    return encoded(ALL_TYPES, seed, count, standard);
+  }
+
+  private static List<byte[]> encoded(RowType type, long seed, int count, TimestampFormat standard) throws Exception {
     SerializationSchema<RowData> encoder =
-        new JsonRowDataSerializationSchema(ALL_TYPES, standard, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+        new JsonRowDataSerializationSchema(type, standard, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
     encoder.open(null);
     RandomRowData random = new RandomRowData(seed);
     List<byte[]> out = new ArrayList<>();
-    for (RowData row : random.rows(ALL_TYPES, count)) {
+    for (RowData row : random.rows(type, count)) {
       out.add(encoder.serialize(row));
     }
     return out;
@@ -145,10 +207,50 @@ class FloeJsonFormatTest {
   void randomRowsOfEveryTypeDecodeToFlinksRowsInBothTimestampStandards() throws Exception {
     for (TimestampFormat standard : TimestampFormat.values()) {
       List<byte[]> messages = encoded(standard.ordinal() + 1, 3_000, standard);
-      long fallbacks = assertSameAsFlink(ALL_TYPES, messages, false, false, standard);
+      long fallbacks = assertSameAsFlink(ALL_TYPES, messages, false, false, standard).fallbacks();
       // NaN and infinities travel as strings, and some decimals in exponent form: Flink's to read.
       assertTrue(fallbacks < messages.size() / 2, standard + ": " + fallbacks + " of " + messages.size() + " fell back");
     }
+  }
+
+  @Test
+  void randomRowsWithoutMapsAreFlinksOwnBinaryRowsInBothTimestampStandards() throws Exception {
+    for (TimestampFormat standard : TimestampFormat.values()) {
+      List<byte[]> messages = encoded(BINARY_TYPES, standard.ordinal() + 21, 3_000, standard);
+      Counts counts = assertSameAsFlink(BINARY_TYPES, messages, false, false, standard);
+      assertTrue(counts.fallbacks() < messages.size() / 2, standard + ": " + counts);
+      assertEquals(messages.size() - counts.fallbacks(), counts.binaryRows(), standard + ": " + counts);
+    }
+  }
+
+  @Test
+  void compactTimestampsAreBinaryOnlyWhenTheRowKeepsNothingFiner() throws Exception {
+    // TIMESTAMP(p <= 3) is millis in a binary row; Flink's format keeps a finer fraction.
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new TimestampType(3), new TimestampType(0), new ArrayType(new TimestampType(3))},
+            new String[] {"ts3", "ts0", "list"});
+    List<String> whole =
+        List.of(
+            "{\"ts3\": \"2024-01-01 10:00:00.123\", \"ts0\": \"1969-12-31 23:59:59\"}",
+            "{\"ts3\": \"2024-01-01 10:00:00\", \"list\": [\"1970-01-01 00:00:00.001\", null]}");
+    List<String> finer =
+        List.of(
+            "{\"ts3\": \"2024-01-01 10:00:00.123456\"}",
+            "{\"ts0\": \"2024-01-01 10:00:00.5\"}", // millis only: still binary
+            "{\"list\": [\"1970-01-01 00:00:00.000000001\"]}");
+    Counts wholeCounts = assertSameAsFlink(type, bytes(whole), false, false, TimestampFormat.SQL);
+    assertEquals(new Counts(0, whole.size()), wholeCounts);
+    Counts finerCounts = assertSameAsFlink(type, bytes(finer), false, false, TimestampFormat.SQL);
+    assertEquals(new Counts(0, 1), finerCounts, "only the row without a sub-millisecond fraction is binary");
+  }
+
+  private static byte[] bytes(BinaryRowData row) {
+    return org.apache.flink.table.data.binary.BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+  }
+
+  private static List<byte[]> bytes(List<String> messages) {
+    return messages.stream().map(m -> m.getBytes(StandardCharsets.UTF_8)).toList();
   }
 
   /** Messages Flink coerces, rejects or reads in its own way, and messages it reads plainly. */
@@ -212,6 +314,7 @@ class FloeJsonFormatTest {
             continue;
           }
           assertSameAsFlink(ALL_TYPES, messages, failOnMissing, ignoreErrors, standard);
+          assertSameAsFlink(BINARY_TYPES, messages, false, ignoreErrors, standard);
         }
       }
     }
@@ -219,8 +322,15 @@ class FloeJsonFormatTest {
 
   @Test
   void randomMutationsOfValidMessagesGetFlinksOutcome() throws Exception {
-    List<byte[]> valid = encoded(11, 400, TimestampFormat.SQL);
-    Random random = new Random(12);
+    List<byte[]> mutated = mutations(encoded(11, 400, TimestampFormat.SQL), new Random(12));
+    assertSameAsFlink(ALL_TYPES, mutated, false, false, TimestampFormat.SQL);
+    assertSameAsFlink(ALL_TYPES, mutated, false, true, TimestampFormat.SQL);
+    List<byte[]> binaryMutated = mutations(encoded(BINARY_TYPES, 13, 400, TimestampFormat.SQL), new Random(14));
+    assertSameAsFlink(BINARY_TYPES, binaryMutated, false, false, TimestampFormat.SQL);
+  }
+
+  /** Three random edits of each message: an inserted token or a few characters cut. */
+  private static List<byte[]> mutations(List<byte[]> valid, Random random) {
     List<byte[]> mutated = new ArrayList<>();
     String[] inserts = {"\"", "1", ".", "-", "e", "null", ",", "}", "]", "{", "[", " ", "\\", "\"x\":1,"};
     for (byte[] message : valid) {
@@ -234,7 +344,6 @@ class FloeJsonFormatTest {
         mutated.add(edit.getBytes(StandardCharsets.UTF_8));
       }
     }
-    assertSameAsFlink(ALL_TYPES, mutated, false, false, TimestampFormat.SQL);
-    assertSameAsFlink(ALL_TYPES, mutated, false, true, TimestampFormat.SQL);
+    return mutated;
   }
 }

@@ -2,6 +2,7 @@ package dev.floe.flink.format;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -12,17 +13,30 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 /**
  * The Arrow schema that tells libfloe's row decoder a Flink row type: {@code Int8} TINYINT,
  * {@code Int16} SMALLINT, {@code Time32(ms)} TIME, {@code Timestamp(ns)} TIMESTAMP and {@code
  * Timestamp(ns, UTC)} TIMESTAMP_LTZ, {@code Decimal128} DECIMAL, {@code Utf8} CHAR/VARCHAR,
- * {@code Binary} BINARY/VARBINARY, struct ROW, list ARRAY, map with string keys MAP.
+ * {@code Binary} BINARY/VARBINARY, struct ROW, list ARRAY, map with string keys MAP. A timestamp
+ * field carries its Flink precision in the metadata {@link #TIMESTAMP_PRECISION}, which binary rows
+ * need.
  */
 final class ArrowRowSchemas {
+  /** libfloe's {@code TIMESTAMP_PRECISION}. */
+  static final String TIMESTAMP_PRECISION = "floe.flink.timestamp_precision";
+
   private ArrowRowSchemas() {}
+
+  /** Whether rows of this type can be Flink binary rows natively: no MAP anywhere in them. */
+  static boolean binaryRowsFit(LogicalType type) {
+    return type.getTypeRoot() != LogicalTypeRoot.MAP
+        && type.getChildren().stream().allMatch(ArrowRowSchemas::binaryRowsFit);
+  }
 
   /** The row type's schema, or null if it holds a type the native decoder leaves to Flink. */
   static Schema of(RowType rowType) {
@@ -88,6 +102,13 @@ final class ArrowRowSchemas {
           }
           default -> null; // MULTISET, INTERVAL, RAW, ...: Flink's decoder alone
         };
-    return arrow == null ? null : new Field(name, FieldType.nullable(arrow), children);
+    if (arrow == null) {
+      return null;
+    }
+    Map<String, String> metadata =
+        arrow instanceof ArrowType.Timestamp
+            ? Map.of(TIMESTAMP_PRECISION, Integer.toString(LogicalTypeChecks.getPrecision(type)))
+            : null;
+    return new Field(name, new FieldType(true, arrow, null, metadata), children);
   }
 }

@@ -4,15 +4,18 @@ import dev.floe.arrow.NativeRowDecoder;
 import java.io.IOException;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.functions.util.ListCollector;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.Collector;
@@ -24,6 +27,13 @@ import org.apache.flink.util.Collector;
  * JsonParserRowDataDeserializationSchema}, which this schema holds and which then decides -- the
  * row, a coerced value, a null field under {@code ignore-parse-errors}, or Flink's exception. So
  * the rows, the errors and the options' meanings are Flink's, and clean messages skip Jackson.
+ *
+ * <p>Rows decoded natively are Flink's {@link BinaryRowData}, written by libfloe byte for byte as
+ * Flink's own {@code RowDataSerializer} writes the row Flink's format makes (so they are equal to
+ * it field by field, and copied between operators as one array); for a row type holding a MAP,
+ * and for the rare row that layout cannot hold exactly (a sub-millisecond fraction in a {@code
+ * TIMESTAMP(p <= 3)}, which Flink's row keeps), they are {@code GenericRowData} read from libfloe's
+ * row tape. Messages Flink decodes give its {@code GenericRowData}.
  *
  * <p>For the DataStream API, with the {@code json} format's options:
  *
@@ -47,6 +57,8 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   private final boolean nativeDecoding;
 
   private transient NativeRowDecoder decoder;
+  /** Whether {@link #decoder} returns binary rows (a tag byte, then the row or its tape). */
+  private transient boolean binaryRows;
   private transient RowTapeReader reader;
   private transient List<RowData> single;
   private transient long fallbacks;
@@ -91,7 +103,8 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     if (nativeDecoding) {
       Schema schema = ArrowRowSchemas.of(rowType);
       String standard = timestampFormat == TimestampFormat.ISO_8601 ? "ISO-8601" : "SQL";
-      decoder = NativeRowDecoder.create(schema, standard, failOnMissingField);
+      binaryRows = ArrowRowSchemas.binaryRowsFit(rowType);
+      decoder = NativeRowDecoder.create(schema, standard, failOnMissingField, binaryRows);
       CLEANER.register(this, decoder::close);
       reader = new RowTapeReader(rowType);
     }
@@ -100,15 +113,28 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   @Override
   public void deserialize(byte[] message, Collector<RowData> out) throws IOException {
     if (decoder != null && message != null && message.length > 0) {
-      long tape = decoder.decode(message, 0, message.length);
-      if (tape != NativeRowDecoder.FALLBACK) {
-        out.collect(reader.read(decoder.tape(), tape));
+      long length = decoder.decode(message, 0, message.length);
+      if (length != NativeRowDecoder.FALLBACK) {
+        out.collect(row(decoder.tape(), (int) length));
         return;
       }
     }
     fallbacks++;
     fallbackCounter.inc();
     fallback.deserialize(message, out);
+  }
+
+  /** The row in {@code output[0, length)}, which the decoder reuses. */
+  private RowData row(byte[] output, int length) {
+    if (!binaryRows) {
+      return reader.read(output, 0, length);
+    }
+    if (output[0] != NativeRowDecoder.BINARY_ROW) {
+      return reader.read(output, 1, length);
+    }
+    BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
+    row.pointTo(MemorySegmentFactory.wrap(Arrays.copyOfRange(output, 1, length)), 0, length - 1);
+    return row;
   }
 
   /**

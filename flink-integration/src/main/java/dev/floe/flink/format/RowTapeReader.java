@@ -42,11 +42,11 @@ final class RowTapeReader {
     this.root = new RowReader(rowType);
   }
 
-  /** The row of the first {@code length} bytes of {@code tape}. */
-  GenericRowData read(byte[] tape, long length) {
+  /** The row of the tape in {@code bytes[from, to)}. */
+  GenericRowData read(byte[] bytes, int from, int to) {
     // One copy per row, since the decoder reuses its tape: the row's strings point into the copy
     // (one object each, no copies of their bytes).
-    Tape t = new Tape(Arrays.copyOf(tape, Math.toIntExact(length)));
+    Tape t = new Tape(Arrays.copyOfRange(bytes, from, to));
     return root.read(t);
   }
 

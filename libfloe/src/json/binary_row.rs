@@ -1,0 +1,488 @@
+//! A row tape rewritten as Flink's `BinaryRowData`: the bytes Flink's own `RowDataSerializer`
+//! writes for the same row (`toBinaryRow`), so the JVM wraps them in a `BinaryRowData` instead of
+//! building a `GenericRowData` field by field.
+//!
+//! # The layout (Flink's `BinaryRowData`, `BinaryArrayData` and their writers)
+//!
+//! Native byte order (little-endian on every platform floe builds for); offsets are relative to
+//! the start of the row or array that holds them.
+//! - row: a null bit set of `((arity + 63 + 8) / 64) * 8` bytes (bit 0-7 the row kind, 0 for
+//!   `INSERT`; field `i`'s null bit is bit `i + 8`), then an 8-byte slot per field, then the
+//!   variable part. A null field has its bit set and a zero slot.
+//! - fixed values in their slot, from its first byte: bool and i8 1 byte, i16 2, i32 / date /
+//!   time / f32 4, i64 / f64 / a compact decimal's unscaled value (precision <= 18) / a compact
+//!   timestamp's epoch millis (precision <= 3) 8.
+//! - strings and binaries of at most 7 bytes sit in the slot itself: the bytes from its first
+//!   byte, and `0x80 | length` in its last; longer ones go to the variable part and the slot is
+//!   `offset << 32 | length`.
+//! - a timestamp of precision > 3: its epoch millis (8 bytes) in the variable part, the slot
+//!   `offset << 32 | nano of milli`. A decimal of precision > 18: 16 bytes in the variable part,
+//!   the unscaled value's minimal two's-complement big-endian bytes (Java's
+//!   `BigInteger.toByteArray`) at their start, the slot `offset << 32 | length`.
+//! - nested rows and arrays: written whole in the variable part, the slot `offset << 32 | size`.
+//! - array: i32 element count, a null bit set of `((count + 31) / 32) * 4` bytes, the elements
+//!   at 1, 2, 4 or 8 bytes each as above (8 for everything that is not a fixed value), the fixed
+//!   part rounded up to 8 bytes, then the variable part.
+//! - every variable-part entry is zero-padded to a multiple of 8 bytes, and entries follow field
+//!   (or element) order, as Flink's serializer writes them.
+//!
+//! Maps are not written: Flink's `json` format builds them over a `HashMap`, whose order a binary
+//! map would not keep. A compact timestamp (precision <= 3) with a nano of milli other than 0
+//! is not written either, since the binary row keeps only its millis and Flink's row keeps all
+//! of it: [`NotBinary`], and the caller sends the tape instead.
+
+use super::row_tape::{Kind, RowShape};
+
+const END_OF_ROW: u16 = 0xFFFF;
+/// Bits before the field null bits: the row kind's byte.
+const HEADER_BITS: usize = 8;
+/// Positions of fields not on the tape (absent or null).
+const ABSENT: usize = usize::MAX;
+
+/// The row cannot be written as a binary row that is exactly Flink's row.
+#[derive(Debug)]
+pub(super) struct NotBinary;
+
+/// Whether every row of `shape` can be a binary row: no maps, and every timestamp's precision
+/// known.
+pub(super) fn binary_capable(shape: &RowShape) -> Result<(), String> {
+    shape.kinds.iter().try_for_each(kind_capable)
+}
+
+fn kind_capable(kind: &Kind) -> Result<(), String> {
+    match kind {
+        Kind::Map(_) => Err("a MAP (Flink's rows hold maps over a HashMap)".into()),
+        Kind::Timestamp {
+            precision: None, ..
+        } => Err("a timestamp without its precision".into()),
+        Kind::Row(shape) => binary_capable(shape),
+        Kind::Array(element) => kind_capable(element),
+        _ => Ok(()),
+    }
+}
+
+/// Rewrites row tapes as binary rows; keeps its scratch space between rows.
+#[derive(Default)]
+pub(super) struct BinaryRowWriter {
+    /// Each open row's field positions on the tape, rows nested above their parents.
+    positions: Vec<usize>,
+}
+
+impl BinaryRowWriter {
+    /// Appends the binary row of `tape` (a whole row tape of `shape`) to `out`.
+    pub(super) fn write(
+        &mut self,
+        shape: &RowShape,
+        tape: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), NotBinary> {
+        let mut at = 0;
+        self.row(shape, tape, &mut at, out)
+    }
+
+    /// Writes the row at `tape[*at..]` at the end of `out`, and moves `at` past it.
+    fn row(
+        &mut self,
+        shape: &RowShape,
+        tape: &[u8],
+        at: &mut usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), NotBinary> {
+        // Flink writes the variable part in field order; the tape is in message order, which is
+        // usually field order too: write as it comes, and start over if a field comes early.
+        let start = *at;
+        let base = out.len();
+        let arity = shape.kinds.len();
+        let slots = base + null_bits(arity);
+        out.resize(slots + 8 * arity, 0);
+        set_null_bits(out, base, arity);
+        let mut next = 0;
+        loop {
+            let field = read_u16(tape, at);
+            if field == END_OF_ROW {
+                return Ok(());
+            }
+            let field = field as usize;
+            if field < next {
+                out.truncate(base);
+                *at = start;
+                return self.row_reordered(shape, tape, at, out);
+            }
+            next = field + 1;
+            clear_null_bit(out, base, field);
+            self.value(&shape.kinds[field], tape, at, out, base, slots + 8 * field)?;
+        }
+    }
+
+    /// [`Self::row`] for a tape whose fields are not in field order: finds each field's value
+    /// first, then writes them in order.
+    fn row_reordered(
+        &mut self,
+        shape: &RowShape,
+        tape: &[u8],
+        at: &mut usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), NotBinary> {
+        let arity = shape.kinds.len();
+        let first = self.positions.len();
+        self.positions.resize(first + arity, ABSENT);
+        loop {
+            let field = read_u16(tape, at);
+            if field == END_OF_ROW {
+                break;
+            }
+            let field = field as usize;
+            self.positions[first + field] = *at;
+            skip(&shape.kinds[field], tape, at);
+        }
+        let base = out.len();
+        let slots = base + null_bits(arity);
+        out.resize(slots + 8 * arity, 0);
+        for field in 0..arity {
+            let position = self.positions[first + field];
+            if position == ABSENT {
+                set_null_bit(out, base, field);
+                continue;
+            }
+            let mut value_at = position;
+            self.value(
+                &shape.kinds[field],
+                tape,
+                &mut value_at,
+                out,
+                base,
+                slots + 8 * field,
+            )?;
+        }
+        self.positions.truncate(first);
+        Ok(())
+    }
+
+    /// Writes one value into its slot at `out[slot..]` (and the variable part of the row or
+    /// array starting at `out[base..]`).
+    fn value(
+        &mut self,
+        kind: &Kind,
+        tape: &[u8],
+        at: &mut usize,
+        out: &mut Vec<u8>,
+        base: usize,
+        slot: usize,
+    ) -> Result<(), NotBinary> {
+        match kind {
+            Kind::Bool | Kind::I8 => put(out, slot, &take::<1>(tape, at)),
+            Kind::I16 => put(out, slot, &take::<2>(tape, at)),
+            Kind::I32 | Kind::Date | Kind::Time | Kind::F32 => put(out, slot, &take::<4>(tape, at)),
+            Kind::I64 | Kind::F64 => put(out, slot, &take::<8>(tape, at)),
+            Kind::Timestamp { precision, .. } => {
+                let millis = take::<8>(tape, at);
+                let nano_of_milli = u32::from_le_bytes(take::<4>(tape, at));
+                if precision.is_some_and(|p| p <= 3) {
+                    if nano_of_milli != 0 {
+                        return Err(NotBinary);
+                    }
+                    put(out, slot, &millis);
+                } else {
+                    let offset = out.len() - base;
+                    out.extend_from_slice(&millis);
+                    put_offset(out, slot, offset, nano_of_milli as usize);
+                }
+            }
+            Kind::Decimal { precision, .. } => {
+                let unscaled = read_decimal(tape, at);
+                if *precision <= 18 {
+                    // Fits: the tape holds at most `precision` digits.
+                    put(out, slot, &(unscaled as i64).to_le_bytes());
+                } else {
+                    let bytes = twos_complement(unscaled);
+                    let offset = out.len() - base;
+                    out.extend_from_slice(&[0; 16]);
+                    out[base + offset..base + offset + bytes.len()].copy_from_slice(&bytes);
+                    put_offset(out, slot, offset, bytes.len());
+                }
+            }
+            Kind::Utf8 | Kind::Binary => {
+                let length = read_u32(tape, at) as usize;
+                let bytes = &tape[*at..*at + length];
+                *at += length;
+                if length <= 7 {
+                    put(out, slot, bytes);
+                    out[slot + 7] = 0x80 | length as u8;
+                } else {
+                    let offset = out.len() - base;
+                    out.extend_from_slice(bytes);
+                    out.resize(out.len() + round_to_word(length) - length, 0);
+                    put_offset(out, slot, offset, length);
+                }
+            }
+            Kind::Row(shape) => {
+                let start = out.len();
+                self.row(shape, tape, at, out)?;
+                let size = out.len() - start;
+                put_offset(out, slot, start - base, size);
+            }
+            Kind::Array(element) => {
+                let start = out.len();
+                self.array(element, tape, at, out)?;
+                let size = out.len() - start;
+                put_offset(out, slot, start - base, size);
+            }
+            Kind::Map(_) => unreachable!("binary_capable refuses maps"),
+        }
+        Ok(())
+    }
+
+    fn array(
+        &mut self,
+        element: &Kind,
+        tape: &[u8],
+        at: &mut usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), NotBinary> {
+        let count = read_u32(tape, at) as usize;
+        let base = out.len();
+        let header = 4 + count.div_ceil(32) * 4;
+        let width = element_width(element);
+        out.resize(base + round_to_word(header + width * count), 0);
+        put(out, base, &(count as i32).to_le_bytes());
+        for i in 0..count {
+            let present = take::<1>(tape, at)[0] != 0;
+            if present {
+                self.value(element, tape, at, out, base, base + header + width * i)?;
+            } else {
+                out[base + 4 + i / 8] |= 1 << (i % 8);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a row's null bit set (with the row kind's byte).
+fn null_bits(arity: usize) -> usize {
+    ((arity + 63 + HEADER_BITS) / 64) * 8
+}
+
+/// Marks fields `0..arity` null, a byte at a time.
+fn set_null_bits(out: &mut [u8], base: usize, arity: usize) {
+    let end = HEADER_BITS + arity;
+    let bits = &mut out[base + HEADER_BITS / 8..base + end.div_ceil(8)];
+    bits.fill(0xFF);
+    if end % 8 != 0 {
+        bits[bits.len() - 1] = (1u8 << (end % 8)) - 1;
+    }
+}
+
+fn set_null_bit(out: &mut [u8], base: usize, field: usize) {
+    let bit = field + HEADER_BITS;
+    out[base + bit / 8] |= 1 << (bit % 8);
+}
+
+fn clear_null_bit(out: &mut [u8], base: usize, field: usize) {
+    let bit = field + HEADER_BITS;
+    out[base + bit / 8] &= !(1 << (bit % 8));
+}
+
+/// An array element's bytes in its fixed part (`BinaryArrayData.calculateFixLengthPartSize`).
+fn element_width(kind: &Kind) -> usize {
+    match kind {
+        Kind::Bool | Kind::I8 => 1,
+        Kind::I16 => 2,
+        Kind::I32 | Kind::Date | Kind::Time | Kind::F32 => 4,
+        _ => 8,
+    }
+}
+
+/// Moves `at` past one value of `kind` on a tape.
+fn skip(kind: &Kind, tape: &[u8], at: &mut usize) {
+    match kind {
+        Kind::Bool | Kind::I8 => *at += 1,
+        Kind::I16 => *at += 2,
+        Kind::I32 | Kind::Date | Kind::Time | Kind::F32 => *at += 4,
+        Kind::I64 | Kind::F64 => *at += 8,
+        Kind::Timestamp { .. } => *at += 12,
+        Kind::Decimal { .. } => {
+            let _ = read_decimal(tape, at);
+        }
+        Kind::Utf8 | Kind::Binary => {
+            let length = read_u32(tape, at) as usize;
+            *at += length;
+        }
+        Kind::Row(shape) => loop {
+            let field = read_u16(tape, at);
+            if field == END_OF_ROW {
+                break;
+            }
+            skip(&shape.kinds[field as usize], tape, at);
+        },
+        Kind::Array(element) => {
+            for _ in 0..read_u32(tape, at) {
+                if take::<1>(tape, at)[0] != 0 {
+                    skip(element, tape, at);
+                }
+            }
+        }
+        Kind::Map(value) => {
+            for _ in 0..read_u32(tape, at) {
+                let length = read_u32(tape, at) as usize;
+                *at += length;
+                if take::<1>(tape, at)[0] != 0 {
+                    skip(value, tape, at);
+                }
+            }
+        }
+    }
+}
+
+/// A tape decimal's unscaled value: `u8 0` and an i64, or `u8 1` and its ASCII digits (at most
+/// 38 of them, which an i128 holds).
+fn read_decimal(tape: &[u8], at: &mut usize) -> i128 {
+    if take::<1>(tape, at)[0] == 0 {
+        return i64::from_le_bytes(take::<8>(tape, at)) as i128;
+    }
+    let length = read_u32(tape, at) as usize;
+    let text = &tape[*at..*at + length];
+    *at += length;
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let magnitude = digits
+        .iter()
+        .fold(0i128, |acc, d| acc * 10 + (d - b'0') as i128);
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Java's `BigInteger.toByteArray()`: the fewest big-endian two's-complement bytes, at least one.
+fn twos_complement(value: i128) -> Vec<u8> {
+    let bytes = value.to_be_bytes();
+    let sign = if value < 0 { 0xFF } else { 0x00 };
+    let mut start = 0;
+    // Drop a leading sign byte while the next byte's top bit still carries the sign.
+    while start < 15 && bytes[start] == sign && (bytes[start + 1] & 0x80) == (sign & 0x80) {
+        start += 1;
+    }
+    bytes[start..].to_vec()
+}
+
+fn round_to_word(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+fn put(out: &mut [u8], at: usize, bytes: &[u8]) {
+    out[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+fn put_offset(out: &mut [u8], slot: usize, offset: usize, size: usize) {
+    put(
+        out,
+        slot,
+        &(((offset as u64) << 32) | size as u64).to_le_bytes(),
+    );
+}
+
+fn take<const N: usize>(tape: &[u8], at: &mut usize) -> [u8; N] {
+    let bytes: [u8; N] = tape[*at..*at + N].try_into().expect("N bytes");
+    *at += N;
+    bytes
+}
+
+fn read_u16(tape: &[u8], at: &mut usize) -> u16 {
+    u16::from_le_bytes(take::<2>(tape, at))
+}
+
+fn read_u32(tape: &[u8], at: &mut usize) -> u32 {
+    u32::from_le_bytes(take::<4>(tape, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{
+        Outcome, RowTapeDecoder, TimestampStandard, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,
+        TIMESTAMP_PRECISION,
+    };
+    use arrow_schema::{DataType, Field, Schema, TimeUnit};
+    use std::collections::HashMap;
+
+    fn timestamp(name: &str, precision: u8) -> Field {
+        Field::new(name, DataType::Timestamp(TimeUnit::Nanosecond, None), true).with_metadata(
+            HashMap::from([(TIMESTAMP_PRECISION.to_string(), precision.to_string())]),
+        )
+    }
+
+    fn binary_row(fields: Vec<Field>, json: &str) -> Vec<u8> {
+        let mut decoder = RowTapeDecoder::new(&Schema::new(fields), TimestampStandard::Sql, false)
+            .unwrap()
+            .with_binary_rows()
+            .unwrap();
+        assert_eq!(Outcome::Row, decoder.decode(json.as_bytes()));
+        decoder.output().to_vec()
+    }
+
+    fn word(value: u64) -> [u8; 8] {
+        value.to_le_bytes()
+    }
+
+    #[test]
+    fn a_row_is_null_bits_slots_then_the_variable_part_in_field_order() {
+        let fields = vec![
+            Field::new("n", DataType::Int32, true),
+            Field::new("long_text", DataType::Utf8, true),
+            Field::new("short_text", DataType::Utf8, true),
+            Field::new("absent", DataType::Int64, true),
+            timestamp("at", 6),
+        ];
+        // Keys out of field order: the variable part still follows field order.
+        let out = binary_row(
+            fields,
+            r#"{"at":"1970-01-01 00:00:00.001002","short_text":"abc","long_text":"eight ch","n":-2}"#,
+        );
+        let mut expected = vec![OUTPUT_BINARY_ROW];
+        expected.extend_from_slice(&word(1 << (3 + 8))); // kind INSERT, field 3 null
+        expected.extend_from_slice(&word((-2i32) as u32 as u64));
+        expected.extend_from_slice(&word((48 << 32) | 8)); // 8 + 5 * 8 = 48: after the slots
+        expected.extend_from_slice(&word(0x83 << 56 | 0x63_62_61)); // "abc" in the slot
+        expected.extend_from_slice(&word(0));
+        expected.extend_from_slice(&word((56 << 32) | 2_000)); // millis at 56, nano of milli
+        expected.extend_from_slice(b"eight ch");
+        expected.extend_from_slice(&word(1));
+        assert_eq!(expected, out);
+    }
+
+    #[test]
+    fn what_the_layout_cannot_hold_exactly_is_sent_as_a_tape() {
+        let fields = || vec![timestamp("at", 3)];
+        let whole = binary_row(fields(), r#"{"at":"1970-01-01 00:00:00.001"}"#);
+        assert_eq!(OUTPUT_BINARY_ROW, whole[0]);
+        assert_eq!(&word(1)[..], &whole[1 + 8..]); // the millis in the slot
+        let finer = binary_row(fields(), r#"{"at":"1970-01-01 00:00:00.0010001"}"#);
+        assert_eq!(OUTPUT_ROW_TAPE, finer[0]);
+        let refused = RowTapeDecoder::new(
+            &Schema::new(vec![Field::new(
+                "at",
+                DataType::Timestamp(TimeUnit::Nanosecond, None),
+                true,
+            )]),
+            TimestampStandard::Sql,
+            false,
+        )
+        .unwrap()
+        .with_binary_rows();
+        assert!(refused.is_err(), "a timestamp without its precision");
+    }
+
+    #[test]
+    fn twos_complement_is_javas_big_integer_bytes() {
+        assert_eq!(vec![0x00], twos_complement(0));
+        assert_eq!(vec![0x7F], twos_complement(127));
+        assert_eq!(vec![0x00, 0x80], twos_complement(128));
+        assert_eq!(vec![0xFF], twos_complement(-1));
+        assert_eq!(vec![0x80], twos_complement(-128));
+        assert_eq!(vec![0xFF, 0x7F], twos_complement(-129));
+        assert_eq!(16, twos_complement(-(10i128.pow(38) - 1)).len());
+    }
+}
