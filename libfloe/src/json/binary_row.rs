@@ -91,18 +91,9 @@ impl BinaryRowWriter {
         // Flink writes the variable part in field order; the tape is in message order, which is
         // usually field order too: write as it comes, and start over if a field comes early.
         let start = *at;
-        let base = out.len();
-        let arity = shape.kinds.len();
-        let slots = base + null_bits(arity);
-        out.resize(slots + 8 * arity, 0);
-        set_null_bits(out, base, arity);
+        let (base, slots) = open_row(out, shape.kinds.len());
         let mut next = 0;
-        loop {
-            let field = read_u16(tape, at);
-            if field == END_OF_ROW {
-                return Ok(());
-            }
-            let field = field as usize;
+        while let Some(field) = next_field(tape, at) {
             if field < next {
                 out.truncate(base);
                 *at = start;
@@ -112,6 +103,7 @@ impl BinaryRowWriter {
             clear_null_bit(out, base, field);
             self.value(&shape.kinds[field], tape, at, out, base, slots + 8 * field)?;
         }
+        Ok(())
     }
 
     /// [`Self::row`] for a tape whose fields are not in field order: finds each field's value
@@ -126,33 +118,24 @@ impl BinaryRowWriter {
         let arity = shape.kinds.len();
         let first = self.positions.len();
         self.positions.resize(first + arity, ABSENT);
-        loop {
-            let field = read_u16(tape, at);
-            if field == END_OF_ROW {
-                break;
-            }
-            let field = field as usize;
+        while let Some(field) = next_field(tape, at) {
             self.positions[first + field] = *at;
             skip(&shape.kinds[field], tape, at);
         }
-        let base = out.len();
-        let slots = base + null_bits(arity);
-        out.resize(slots + 8 * arity, 0);
+        let (base, slots) = open_row(out, arity);
         for field in 0..arity {
-            let position = self.positions[first + field];
-            if position == ABSENT {
-                set_null_bit(out, base, field);
-                continue;
+            let mut value_at = self.positions[first + field];
+            if value_at != ABSENT {
+                clear_null_bit(out, base, field);
+                self.value(
+                    &shape.kinds[field],
+                    tape,
+                    &mut value_at,
+                    out,
+                    base,
+                    slots + 8 * field,
+                )?;
             }
-            let mut value_at = position;
-            self.value(
-                &shape.kinds[field],
-                tape,
-                &mut value_at,
-                out,
-                base,
-                slots + 8 * field,
-            )?;
         }
         self.positions.truncate(first);
         Ok(())
@@ -201,20 +184,7 @@ impl BinaryRowWriter {
                     put_offset(out, slot, offset, bytes.len());
                 }
             }
-            Kind::Utf8 | Kind::Binary => {
-                let length = read_u32(tape, at) as usize;
-                let bytes = &tape[*at..*at + length];
-                *at += length;
-                if length <= 7 {
-                    put(out, slot, bytes);
-                    out[slot + 7] = 0x80 | length as u8;
-                } else {
-                    let offset = out.len() - base;
-                    out.extend_from_slice(bytes);
-                    out.resize(out.len() + round_to_word(length) - length, 0);
-                    put_offset(out, slot, offset, length);
-                }
-            }
+            Kind::Utf8 | Kind::Binary => put_bytes(tape, at, out, base, slot),
             Kind::Row(shape) => {
                 let start = out.len();
                 self.row(shape, tape, at, out)?;
@@ -262,24 +232,41 @@ fn null_bits(arity: usize) -> usize {
     ((arity + 63 + HEADER_BITS) / 64) * 8
 }
 
-/// Marks fields `0..arity` null, a byte at a time.
-fn set_null_bits(out: &mut [u8], base: usize, arity: usize) {
+/// Appends a row's fixed part, every field null: `(base, slots)`, where the row and its slots
+/// start in `out`.
+fn open_row(out: &mut Vec<u8>, arity: usize) -> (usize, usize) {
+    let base = out.len();
+    let slots = base + null_bits(arity);
+    out.resize(slots + 8 * arity, 0);
+    // The fields' null bits, a byte at a time.
     let end = HEADER_BITS + arity;
     let bits = &mut out[base + HEADER_BITS / 8..base + end.div_ceil(8)];
     bits.fill(0xFF);
     if end % 8 != 0 {
         bits[bits.len() - 1] = (1u8 << (end % 8)) - 1;
     }
-}
-
-fn set_null_bit(out: &mut [u8], base: usize, field: usize) {
-    let bit = field + HEADER_BITS;
-    out[base + bit / 8] |= 1 << (bit % 8);
+    (base, slots)
 }
 
 fn clear_null_bit(out: &mut [u8], base: usize, field: usize) {
     let bit = field + HEADER_BITS;
     out[base + bit / 8] &= !(1 << (bit % 8));
+}
+
+/// A string's or a binary's bytes: in its slot if at most 7, else in the variable part.
+fn put_bytes(tape: &[u8], at: &mut usize, out: &mut Vec<u8>, base: usize, slot: usize) {
+    let length = read_u32(tape, at) as usize;
+    let bytes = &tape[*at..*at + length];
+    *at += length;
+    if length <= 7 {
+        put(out, slot, bytes);
+        out[slot + 7] = 0x80 | length as u8;
+    } else {
+        let offset = out.len() - base;
+        out.extend_from_slice(bytes);
+        out.resize(out.len() + round_to_word(length) - length, 0);
+        put_offset(out, slot, offset, length);
+    }
 }
 
 /// An array element's bytes in its fixed part (`BinaryArrayData.calculateFixLengthPartSize`).
@@ -307,13 +294,11 @@ fn skip(kind: &Kind, tape: &[u8], at: &mut usize) {
             let length = read_u32(tape, at) as usize;
             *at += length;
         }
-        Kind::Row(shape) => loop {
-            let field = read_u16(tape, at);
-            if field == END_OF_ROW {
-                break;
+        Kind::Row(shape) => {
+            while let Some(field) = next_field(tape, at) {
+                skip(&shape.kinds[field], tape, at);
             }
-            skip(&shape.kinds[field as usize], tape, at);
-        },
+        }
         Kind::Array(element) => {
             for _ in 0..read_u32(tape, at) {
                 if take::<1>(tape, at)[0] != 0 {
@@ -390,8 +375,10 @@ fn take<const N: usize>(tape: &[u8], at: &mut usize) -> [u8; N] {
     bytes
 }
 
-fn read_u16(tape: &[u8], at: &mut usize) -> u16 {
-    u16::from_le_bytes(take::<2>(tape, at))
+/// The next field of a row on the tape, or `None` past its end.
+fn next_field(tape: &[u8], at: &mut usize) -> Option<usize> {
+    let field = u16::from_le_bytes(take::<2>(tape, at));
+    (field != END_OF_ROW).then_some(field as usize)
 }
 
 fn read_u32(tape: &[u8], at: &mut usize) -> u32 {
