@@ -245,6 +245,49 @@ class FloeJsonFormatTest {
     assertEquals(new Counts(0, 1), finerCounts, "only the row without a sub-millisecond fraction is binary");
   }
 
+  @Test
+  void wideRowsAndLongArraysAreFlinksOwnBinaryRows() throws Exception {
+    // Null bits past the first word of a row (70 fields) and of an array (up to 100 elements).
+    int width = 70;
+    LogicalType[] types = new LogicalType[width + 1];
+    String[] names = new String[width + 1];
+    for (int f = 0; f < width; f++) {
+      types[f] = f % 2 == 0 ? new BigIntType() : new VarCharType(VarCharType.MAX_LENGTH);
+      names[f] = "f" + f;
+    }
+    types[width] = new ArrayType(new IntType());
+    names[width] = "list";
+    RowType type = RowType.of(types, names);
+    Random random = new Random(31);
+    List<byte[]> messages = new ArrayList<>();
+    for (int m = 0; m < 200; m++) {
+      StringBuilder json = new StringBuilder("{");
+      for (int f = 0; f < width; f++) {
+        int pick = random.nextInt(5);
+        if (pick == 0) {
+          continue; // absent
+        }
+        json.append('"').append(names[f]).append("\":");
+        if (pick == 1) {
+          json.append("null");
+        } else if (f % 2 == 0) {
+          json.append(random.nextLong());
+        } else {
+          json.append('"').append("v".repeat(random.nextInt(12))).append('"');
+        }
+        json.append(',');
+      }
+      json.append("\"list\":[");
+      int length = random.nextInt(100);
+      for (int e = 0; e < length; e++) {
+        json.append(e == 0 ? "" : ",").append(random.nextInt(4) == 0 ? "null" : Integer.toString(random.nextInt()));
+      }
+      messages.add(json.append("]}").toString().getBytes(StandardCharsets.UTF_8));
+    }
+    Counts counts = assertSameAsFlink(type, messages, false, false, TimestampFormat.SQL);
+    assertEquals(new Counts(0, messages.size()), counts);
+  }
+
   private static byte[] bytes(BinaryRowData row) {
     return org.apache.flink.table.data.binary.BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
   }
