@@ -13,10 +13,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Decodes one JSON message at a time into a row tape, or into Flink's {@code BinaryRowData} bytes
- * (binary-row mode): the native half of the {@code floe-json} Flink format. The contract is exact or fallback: a message decodes only when the row is
- * certainly the one Flink's {@code json} format makes of it; otherwise {@link #decode} returns
- * {@link #FALLBACK} and the caller decodes the message with Flink's own format. The tape layout
- * is in {@code docs/ffi.md} ("Row tapes").
+ * (binary-row mode): the native half of the {@code floe-json} Flink format. The contract is exact
+ * or fallback: a message decodes only when the row is certainly the one Flink's {@code json}
+ * format makes of it; otherwise {@link #decode} returns {@link #FALLBACK} and the caller decodes
+ * the message with Flink's own format. The tape layout is in {@code docs/ffi.md} ("Row tapes").
  *
  * <p>Per call: libfloe reads the message in the caller's array and writes the tape into a heap
  * array this object owns, valid until the next call ({@link #tape()}). The call is a critical

@@ -24,6 +24,7 @@ import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.data.conversion.DataStructureConverters;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -289,7 +290,7 @@ class FloeJsonFormatTest {
   }
 
   private static byte[] bytes(BinaryRowData row) {
-    return org.apache.flink.table.data.binary.BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+    return BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
   }
 
   private static List<byte[]> bytes(List<String> messages) {
