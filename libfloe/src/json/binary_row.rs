@@ -1,6 +1,10 @@
-//! A row tape rewritten as Flink's `BinaryRowData`: the bytes Flink's own `RowDataSerializer`
-//! writes for the same row (`toBinaryRow`), so the JVM wraps them in a `BinaryRowData` instead of
-//! building a `GenericRowData` field by field.
+//! Rows as Flink's `BinaryRowData`: the bytes Flink's own `RowDataSerializer` writes for the same
+//! row (`toBinaryRow`), so the JVM wraps them in a `BinaryRowData` instead of building a
+//! `GenericRowData` field by field.
+//!
+//! [`BinaryRowSink`] writes a row while its message is parsed (keys in field order, the usual
+//! case); [`BinaryRowWriter`] rewrites a row tape, for messages whose keys come out of order and
+//! for arrays (parsed onto a tape, since their length comes first).
 //!
 //! # The layout (Flink's `BinaryRowData`, `BinaryArrayData` and their writers)
 //!
@@ -31,7 +35,9 @@
 //! is not written either, since the binary row keeps only its millis and Flink's row keeps all
 //! of it: [`NotBinary`], and the caller sends the tape instead.
 
-use super::row_tape::{Kind, RowShape};
+use super::row_tape::{
+    Fallback, Kind, RowShape, RowSink, Step, TapeSink, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,
+};
 
 const END_OF_ROW: u16 = 0xFFFF;
 /// Bits before the field null bits: the row kind's byte.
@@ -58,6 +64,238 @@ fn kind_capable(kind: &Kind) -> Result<(), String> {
         Kind::Row(shape) => binary_capable(shape),
         Kind::Array(element) => kind_capable(element),
         _ => Ok(()),
+    }
+}
+
+/// A decoder's binary-row state, kept between messages: the output and the writers' scratch.
+#[derive(Default)]
+pub(super) struct BinaryRows {
+    /// [`OUTPUT_BINARY_ROW`] and a binary row, or [`OUTPUT_ROW_TAPE`] and a tape.
+    pub(super) output: Vec<u8>,
+    pub(super) scratch: SinkScratch,
+}
+
+impl BinaryRows {
+    /// Sets the output to `tape`'s row (of `shape`) as a binary row, or to the tape itself if the
+    /// layout cannot hold it exactly.
+    pub(super) fn rewrite(&mut self, shape: &RowShape, tape: &[u8]) {
+        self.output.clear();
+        self.output.push(OUTPUT_BINARY_ROW);
+        if self
+            .scratch
+            .rewriter
+            .write(shape, tape, &mut self.output)
+            .is_err()
+        {
+            self.output.clear();
+            self.output.push(OUTPUT_ROW_TAPE);
+            self.output.extend_from_slice(tape);
+        }
+    }
+}
+
+/// What a [`BinaryRowSink`] keeps between messages.
+#[derive(Default)]
+pub(super) struct SinkScratch {
+    /// The open rows, outermost first.
+    rows: Vec<OpenRow>,
+    /// An array's tape: arrays are parsed onto a tape (their length comes first in the binary
+    /// layout) and rewritten when they end.
+    array_tape: Vec<u8>,
+    rewriter: BinaryRowWriter,
+}
+
+struct OpenRow {
+    base: usize,
+    slots: usize,
+    /// Fields below this one are written: a field must come after them.
+    next: usize,
+    /// Where the row's offset and size go in its parent, and the parent's start.
+    parent_slot: usize,
+    parent_base: usize,
+}
+
+const NO_PARENT: usize = usize::MAX;
+
+/// Writes a message's row as Flink's binary row while it is parsed: the common case, keys in
+/// field order, without a tape in between. A key out of field order (the variable part must
+/// follow field order) or a value the layout cannot hold makes it stop with
+/// [`Self::unfused`] set; the caller then parses the message onto a tape and rewrites that.
+pub(super) struct BinaryRowSink<'s> {
+    out: &'s mut Vec<u8>,
+    scratch: &'s mut SinkScratch,
+    /// The current value's row (or array) start and slot.
+    base: usize,
+    slot: usize,
+    /// Arrays open around the current value; inside one, everything goes to the array's tape.
+    array_depth: usize,
+    unfused: bool,
+}
+
+impl<'s> BinaryRowSink<'s> {
+    /// Writes the row at the end of `out`.
+    pub(super) fn new(out: &'s mut Vec<u8>, scratch: &'s mut SinkScratch) -> Self {
+        scratch.rows.clear();
+        Self {
+            out,
+            scratch,
+            base: 0,
+            slot: NO_PARENT,
+            array_depth: 0,
+            unfused: false,
+        }
+    }
+
+    /// Whether parsing stopped for want of a tape, not for the fallback.
+    pub(super) fn unfused(&self) -> bool {
+        self.unfused
+    }
+
+    fn array_tape(&mut self) -> TapeSink<'_> {
+        TapeSink {
+            tape: &mut self.scratch.array_tape,
+        }
+    }
+
+    fn unfuse(&mut self) -> Fallback {
+        self.unfused = true;
+        Fallback
+    }
+}
+
+impl RowSink for BinaryRowSink<'_> {
+    #[inline]
+    fn begin_row(&mut self, arity: usize) {
+        if self.array_depth > 0 {
+            return self.array_tape().begin_row(arity);
+        }
+        let (base, slots) = open_row(self.out, arity);
+        self.scratch.rows.push(OpenRow {
+            base,
+            slots,
+            next: 0,
+            parent_slot: self.slot,
+            parent_base: self.base,
+        });
+    }
+
+    #[inline]
+    fn field(&mut self, field: usize) -> Step {
+        if self.array_depth > 0 {
+            return self.array_tape().field(field);
+        }
+        let row = self.scratch.rows.last_mut().expect("a row is open");
+        if field < row.next {
+            return Err(self.unfuse());
+        }
+        row.next = field + 1;
+        let (base, slot) = (row.base, row.slots + 8 * field);
+        clear_null_bit(self.out, base, field);
+        self.base = base;
+        self.slot = slot;
+        Ok(())
+    }
+
+    #[inline]
+    fn end_row(&mut self) {
+        if self.array_depth > 0 {
+            return self.array_tape().end_row();
+        }
+        let row = self.scratch.rows.pop().expect("a row is open");
+        if row.parent_slot != NO_PARENT {
+            let size = self.out.len() - row.base;
+            put_offset(self.out, row.parent_slot, row.base - row.parent_base, size);
+        }
+    }
+
+    #[inline]
+    fn fixed<const N: usize>(&mut self, bytes: [u8; N]) {
+        if self.array_depth > 0 {
+            return self.array_tape().fixed(bytes);
+        }
+        put(self.out, self.slot, &bytes);
+    }
+
+    fn timestamp(&mut self, millis: i64, nano_of_milli: i32, precision: Option<u8>) -> Step {
+        if self.array_depth > 0 {
+            return self
+                .array_tape()
+                .timestamp(millis, nano_of_milli, precision);
+        }
+        let (base, slot) = (self.base, self.slot);
+        write_timestamp(
+            self.out,
+            base,
+            slot,
+            millis,
+            nano_of_milli as u32,
+            precision,
+        )
+        .map_err(|NotBinary| self.unfuse())
+    }
+
+    fn decimal(&mut self, negative: bool, unscaled: &str, precision: u8) -> Step {
+        if self.array_depth > 0 {
+            return self.array_tape().decimal(negative, unscaled, precision);
+        }
+        // At most 38 digits: an i128 holds them.
+        let magnitude = unscaled
+            .bytes()
+            .fold(0i128, |acc, d| acc * 10 + (d - b'0') as i128);
+        let unscaled = if negative { -magnitude } else { magnitude };
+        write_decimal(self.out, self.base, self.slot, unscaled, precision);
+        Ok(())
+    }
+
+    #[inline]
+    fn bytes(&mut self, bytes: &[u8]) {
+        if self.array_depth > 0 {
+            return self.array_tape().bytes(bytes);
+        }
+        write_bytes(self.out, self.base, self.slot, bytes);
+    }
+
+    fn begin_array(&mut self) -> usize {
+        if self.array_depth == 0 {
+            self.scratch.array_tape.clear();
+        }
+        self.array_depth += 1;
+        self.array_tape().begin_array()
+    }
+
+    fn element(&mut self, present: bool) {
+        self.array_tape().element(present);
+    }
+
+    fn end_array(&mut self, token: usize, count: u32, element: &Kind) -> Step {
+        self.array_tape().end_array(token, count, element)?;
+        self.array_depth -= 1;
+        if self.array_depth > 0 {
+            return Ok(());
+        }
+        let start = self.out.len();
+        let scratch = &mut *self.scratch;
+        let written = scratch
+            .rewriter
+            .array(element, &scratch.array_tape, &mut 0, self.out);
+        if written.is_err() {
+            return Err(self.unfuse());
+        }
+        let size = self.out.len() - start;
+        put_offset(self.out, self.slot, start - self.base, size);
+        Ok(())
+    }
+
+    fn begin_map(&mut self) -> usize {
+        unreachable!("binary_capable refuses maps")
+    }
+
+    fn map_key(&mut self, _key: &[u8]) {
+        unreachable!("binary_capable refuses maps")
+    }
+
+    fn end_map(&mut self, _token: usize, _count: u32) {
+        unreachable!("binary_capable refuses maps")
     }
 }
 
@@ -158,33 +396,19 @@ impl BinaryRowWriter {
             Kind::I32 | Kind::Date | Kind::Time | Kind::F32 => put(out, slot, &take::<4>(tape, at)),
             Kind::I64 | Kind::F64 => put(out, slot, &take::<8>(tape, at)),
             Kind::Timestamp { precision, .. } => {
-                let millis = take::<8>(tape, at);
+                let millis = i64::from_le_bytes(take::<8>(tape, at));
                 let nano_of_milli = u32::from_le_bytes(take::<4>(tape, at));
-                if precision.is_some_and(|p| p <= 3) {
-                    if nano_of_milli != 0 {
-                        return Err(NotBinary);
-                    }
-                    put(out, slot, &millis);
-                } else {
-                    let offset = out.len() - base;
-                    out.extend_from_slice(&millis);
-                    put_offset(out, slot, offset, nano_of_milli as usize);
-                }
+                write_timestamp(out, base, slot, millis, nano_of_milli, *precision)?;
             }
             Kind::Decimal { precision, .. } => {
                 let unscaled = read_decimal(tape, at);
-                if *precision <= 18 {
-                    // Fits: the tape holds at most `precision` digits.
-                    put(out, slot, &(unscaled as i64).to_le_bytes());
-                } else {
-                    let bytes = twos_complement(unscaled);
-                    let offset = out.len() - base;
-                    out.extend_from_slice(&[0; 16]);
-                    out[base + offset..base + offset + bytes.len()].copy_from_slice(&bytes);
-                    put_offset(out, slot, offset, bytes.len());
-                }
+                write_decimal(out, base, slot, unscaled, *precision);
             }
-            Kind::Utf8 | Kind::Binary => put_bytes(tape, at, out, base, slot),
+            Kind::Utf8 | Kind::Binary => {
+                let length = read_u32(tape, at) as usize;
+                write_bytes(out, base, slot, &tape[*at..*at + length]);
+                *at += length;
+            }
             Kind::Row(shape) => {
                 let start = out.len();
                 self.row(shape, tape, at, out)?;
@@ -202,6 +426,7 @@ impl BinaryRowWriter {
         Ok(())
     }
 
+    /// Writes the array at `tape[*at..]` (its count, then its elements) at the end of `out`.
     fn array(
         &mut self,
         element: &Kind,
@@ -253,11 +478,46 @@ fn clear_null_bit(out: &mut [u8], base: usize, field: usize) {
     out[base + bit / 8] &= !(1 << (bit % 8));
 }
 
+/// A timestamp: its millis in the slot (precision <= 3, which cannot hold a finer fraction), or
+/// in the variable part with the nano of milli in the slot.
+fn write_timestamp(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    millis: i64,
+    nano_of_milli: u32,
+    precision: Option<u8>,
+) -> Result<(), NotBinary> {
+    if precision.is_some_and(|p| p <= 3) {
+        if nano_of_milli != 0 {
+            return Err(NotBinary);
+        }
+        put(out, slot, &millis.to_le_bytes());
+    } else {
+        let offset = out.len() - base;
+        out.extend_from_slice(&millis.to_le_bytes());
+        put_offset(out, slot, offset, nano_of_milli as usize);
+    }
+    Ok(())
+}
+
+/// A decimal's unscaled value (at most `precision` digits): in the slot if compact, else as
+/// `BigInteger.toByteArray()` in 16 bytes of the variable part.
+fn write_decimal(out: &mut Vec<u8>, base: usize, slot: usize, unscaled: i128, precision: u8) {
+    if precision <= 18 {
+        put(out, slot, &(unscaled as i64).to_le_bytes());
+    } else {
+        let bytes = twos_complement(unscaled);
+        let offset = out.len() - base;
+        out.extend_from_slice(&[0; 16]);
+        out[base + offset..base + offset + bytes.len()].copy_from_slice(&bytes);
+        put_offset(out, slot, offset, bytes.len());
+    }
+}
+
 /// A string's or a binary's bytes: in its slot if at most 7, else in the variable part.
-fn put_bytes(tape: &[u8], at: &mut usize, out: &mut Vec<u8>, base: usize, slot: usize) {
-    let length = read_u32(tape, at) as usize;
-    let bytes = &tape[*at..*at + length];
-    *at += length;
+fn write_bytes(out: &mut Vec<u8>, base: usize, slot: usize, bytes: &[u8]) {
+    let length = bytes.len();
     if length <= 7 {
         put(out, slot, bytes);
         out[slot + 7] = 0x80 | length as u8;
@@ -388,12 +648,14 @@ fn read_u32(tape: &[u8], at: &mut usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::row_tape::parse;
     use crate::json::{
         Outcome, RowTapeDecoder, TimestampStandard, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,
         TIMESTAMP_PRECISION,
     };
     use arrow_schema::{DataType, Field, Schema, TimeUnit};
     use std::collections::HashMap;
+    use std::sync::Arc;
 
     fn timestamp(name: &str, precision: u8) -> Field {
         Field::new(name, DataType::Timestamp(TimeUnit::Nanosecond, None), true).with_metadata(
@@ -460,6 +722,103 @@ mod tests {
         .unwrap()
         .with_binary_rows();
         assert!(refused.is_err(), "a timestamp without its precision");
+    }
+
+    /// The same row through the tape and the rewrite: what the fused writer must equal.
+    fn rewritten(fields: Vec<Field>, json: &str) -> Vec<u8> {
+        let schema = Schema::new(fields);
+        let mut tape = RowTapeDecoder::new(&schema, TimestampStandard::Sql, false).unwrap();
+        assert_eq!(Outcome::Row, tape.decode(json.as_bytes()));
+        let shape = RowShape::new(schema.fields()).unwrap();
+        let mut rows = BinaryRows::default();
+        rows.rewrite(&shape, tape.tape());
+        rows.output
+    }
+
+    /// The row as [`BinaryRowSink`] alone writes it, or `None` if it needed a tape.
+    fn written_while_parsed(fields: Vec<Field>, json: &str) -> Option<Vec<u8>> {
+        let shape = RowShape::new(Schema::new(fields).fields()).unwrap();
+        let mut out = vec![OUTPUT_BINARY_ROW];
+        let mut scratch = SinkScratch::default();
+        let sink = BinaryRowSink::new(&mut out, &mut scratch);
+        let settings = (TimestampStandard::Sql, false);
+        let (outcome, sink) = parse(json, &shape, sink, &mut String::new(), settings);
+        let unfused = sink.unfused();
+        assert!(outcome == Outcome::Row || unfused, "{json}");
+        (!unfused).then_some(out)
+    }
+
+    #[test]
+    fn rows_written_while_parsed_equal_rows_rewritten_from_tapes() {
+        let inner = || {
+            DataType::Struct(
+                vec![
+                    Field::new("id", DataType::Int64, true),
+                    Field::new("name", DataType::Utf8, true),
+                    timestamp("at", 3),
+                ]
+                .into(),
+            )
+        };
+        let fields = || {
+            vec![
+                Field::new("flag", DataType::Boolean, true),
+                Field::new("tiny", DataType::Int8, true),
+                Field::new("small", DataType::Int16, true),
+                Field::new("f", DataType::Float32, true),
+                Field::new("d", DataType::Float64, true),
+                Field::new("day", DataType::Date32, true),
+                Field::new("time", DataType::Time32(TimeUnit::Millisecond), true),
+                Field::new("price", DataType::Decimal128(10, 2), true),
+                Field::new("big", DataType::Decimal128(30, 4), true),
+                Field::new("bytes", DataType::Binary, true),
+                timestamp("fine", 9),
+                Field::new("person", inner(), true),
+                Field::new(
+                    "people",
+                    DataType::List(Arc::new(Field::new("item", inner(), true))),
+                    true,
+                ),
+                Field::new(
+                    "words",
+                    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+                    true,
+                ),
+                Field::new("after", DataType::Utf8, true),
+            ]
+        };
+        let messages = [
+            // In field order (written while parsed), every kind, arrays of rows and strings.
+            r#"{"flag":true,"tiny":-3,"small":300,"f":1.5,"d":-2.25,"day":"2024-02-29","time":"12:34:56","price":-12.5,"big":-123456789012345678901.5,"bytes":"AAEC","fine":"2024-01-01 00:00:00.123456789","person":{"id":7,"name":"a name longer than seven","at":"2024-01-01 00:00:00.001"},"people":[{"id":1,"name":"x","at":null},null,{"name":"later than id","id":2}],"words":["short","a longer word",null],"after":"the variable part follows"}"#,
+            // Nested keys out of order: the nested row is rewritten from a tape.
+            r#"{"flag":false,"person":{"name":"reordered inside","id":9},"after":"tail text here"}"#,
+            // Top-level keys out of order.
+            r#"{"after":"first but last","tiny":1,"person":{"id":1}}"#,
+            // Nulls, empty arrays, short strings in their slots, zero decimals.
+            r#"{"flag":null,"price":0,"big":0.0000,"person":null,"people":[],"words":[null],"after":"abc"}"#,
+            // A compact timestamp with a finer fraction: not a binary row, sent as a tape.
+            r#"{"person":{"at":"2024-01-01 00:00:00.0015"},"after":"x"}"#,
+            r#"{"people":[{"at":"2024-01-01 00:00:00.0015"}]}"#,
+        ];
+        for json in messages {
+            assert_eq!(
+                rewritten(fields(), json),
+                binary_row(fields(), json),
+                "{json}"
+            );
+        }
+        // Which of them the fused writer wrote itself (the rest went through a tape).
+        let fused: Vec<bool> = messages
+            .iter()
+            .map(|json| written_while_parsed(fields(), json).is_some())
+            .collect();
+        assert_eq!(vec![true, false, false, true, false, false], fused);
+        assert_eq!(
+            rewritten(fields(), messages[0]),
+            written_while_parsed(fields(), messages[0]).unwrap()
+        );
+        assert_eq!(OUTPUT_ROW_TAPE, binary_row(fields(), messages[4])[0]);
+        assert_eq!(OUTPUT_ROW_TAPE, binary_row(fields(), messages[5])[0]);
     }
 
     #[test]

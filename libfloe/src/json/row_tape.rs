@@ -27,7 +27,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use base64::Engine;
 
-use super::binary_row::{binary_capable, BinaryRowWriter};
+use super::binary_row::{binary_capable, BinaryRowSink, BinaryRows};
 use super::cursor::{Cursor, Token};
 use crate::error::FloeError;
 
@@ -55,9 +55,9 @@ pub enum Outcome {
 }
 
 /// Anything that sends a message to the fallback; carries nothing, costs nothing.
-struct Fallback;
+pub(super) struct Fallback;
 
-type Step<T = ()> = Result<T, Fallback>;
+pub(super) type Step<T = ()> = Result<T, Fallback>;
 
 impl From<super::error::DecodeError> for Fallback {
     fn from(_: super::error::DecodeError) -> Self {
@@ -114,7 +114,7 @@ pub(super) struct RowShape {
 }
 
 impl RowShape {
-    fn new(fields: &[Arc<Field>]) -> Result<Self, FloeError> {
+    pub(super) fn new(fields: &[Arc<Field>]) -> Result<Self, FloeError> {
         if fields.len() >= END_OF_ROW as usize {
             return Err(FloeError::invalid_argument(format!(
                 "rows of {} fields are too wide",
@@ -260,8 +260,8 @@ pub struct RowTapeDecoder {
     fail_on_missing_field: bool,
     tape: Vec<u8>,
     scratch: String,
-    /// Binary-row mode: the writer, and what [`Self::output`] returns.
-    binary: Option<(BinaryRowWriter, Vec<u8>)>,
+    /// Binary-row mode: the writer's scratch space and what [`Self::output`] returns.
+    binary: Option<BinaryRows>,
 }
 
 impl RowTapeDecoder {
@@ -287,7 +287,7 @@ impl RowTapeDecoder {
                 "binary rows cannot hold this row type: it has {what}"
             ))
         })?;
-        self.binary = Some((BinaryRowWriter::default(), Vec::with_capacity(1024)));
+        self.binary = Some(BinaryRows::default());
         Ok(self)
     }
 
@@ -316,58 +316,217 @@ impl RowTapeDecoder {
     /// layout cannot hold exactly) [`OUTPUT_ROW_TAPE`] and its tape.
     pub fn output(&self) -> &[u8] {
         match &self.binary {
-            Some((_, output)) => output,
+            Some(binary) => &binary.output,
             None => &self.tape,
         }
     }
 
-    /// Decodes one message; on [`Outcome::Row`] the row is in [`Self::tape`].
+    /// Decodes one message; on [`Outcome::Row`] the row is in [`Self::output`].
+    ///
+    /// In binary-row mode the row is written as a binary row while it is parsed. A message whose
+    /// keys come out of field order (Flink writes the variable part in field order), or whose row
+    /// the layout cannot hold, is parsed again onto the tape, which is then rewritten or sent.
     pub fn decode(&mut self, message: &[u8]) -> Outcome {
         self.tape.clear();
         let Ok(text) = simdutf8::basic::from_utf8(message) else {
             return Outcome::Fallback; // Jackson's error, or its replacement characters
         };
-        let mut cursor = Cursor::new(text, 1000);
-        let mut writer = TapeWriter {
-            tape: &mut self.tape,
-            scratch: &mut self.scratch,
-            timestamps: self.timestamps,
-            fail_on_missing_field: self.fail_on_missing_field,
+        let settings = (self.timestamps, self.fail_on_missing_field);
+        let Some(binary) = &mut self.binary else {
+            let tape = TapeSink {
+                tape: &mut self.tape,
+            };
+            return parse(text, &self.root, tape, &mut self.scratch, settings).0;
         };
-        // A top-level array is several rows in Flink's format: the fallback's.
-        if cursor.peek() != Token::Object {
-            return Outcome::Fallback;
+        binary.output.clear();
+        binary.output.push(OUTPUT_BINARY_ROW);
+        let sink = BinaryRowSink::new(&mut binary.output, &mut binary.scratch);
+        let (outcome, sink) = parse(text, &self.root, sink, &mut self.scratch, settings);
+        if outcome == Outcome::Row || !sink.unfused() {
+            return outcome;
         }
-        if writer
-            .row(&mut cursor, &self.root)
-            .and_then(|()| cursor.finish().map_err(Fallback::from))
-            .is_err()
-        {
-            return Outcome::Fallback;
+        let tape = TapeSink {
+            tape: &mut self.tape,
+        };
+        let (outcome, _) = parse(text, &self.root, tape, &mut self.scratch, settings);
+        if outcome == Outcome::Row {
+            binary.rewrite(&self.root, &self.tape);
         }
-        if let Some((rows, output)) = &mut self.binary {
-            output.clear();
-            output.push(OUTPUT_BINARY_ROW);
-            if rows.write(&self.root, &self.tape, output).is_err() {
-                output.clear();
-                output.push(OUTPUT_ROW_TAPE);
-                output.extend_from_slice(&self.tape);
-            }
-        }
-        Outcome::Row
+        outcome
     }
 }
 
-struct TapeWriter<'t> {
-    tape: &'t mut Vec<u8>,
+/// Parses `text` as one row of `root` into `sink`; returns the sink for the caller to inspect.
+pub(super) fn parse<S: RowSink>(
+    text: &str,
+    root: &RowShape,
+    sink: S,
+    scratch: &mut String,
+    (timestamps, fail_on_missing_field): (TimestampStandard, bool),
+) -> (Outcome, S) {
+    let mut cursor = Cursor::new(text, 1000);
+    // A top-level array is several rows in Flink's format: the fallback's.
+    if cursor.peek() != Token::Object {
+        return (Outcome::Fallback, sink);
+    }
+    let mut parser = RowParser {
+        sink,
+        scratch,
+        timestamps,
+        fail_on_missing_field,
+    };
+    let parsed = parser
+        .row(&mut cursor, root)
+        .and_then(|()| cursor.finish().map_err(Fallback::from));
+    let outcome = match parsed {
+        Ok(()) => Outcome::Row,
+        Err(Fallback) => Outcome::Fallback,
+    };
+    (outcome, parser.sink)
+}
+
+/// Where a parsed row goes: onto a row tape ([`TapeSink`]) or into Flink's binary row
+/// ([`BinaryRowSink`]). The parser calls it in message order; values go to the field (or the
+/// array element) announced last.
+pub(super) trait RowSink {
+    fn begin_row(&mut self, arity: usize);
+    /// A present, non-null value of `field` follows.
+    fn field(&mut self, field: usize) -> Step;
+    fn end_row(&mut self);
+    /// Bool, i8, i16, i32, i64, f32, f64, date (days), time (ms of day): little-endian bytes.
+    fn fixed<const N: usize>(&mut self, bytes: [u8; N]);
+    fn timestamp(&mut self, millis: i64, nano_of_milli: i32, precision: Option<u8>) -> Step;
+    /// A decimal's unscaled digits (no sign, no leading zeros; empty for zero).
+    fn decimal(&mut self, negative: bool, unscaled: &str, precision: u8) -> Step;
+    /// A string's UTF-8 or a binary's bytes.
+    fn bytes(&mut self, bytes: &[u8]);
+    /// Returns a token for [`Self::end_array`].
+    fn begin_array(&mut self) -> usize;
+    /// Before each array element or map value: whether it is non-null (a value follows).
+    fn element(&mut self, present: bool);
+    fn end_array(&mut self, token: usize, count: u32, element: &Kind) -> Step;
+    /// Returns a token for [`Self::end_map`].
+    fn begin_map(&mut self) -> usize;
+    fn map_key(&mut self, key: &[u8]);
+    fn end_map(&mut self, token: usize, count: u32);
+}
+
+/// Writes the row tape (see the module's doc).
+pub(super) struct TapeSink<'t> {
+    pub(super) tape: &'t mut Vec<u8>,
+}
+
+impl TapeSink<'_> {
+    fn count_placeholder(&mut self) -> usize {
+        let at = self.tape.len();
+        self.tape.extend_from_slice(&[0; 4]);
+        at
+    }
+
+    fn patch_count(&mut self, at: usize, count: u32) {
+        self.tape[at..at + 4].copy_from_slice(&count.to_le_bytes());
+    }
+
+    fn length_and_bytes(&mut self, bytes: &[u8]) {
+        self.tape
+            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.tape.extend_from_slice(bytes);
+    }
+}
+
+impl RowSink for TapeSink<'_> {
+    #[inline]
+    fn begin_row(&mut self, _arity: usize) {}
+
+    #[inline]
+    fn field(&mut self, field: usize) -> Step {
+        self.tape.extend_from_slice(&(field as u16).to_le_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn end_row(&mut self) {
+        self.tape.extend_from_slice(&END_OF_ROW.to_le_bytes());
+    }
+
+    #[inline]
+    fn fixed<const N: usize>(&mut self, bytes: [u8; N]) {
+        self.tape.extend_from_slice(&bytes);
+    }
+
+    fn timestamp(&mut self, millis: i64, nano_of_milli: i32, _precision: Option<u8>) -> Step {
+        self.tape.extend_from_slice(&millis.to_le_bytes());
+        self.tape.extend_from_slice(&nano_of_milli.to_le_bytes());
+        Ok(())
+    }
+
+    fn decimal(&mut self, negative: bool, unscaled: &str, precision: u8) -> Step {
+        if precision <= 18 {
+            let magnitude: i64 = if unscaled.is_empty() {
+                0
+            } else {
+                unscaled.parse().map_err(|_| Fallback)?
+            };
+            self.tape.push(0);
+            self.tape
+                .extend_from_slice(&(if negative { -magnitude } else { magnitude }).to_le_bytes());
+        } else {
+            let mut digits = String::with_capacity(unscaled.len() + 1);
+            if negative && !unscaled.is_empty() {
+                digits.push('-');
+            }
+            digits.push_str(if unscaled.is_empty() { "0" } else { unscaled });
+            self.tape.push(1);
+            self.length_and_bytes(digits.as_bytes());
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.length_and_bytes(bytes);
+    }
+
+    fn begin_array(&mut self) -> usize {
+        self.count_placeholder()
+    }
+
+    #[inline]
+    fn element(&mut self, present: bool) {
+        self.tape.push(present as u8);
+    }
+
+    fn end_array(&mut self, token: usize, count: u32, _element: &Kind) -> Step {
+        self.patch_count(token, count);
+        Ok(())
+    }
+
+    fn begin_map(&mut self) -> usize {
+        self.count_placeholder()
+    }
+
+    fn map_key(&mut self, key: &[u8]) {
+        self.length_and_bytes(key);
+    }
+
+    fn end_map(&mut self, token: usize, count: u32) {
+        self.patch_count(token, count);
+    }
+}
+
+/// Flink's `json` format's rules for one message (exact or fallback), its values handed to a
+/// [`RowSink`].
+struct RowParser<'t, S> {
+    sink: S,
     scratch: &'t mut String,
     timestamps: TimestampStandard,
     fail_on_missing_field: bool,
 }
 
-impl TapeWriter<'_> {
+impl<S: RowSink> RowParser<'_, S> {
     fn row(&mut self, cursor: &mut Cursor, shape: &RowShape) -> Step {
         cursor.begin_object()?;
+        self.sink.begin_row(shape.kinds.len());
         let mut seen = SeenFields::new(shape.names.len());
         let mut expected = 0;
         let mut first = true;
@@ -400,13 +559,13 @@ impl TapeWriter<'_> {
             if cursor.take_null()? {
                 continue;
             }
-            self.tape.extend_from_slice(&(field as u16).to_le_bytes());
+            self.sink.field(field)?;
             self.value(cursor, &shape.kinds[field])?;
         }
         if self.fail_on_missing_field && seen.count < shape.names.len() {
             return Err(Fallback); // Flink's "Some field is missing" error
         }
-        self.tape.extend_from_slice(&END_OF_ROW.to_le_bytes());
+        self.sink.end_row();
         Ok(())
     }
 
@@ -415,59 +574,57 @@ impl TapeWriter<'_> {
             Kind::Bool => match cursor.peek() {
                 Token::Bool => {
                     let v = cursor.parse_bool()?;
-                    self.tape.push(v as u8);
+                    self.sink.fixed([v as u8]);
                 }
                 _ => return Err(Fallback),
             },
             Kind::I8 => {
                 let v = self.integer(cursor, i8::MIN as i64, i8::MAX as i64)?;
-                self.tape.push(v as i8 as u8);
+                self.sink.fixed([v as i8 as u8]);
             }
             Kind::I16 => {
                 let v = self.integer(cursor, i16::MIN as i64, i16::MAX as i64)?;
-                self.tape.extend_from_slice(&(v as i16).to_le_bytes());
+                self.sink.fixed((v as i16).to_le_bytes());
             }
             Kind::I32 => {
                 let v = self.integer(cursor, i32::MIN as i64, i32::MAX as i64)?;
-                self.tape.extend_from_slice(&(v as i32).to_le_bytes());
+                self.sink.fixed((v as i32).to_le_bytes());
             }
             Kind::I64 => {
                 let v = self.integer(cursor, i64::MIN, i64::MAX)?;
-                self.tape.extend_from_slice(&v.to_le_bytes());
+                self.sink.fixed(v.to_le_bytes());
             }
             Kind::F32 => {
                 let v: f32 = number_text(cursor)?.parse().map_err(|_| Fallback)?;
                 if !v.is_finite() {
                     return Err(Fallback);
                 }
-                self.tape.extend_from_slice(&v.to_le_bytes());
+                self.sink.fixed(v.to_le_bytes());
             }
             Kind::F64 => {
                 let v: f64 = number_text(cursor)?.parse().map_err(|_| Fallback)?;
                 if !v.is_finite() {
                     return Err(Fallback);
                 }
-                self.tape.extend_from_slice(&v.to_le_bytes());
+                self.sink.fixed(v.to_le_bytes());
             }
             Kind::Date => {
                 let days = self.string_value(cursor, parse_date)?;
-                self.tape.extend_from_slice(&days.to_le_bytes());
+                self.sink.fixed(days.to_le_bytes());
             }
             Kind::Time => {
                 let (seconds, _nanos) = self.string_value(cursor, parse_time)?;
                 // Flink keeps whole seconds of a TIME: toSecondOfDay() * 1000.
-                self.tape
-                    .extend_from_slice(&((seconds * 1000) as i32).to_le_bytes());
+                self.sink.fixed(((seconds * 1000) as i32).to_le_bytes());
             }
-            Kind::Timestamp { utc, .. } => {
+            Kind::Timestamp { utc, precision } => {
                 let separator = match self.timestamps {
                     TimestampStandard::Sql => b' ',
                     TimestampStandard::Iso8601 => b'T',
                 };
                 let (millis, nanos) =
                     self.string_value(cursor, |t| parse_timestamp(t, separator, *utc))?;
-                self.tape.extend_from_slice(&millis.to_le_bytes());
-                self.tape.extend_from_slice(&nanos.to_le_bytes());
+                self.sink.timestamp(millis, nanos, *precision)?;
             }
             Kind::Decimal { precision, scale } => {
                 let text = number_text(cursor)?;
@@ -478,11 +635,11 @@ impl TapeWriter<'_> {
                     return Err(Fallback); // Flink writes a number's or a tree's text: its own
                 }
                 let bytes = cursor.parse_str("string")?;
-                self.bytes(&bytes);
+                self.sink.bytes(&bytes);
             }
             Kind::Binary => {
                 let decoded = self.string_value(cursor, decode_base64)?;
-                self.bytes(&decoded);
+                self.sink.bytes(&decoded);
             }
             Kind::Row(shape) => {
                 if cursor.peek() != Token::Object {
@@ -495,7 +652,7 @@ impl TapeWriter<'_> {
                     return Err(Fallback);
                 }
                 cursor.begin_array()?;
-                let count_at = self.placeholder();
+                let token = self.sink.begin_array();
                 let mut count: u32 = 0;
                 let mut first = true;
                 while cursor.next_element(first)? {
@@ -503,25 +660,23 @@ impl TapeWriter<'_> {
                     count += 1;
                     self.nullable(cursor, element)?;
                 }
-                self.patch(count_at, count);
+                self.sink.end_array(token, count, element)?;
             }
             Kind::Map(value) => {
                 if cursor.peek() != Token::Object {
                     return Err(Fallback);
                 }
                 cursor.begin_object()?;
-                let count_at = self.placeholder();
+                let token = self.sink.begin_map();
                 let mut count: u32 = 0;
                 let mut first = true;
                 while let Some(key) = cursor.next_key(first)? {
                     first = false;
                     count += 1;
-                    let key_len = key.len() as u32;
-                    self.tape.extend_from_slice(&key_len.to_le_bytes());
-                    self.tape.extend_from_slice(key.as_bytes());
+                    self.sink.map_key(key.as_bytes());
                     self.nullable(cursor, value)?;
                 }
-                self.patch(count_at, count);
+                self.sink.end_map(token, count);
             }
         }
         Ok(())
@@ -529,9 +684,9 @@ impl TapeWriter<'_> {
 
     fn nullable(&mut self, cursor: &mut Cursor, kind: &Kind) -> Step {
         if cursor.take_null()? {
-            self.tape.push(0);
+            self.sink.element(false);
         } else {
-            self.tape.push(1);
+            self.sink.element(true);
             self.value(cursor, kind)?;
         }
         Ok(())
@@ -557,22 +712,6 @@ impl TapeWriter<'_> {
         self.scratch.clear();
         cursor.parse_string_into(self.scratch)?;
         parse(self.scratch.as_bytes()).ok_or(Fallback)
-    }
-
-    fn bytes(&mut self, bytes: &[u8]) {
-        self.tape
-            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-        self.tape.extend_from_slice(bytes);
-    }
-
-    fn placeholder(&mut self) -> usize {
-        let at = self.tape.len();
-        self.tape.extend_from_slice(&[0; 4]);
-        at
-    }
-
-    fn patch(&mut self, at: usize, count: u32) {
-        self.tape[at..at + 4].copy_from_slice(&count.to_le_bytes());
     }
 
     /// A plain decimal number that fits `DECIMAL(precision, scale)` without rounding, as its
@@ -602,25 +741,7 @@ impl TapeWriter<'_> {
         if unscaled.len().max(1) > precision as usize {
             return Err(Fallback);
         }
-        if precision <= 18 {
-            let magnitude: i64 = if unscaled.is_empty() {
-                0
-            } else {
-                unscaled.parse().map_err(|_| Fallback)?
-            };
-            self.tape.push(0);
-            self.tape
-                .extend_from_slice(&(if negative { -magnitude } else { magnitude }).to_le_bytes());
-        } else {
-            let mut digits = String::with_capacity(unscaled.len() + 1);
-            if negative && !unscaled.is_empty() {
-                digits.push('-');
-            }
-            digits.push_str(if unscaled.is_empty() { "0" } else { unscaled });
-            self.tape.push(1);
-            self.bytes(digits.as_bytes());
-        }
-        Ok(())
+        self.sink.decimal(negative, unscaled, precision)
     }
 }
 
