@@ -412,6 +412,30 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// [`Self::parse_str`] without an allocation: a string with escapes is unescaped into
+    /// `scratch` (cleared first), and the bytes returned are there.
+    pub fn parse_str_using<'s>(
+        &mut self,
+        expected: &str,
+        scratch: &'s mut String,
+    ) -> Result<&'s [u8], DecodeError>
+    where
+        'a: 's,
+    {
+        if self.peek() != Token::String {
+            return Err(self.unexpected(expected));
+        }
+        let (start, end, escaped) = self.scan_string()?;
+        let raw = &self.text[start..end];
+        if escaped {
+            scratch.clear();
+            unescape_into(raw, scratch).map_err(|e| e.at(start))?;
+            Ok(scratch.as_bytes())
+        } else {
+            Ok(raw.as_bytes())
+        }
+    }
+
     // ---- numbers ----
 
     /// A JSON number's text, checked against the JSON grammar.

@@ -634,8 +634,8 @@ impl<S: RowSink> RowParser<'_, S> {
                 if cursor.peek() != Token::String {
                     return Err(Fallback); // Flink writes a number's or a tree's text: its own
                 }
-                let bytes = cursor.parse_str("string")?;
-                self.sink.bytes(&bytes);
+                let bytes = cursor.parse_str_using("string", self.scratch)?;
+                self.sink.bytes(bytes);
             }
             Kind::Binary => {
                 let decoded = self.string_value(cursor, decode_base64)?;
