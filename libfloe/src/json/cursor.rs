@@ -398,11 +398,7 @@ impl<'a> Cursor<'a> {
 
     /// The string value's decoded bytes (borrowed unless it had escapes).
     pub fn parse_str(&mut self, expected: &str) -> Result<Cow<'a, [u8]>, DecodeError> {
-        if self.peek() != Token::String {
-            return Err(self.unexpected(expected));
-        }
-        let (start, end, escaped) = self.scan_string()?;
-        let raw = &self.text[start..end];
+        let (start, raw, escaped) = self.raw_string(expected)?;
         if escaped {
             let mut out = String::with_capacity(raw.len());
             unescape_into(raw, &mut out).map_err(|e| e.at(start))?;
@@ -410,6 +406,15 @@ impl<'a> Cursor<'a> {
         } else {
             Ok(Cow::Borrowed(raw.as_bytes()))
         }
+    }
+
+    /// The string token's text between its quotes, escapes not decoded: `(start, text, escaped)`.
+    fn raw_string(&mut self, expected: &str) -> Result<(usize, &'a str, bool), DecodeError> {
+        if self.peek() != Token::String {
+            return Err(self.unexpected(expected));
+        }
+        let (start, end, escaped) = self.scan_string()?;
+        Ok((start, &self.text[start..end], escaped))
     }
 
     /// [`Self::parse_str`] without an allocation: a string with escapes is unescaped into
@@ -422,11 +427,7 @@ impl<'a> Cursor<'a> {
     where
         'a: 's,
     {
-        if self.peek() != Token::String {
-            return Err(self.unexpected(expected));
-        }
-        let (start, end, escaped) = self.scan_string()?;
-        let raw = &self.text[start..end];
+        let (start, raw, escaped) = self.raw_string(expected)?;
         if escaped {
             scratch.clear();
             unescape_into(raw, scratch).map_err(|e| e.at(start))?;

@@ -306,7 +306,8 @@ impl RowTapeDecoder {
         })
     }
 
-    /// The tape of the last [`Outcome::Row`].
+    /// The tape of the last [`Outcome::Row`] outside binary-row mode (in it, rows are usually
+    /// written without a tape: read [`Self::output`]).
     pub fn tape(&self) -> &[u8] {
         &self.tape
     }
