@@ -269,7 +269,8 @@ void floe_string_free(char *message);
 void floe_bytes_free(uint8_t *data, size_t len);
 
 /*
- Creates a JSON decoder for a target schema.
+ Creates a JSON decoder for a target schema. With `flink_rows` in its config, the decoder
+ reads Flink binary rows of that type instead of JSON (each message one row's bytes).
 
  # Safety
  - `schema`: an `ArrowSchema` of a struct (the target columns), **borrowed**.

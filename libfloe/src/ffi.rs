@@ -31,6 +31,7 @@ use arrow_schema::{DataType, Schema};
 
 use crate::config::WriterConfig;
 use crate::error::{ErrorCode, FloeError, Result};
+use crate::flink_rows::FlinkRowDecoder;
 use crate::json::{
     DecodedBatch, DecoderConfig, JsonDecoder, Outcome, RowTapeConfig, RowTapeDecoder,
 };
@@ -337,7 +338,52 @@ pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
 pub struct FloeDecoder {
     /// Locked per call, so two threads using one decoder at once (a caller bug)
     /// get an error instead of a race. Uncontended, it costs nanoseconds per batch.
-    inner: Mutex<DecoderSlot<JsonDecoder>>,
+    inner: Mutex<DecoderSlot<MessageDecoder>>,
+}
+
+/// What a decoder handle decodes: JSON messages, or Flink binary rows (the decoder config's
+/// `flink_rows`), into the same record batches.
+enum MessageDecoder {
+    Json(Box<JsonDecoder>),
+    FlinkRows(FlinkRowDecoder),
+}
+
+impl MessageDecoder {
+    fn new(schema: Schema, config: &[u8]) -> Result<Self> {
+        let mut config = DecoderConfig::from_json(config)?;
+        Ok(match config.flink_rows.take() {
+            Some(rows) => Self::FlinkRows(FlinkRowDecoder::new(Arc::new(schema), &rows)?),
+            None => Self::Json(Box::new(JsonDecoder::new(Arc::new(schema), config)?)),
+        })
+    }
+
+    fn schema(&self) -> &arrow_schema::SchemaRef {
+        match self {
+            Self::Json(d) => d.schema(),
+            Self::FlinkRows(d) => d.schema(),
+        }
+    }
+
+    /// Messages `messages`, lying in `span` (see [`JsonDecoder::decode_packed`]).
+    fn decode_packed(
+        &mut self,
+        span: &[u8],
+        messages: &[&[u8]],
+        stop_at_first_reject: bool,
+    ) -> Result<DecodedBatch> {
+        match self {
+            Self::Json(d) => d.decode_packed(span, messages, stop_at_first_reject),
+            Self::FlinkRows(d) => d.decode(messages.iter().copied(), stop_at_first_reject),
+        }
+    }
+
+    /// The JSON decoder's unknown fields; binary rows have none.
+    fn take_unknown_fields(&mut self) -> Vec<crate::json::UnknownField> {
+        match self {
+            Self::Json(d) => d.take_unknown_fields(),
+            Self::FlinkRows(_) => Vec::new(),
+        }
+    }
 }
 
 struct DecoderSlot<D> {
@@ -400,7 +446,8 @@ pub struct FloeDecodeResult {
     pub rejects_len: usize,
 }
 
-/// Creates a JSON decoder for a target schema.
+/// Creates a JSON decoder for a target schema. With `flink_rows` in its config, the decoder
+/// reads Flink binary rows of that type instead of JSON (each message one row's bytes).
 ///
 /// # Safety
 /// - `schema`: an `ArrowSchema` of a struct (the target columns), **borrowed**.
@@ -423,10 +470,8 @@ pub unsafe extern "C" fn floe_decoder_new(
             out_decoder,
             out_error,
             |schema, config| {
-                let decoder =
-                    JsonDecoder::new(Arc::new(schema), DecoderConfig::from_json(config)?)?;
                 Ok(FloeDecoder {
-                    inner: DecoderSlot::locked(decoder),
+                    inner: DecoderSlot::locked(MessageDecoder::new(schema, config)?),
                 })
             },
         )
@@ -1058,7 +1103,7 @@ fn fail_writer(writer: Option<&mut FloeWriter>, error: &FloeError) {
 /// failed state after a panic.
 fn with_decoder(
     decoder: Option<&FloeDecoder>,
-    body: impl FnOnce(&mut JsonDecoder) -> Result<()>,
+    body: impl FnOnce(&mut MessageDecoder) -> Result<()>,
 ) -> Result<()> {
     with_slot(decoder.map(|d| &d.inner), body)
 }
@@ -1528,11 +1573,15 @@ mod tests {
     fn a_panic_fails_the_decoder() {
         let decoder = FloeDecoder {
             inner: Mutex::new(DecoderSlot {
-                decoder: JsonDecoder::new(schema(), DecoderConfig::default()).unwrap(),
+                decoder: MessageDecoder::Json(Box::new(
+                    JsonDecoder::new(schema(), DecoderConfig::default()).unwrap(),
+                )),
                 failure: None,
             }),
         };
-        let decode = |d: &mut JsonDecoder| d.decode([&b"{\"id\": 1}"[..]], false).map(|_| ());
+        let message = &b"{\"id\": 1}"[..];
+        let decode =
+            |d: &mut MessageDecoder| d.decode_packed(message, &[message], false).map(|_| ());
         with_decoder(Some(&decoder), decode).unwrap();
         let panicked = with_decoder(Some(&decoder), |_| panic!("kaboom")).unwrap_err();
         assert_eq!(panicked.code, ErrorCode::Panic);

@@ -16,6 +16,7 @@ mod dictionary;
 pub mod error;
 #[allow(unsafe_code)]
 pub mod ffi;
+pub mod flink_rows;
 pub mod json;
 mod nan;
 pub mod partition;

@@ -11,6 +11,7 @@ use super::cursor::{Cursor, Token};
 use super::error::DecodeError;
 use super::unknown::{UnknownField, UnknownKeys};
 use crate::error::{FloeError, Result};
+use crate::flink_rows::FlinkRowType;
 
 /// The only decoder configuration version this build reads.
 pub const DECODER_CONFIG_VERSION: u32 = 1;
@@ -33,6 +34,9 @@ pub struct DecoderConfig {
     pub max_depth: usize,
     /// Largest message accepted, in bytes (default 16 MiB).
     pub max_message_bytes: usize,
+    /// Messages are not JSON but Flink binary rows of this type, read by a
+    /// [`crate::flink_rows::FlinkRowDecoder`] (the JSON settings above do not apply).
+    pub flink_rows: Option<FlinkRowType>,
 }
 
 impl Default for DecoderConfig {
@@ -44,6 +48,7 @@ impl Default for DecoderConfig {
             describe_unknown_fields: false,
             max_depth: 64,
             max_message_bytes: 16 * 1024 * 1024,
+            flink_rows: None,
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.floe.ffm.internal.floe_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import org.apache.arrow.c.ArrowArray;
@@ -69,6 +70,29 @@ public final class NativeJsonDecoder extends NativeHandle {
     NativeLibrary.load();
     NativeJsonDecoder decoder = new NativeJsonDecoder(Arena.ofShared(), schema);
     decoder.create(schema, config.toJsonBytes(), floe_h::floe_decoder_new);
+    return decoder;
+  }
+
+  /**
+   * Creates a decoder whose messages are Flink {@code BinaryRowData} rows instead of JSON: each
+   * message is one row's bytes (null bits, slots, variable part), read into {@code schema}'s
+   * columns by field name with the values Iceberg stores ({@code TINYINT}/{@code SMALLINT} as int,
+   * times and timestamps in micros or nanos, decimals at the column's scale). {@code rowTypeJson}
+   * is the rows' Flink type: {@code {"fields": [{"name", "type", "precision", "scale", "fields"}]}},
+   * {@code type} a Flink {@code LogicalTypeRoot} name, {@code fields} a {@code ROW}'s.
+   *
+   * @throws InvalidArgumentException when a column and the rows' field for it are not a pairing
+   *     libfloe reads (arrays, maps, fixed and uuid columns among them); the message names it
+   */
+  public static NativeJsonDecoder forFlinkRows(Schema schema, String rowTypeJson) {
+    Objects.requireNonNull(schema, "schema");
+    Objects.requireNonNull(rowTypeJson, "rowTypeJson");
+    NativeLibrary.load();
+    NativeJsonDecoder decoder = new NativeJsonDecoder(Arena.ofShared(), schema);
+    byte[] config =
+        ("{\"version\":" + JsonDecoderConfig.VERSION + ",\"flink_rows\":" + rowTypeJson + "}")
+            .getBytes(StandardCharsets.UTF_8);
+    decoder.create(schema, config, floe_h::floe_decoder_new);
     return decoder;
   }
 

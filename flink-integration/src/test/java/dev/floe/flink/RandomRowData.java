@@ -27,15 +27,15 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
  * pre-1970 times, empty and nested collections -- the input both Iceberg's Flink sink and floe's
  * write in the equality tests.
  */
-final class RandomRowData {
+public final class RandomRowData {
   private static final String[] TEXT = {"", "a", "zürich", "東京", "😀 emoji", "quote \" back \\", "nul \u0000"};
   private final Random random;
 
-  RandomRowData(long seed) {
+  public RandomRowData(long seed) {
     this.random = new Random(seed);
   }
 
-  List<RowData> rows(RowType type, int count) {
+  public List<RowData> rows(RowType type, int count) {
     List<RowData> out = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       out.add(row(type));

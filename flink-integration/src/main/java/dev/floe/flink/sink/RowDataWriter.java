@@ -11,6 +11,7 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
@@ -18,7 +19,9 @@ import org.apache.iceberg.types.TypeUtil;
 
 /**
  * The {@code RowData} path's writer: rows are copied into Arrow batches in Java and each full
- * batch is encoded natively. At each checkpoint the open files are closed and handed on.
+ * batch is encoded natively -- or, for appends of Flink's binary rows, their bytes are handed to
+ * libfloe, which reads them into Arrow itself ({@link BinaryRows}). At each checkpoint the open
+ * files are closed and handed on.
  *
  * <p>Appends take {@code INSERT} and {@code UPDATE_AFTER} rows and refuse the others (a changelog
  * needs upsert mode). In upsert mode, on a table with identifier fields, {@code INSERT} and {@code
@@ -34,6 +37,8 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
   private final boolean upsert;
   private final int batchRows;
   private final RowDataToArrow rows;
+  /** Appends: binary rows read natively; null in upsert mode or when libfloe cannot read them. */
+  private final BinaryRows binaryRows;
   /** Upsert mode: the key columns of deleted rows. */
   private final RowDataToArrow deletes;
   private final Counter rowsWritten;
@@ -49,6 +54,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
     this.upsert = settings.upsert();
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
+    this.binaryRows = upsert ? null : BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
     this.deletes =
         upsert
             ? new RowDataToArrow(
@@ -68,6 +74,13 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
         if (upsert && deletes.rowCount() > 0) {
           writeDeletes();
         }
+        if (binaryRows != null && row instanceof BinaryRowData binary) {
+          appendBinary(binary);
+          return;
+        }
+        if (binaryRows != null && binaryRows.size() > 0) {
+          writeBinaryRows();
+        }
         rows.append(row);
         if (rows.rowCount() >= batchRows) {
           writeRows();
@@ -85,6 +98,24 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
         }
       }
     }
+  }
+
+  /** A binary row, after the Java rows before it (rows keep their order within a file). */
+  private void appendBinary(BinaryRowData row) {
+    if (rows.rowCount() > 0) {
+      writeRows();
+    }
+    binaryRows.add(row);
+    if (binaryRows.full()) {
+      writeBinaryRows();
+    }
+  }
+
+  private void writeBinaryRows() {
+    if (binaryRows == null || binaryRows.size() == 0) {
+      return;
+    }
+    rowsWritten.inc(binaryRows.writeTo(writer()));
   }
 
   private void requireUpsert(RowData row) {
@@ -123,6 +154,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
 
   @Override
   public void flush(boolean endOfInput) {
+    writeBinaryRows();
     writeRows();
     writeDeletes();
   }
@@ -144,7 +176,8 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
   public void close() throws Exception {
     try (allocator;
         rows;
-        AutoCloseable keys = deletes == null ? () -> {} : deletes) {
+        AutoCloseable keys = deletes == null ? () -> {} : deletes;
+        AutoCloseable binary = binaryRows == null ? () -> {} : binaryRows) {
       if (writer != null) {
         writer.abort();
       }

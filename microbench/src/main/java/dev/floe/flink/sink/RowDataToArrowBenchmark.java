@@ -2,13 +2,16 @@ package dev.floe.flink.sink;
 
 import dev.floe.bench.FlinkDataSets;
 import dev.floe.bench.RateCounters;
+import dev.floe.arrow.DecodedBatch;
 import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
+import dev.floe.iceberg.ArrowSchemas;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
@@ -29,9 +32,12 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * The {@code RowData} sink's Java half: {@code floe-json} rows copied into Arrow batches of the
- * table's schema ({@link RowDataToArrow}), batch after batch on fresh buffers as the writer does,
- * without the native encode. In this package because the converter is package-private.
+ * The {@code RowData} sink's rows into Arrow, without the native encode: {@code floe-json} rows
+ * (Flink's binary rows) copied into Arrow batches of the table's schema in Java ({@link
+ * RowDataToArrow}, {@code rowsToArrow}), batch after batch on fresh buffers as the writer does; or
+ * their bytes packed for libfloe, which reads each batch into Arrow itself ({@link BinaryRows},
+ * {@code binaryRowsToArrow}; the batch is imported back into Java here, which the sink does not
+ * need). In this package because both are package-private.
  *
  * <p>Data sets: {@code nexmark} (all events) and {@code synthetic} (~142-byte flat events).
  * Counters: {@code rows} = rows/s, {@code bytes} = their JSON's bytes/s.
@@ -67,6 +73,7 @@ public class RowDataToArrowBenchmark {
   private long payloadBytes;
   private BufferAllocator allocator;
   private RowDataToArrow converter;
+  private BinaryRows binaryRows;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -86,11 +93,16 @@ public class RowDataToArrowBenchmark {
     }
     allocator = new RootAllocator();
     converter = new RowDataToArrow(schema, rowType, false, allocator);
+    binaryRows = BinaryRows.forRows(ArrowSchemas.toArrow(schema), rowType, batchRows);
+    if (binaryRows == null) {
+      throw new IllegalStateException("libfloe does not read " + dataset + "'s rows natively");
+    }
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     converter.close();
+    binaryRows.close();
     allocator.close();
   }
 
@@ -106,5 +118,23 @@ public class RowDataToArrowBenchmark {
     blackhole.consume(converter.root());
     converter.reset();
     counters.add(rows.size(), payloadBytes);
+  }
+
+  @Benchmark
+  public void binaryRowsToArrow(RateCounters counters, Blackhole blackhole) {
+    for (RowData row : rows) {
+      binaryRows.add((BinaryRowData) row);
+      if (binaryRows.full()) {
+        readBatch(blackhole);
+      }
+    }
+    readBatch(blackhole);
+    counters.add(rows.size(), payloadBytes);
+  }
+
+  private void readBatch(Blackhole blackhole) {
+    try (DecodedBatch batch = binaryRows.readBatch(allocator)) {
+      blackhole.consume(batch.root().getRowCount());
+    }
   }
 }

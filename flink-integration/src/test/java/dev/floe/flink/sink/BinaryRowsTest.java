@@ -1,0 +1,162 @@
+package dev.floe.flink.sink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.arrow.BadRecordException;
+import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.DecodedBatch;
+import dev.floe.arrow.InvalidArgumentException;
+import dev.floe.arrow.MessageBatch;
+import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.flink.RandomRowData;
+import dev.floe.iceberg.ArrowSchemas;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.compare.VectorEqualsVisitor;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * libfloe's reading of Flink binary rows against the Java path ({@link RowDataToArrow}, which reads
+ * them through Flink's own {@code BinaryRowData} getters) on the same rows: the two Arrow batches
+ * must be equal vector for vector (types, nulls, values).
+ */
+public class BinaryRowsTest {
+  /** Every column kind libfloe reads from binary rows, a nested row with a required field among them. */
+  public static final Schema NATIVE_TYPES =
+      new Schema(
+          List.of(
+              Types.NestedField.required(1, "id", Types.LongType.get()),
+              Types.NestedField.optional(2, "flag", Types.BooleanType.get()),
+              Types.NestedField.optional(3, "count", Types.IntegerType.get()),
+              Types.NestedField.optional(4, "ratio", Types.FloatType.get()),
+              Types.NestedField.optional(5, "score", Types.DoubleType.get()),
+              Types.NestedField.optional(6, "price", Types.DecimalType.of(9, 2)),
+              Types.NestedField.optional(7, "balance", Types.DecimalType.of(38, 10)),
+              Types.NestedField.optional(8, "day", Types.DateType.get()),
+              Types.NestedField.optional(9, "time_of_day", Types.TimeType.get()),
+              Types.NestedField.optional(10, "local_ts", Types.TimestampType.withoutZone()),
+              Types.NestedField.optional(11, "instant", Types.TimestampType.withZone()),
+              Types.NestedField.optional(12, "name", Types.StringType.get()),
+              Types.NestedField.optional(13, "blob", Types.BinaryType.get()),
+              Types.NestedField.optional(
+                  14,
+                  "point",
+                  Types.StructType.of(
+                      Types.NestedField.optional(15, "x", Types.IntegerType.get()),
+                      Types.NestedField.required(16, "label", Types.StringType.get())))));
+
+  private final BufferAllocator allocator = new RootAllocator();
+
+  @AfterEach
+  void closeAllocator() {
+    allocator.close();
+  }
+
+  private static List<BinaryRowData> binary(RowType type, List<RowData> rows) {
+    RowDataSerializer serializer = new RowDataSerializer(type);
+    return rows.stream().map(row -> serializer.toBinaryRow(row).copy()).toList();
+  }
+
+  @Test
+  void rowsReadNativelyEqualRowsCopiedInJava() {
+    RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
+    // TINYINT and SMALLINT rows into int columns too, and a timestamp of precision 3 (compact)
+    RowType narrow =
+        RowType.of(
+            new LogicalType[] {new BigIntType(false), new TinyIntType(), new SmallIntType(), new TimestampType(3)},
+            new String[] {"id", "count", "small", "local_ts"});
+    Schema narrowTable =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "count", Types.IntegerType.get()),
+            Types.NestedField.optional(3, "small", Types.IntegerType.get()),
+            Types.NestedField.optional(4, "local_ts", Types.TimestampType.withoutZone()),
+            Types.NestedField.optional(5, "absent", Types.StringType.get()));
+    assertSameBatches(NATIVE_TYPES, type, new RandomRowData(11).rows(type, 2_000));
+    assertSameBatches(narrowTable, narrow, new RandomRowData(12).rows(narrow, 2_000));
+  }
+
+  private void assertSameBatches(Schema table, RowType type, List<RowData> rows) {
+    try (RowDataToArrow java = new RowDataToArrow(table, type, false, allocator);
+        BinaryRows binaryRows = BinaryRows.forRows(ArrowSchemas.toArrow(table), type, rows.size())) {
+      // Both paths take the same binary rows (Flink's own getters read them for the Java path).
+      for (BinaryRowData row : binary(type, rows)) {
+        java.append(row);
+        binaryRows.add(row);
+      }
+      try (DecodedBatch decoded = binaryRows.readBatch(allocator)) {
+        VectorSchemaRoot expected = java.root();
+        VectorSchemaRoot actual = decoded.root();
+        assertEquals(rows.size(), actual.getRowCount());
+        for (FieldVector vector : expected.getFieldVectors()) {
+          FieldVector other = actual.getVector(vector.getName());
+          assertTrue(
+              new VectorEqualsVisitor().vectorEquals(vector, other),
+              () -> vector.getName() + ": " + vector + " against " + other);
+        }
+        assertEquals(expected.getSchema(), actual.getSchema());
+      }
+    }
+  }
+
+  @Test
+  void aNullInARequiredNestedFieldFailsNamingIt() {
+    RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
+    GenericRowData row = (GenericRowData) new RandomRowData(3).rows(type, 1).getFirst();
+    row.setField(13, GenericRowData.of(1, null));
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.forFlinkRows(ArrowSchemas.toArrow(NATIVE_TYPES), BinaryRows.rowTypeJson(type));
+        MessageBatch batch = new MessageBatch()) {
+      BinaryRowData bytes = binary(type, List.of(row)).getFirst();
+      batch.add(bytes.getSegments()[0].getHeapMemory(), bytes.getOffset(), bytes.getSizeInBytes());
+      BadRecordException e = assertThrows(BadRecordException.class, () -> decoder.decode(batch, BadRecordPolicy.FAIL, allocator));
+      assertTrue(e.getMessage().contains("null in the table's required column 'point.label'"), e.getMessage());
+    }
+  }
+
+  @Test
+  void rowsLibfloeDoesNotReadStayOnTheJavaPath() {
+    RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
+    try (BinaryRows rows = BinaryRows.forRows(ArrowSchemas.toArrow(NATIVE_TYPES), type, 16)) {
+      assertNotNull(rows);
+    }
+    Schema withList =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "tags", Types.ListType.ofOptional(3, Types.StringType.get())));
+    assertNull(BinaryRows.forRows(ArrowSchemas.toArrow(withList), FlinkSchemaUtil.convert(withList), 16));
+
+    // a string row field into a long column: refused, with the pairing named
+    RowType strings = RowType.of(new VarCharType(), new BigIntType(false));
+    Schema longs =
+        new Schema(
+            Types.NestedField.optional(1, "f0", Types.LongType.get()),
+            Types.NestedField.required(2, "f1", Types.LongType.get()));
+    InvalidArgumentException refused =
+        assertThrows(
+            InvalidArgumentException.class,
+            () -> NativeJsonDecoder.forFlinkRows(ArrowSchemas.toArrow(longs), BinaryRows.rowTypeJson(strings)).close());
+    assertTrue(refused.getMessage().contains("column 'f0' is Int64 and the rows hold VARCHAR"), refused.getMessage());
+  }
+}
