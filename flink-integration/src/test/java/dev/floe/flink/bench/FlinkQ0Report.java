@@ -88,7 +88,7 @@ record FlinkQ0Report(int events, int rounds, int warmups, Map<String, List<Doubl
           timestamps) into Iceberg's `IcebergSink` (iceberg-flink-2.1 1.11.0).
         - `floe-raw`: `KafkaPayloadDeserializer` into `FloeIcebergSink` (native decode + write).
         - `floe-rowdata`: `floe-json` rows (`FloeJsonRowDataDeserializationSchema`, SQL timestamps)
-          into `FloeIcebergSink.forRowData` (rows copied to Arrow in Java, native write).
+          into `FloeIcebergSink.forRowData` (its binary rows read into Arrow and written by libfloe).
         - `bare-source`: Flink's Kafka source alone, records counted and dropped: the bound.
 
         **Validation.** Every run (warmups too) is read back with Iceberg's generic reader; row
