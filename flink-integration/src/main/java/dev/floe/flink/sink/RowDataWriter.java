@@ -19,7 +19,7 @@ import org.apache.iceberg.types.TypeUtil;
 
 /**
  * The {@code RowData} path's writer: rows are copied into Arrow batches in Java and each full
- * batch is encoded natively -- or, for appends of Flink's binary rows, their bytes are handed to
+ * batch is encoded natively -- or, for Flink's binary rows, their bytes are handed to
  * libfloe, which reads them into Arrow itself ({@link BinaryRows}). At each checkpoint the open
  * files are closed and handed on.
  *
@@ -37,7 +37,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
   private final boolean upsert;
   private final int batchRows;
   private final RowDataToArrow rows;
-  /** Appends: binary rows read natively; null in upsert mode or when libfloe cannot read them. */
+  /** Binary rows read natively (inserts and upserts); null when libfloe cannot read the rows. */
   private final BinaryRows binaryRows;
   /** Upsert mode: the key columns of deleted rows. */
   private final RowDataToArrow deletes;
@@ -54,7 +54,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
     this.upsert = settings.upsert();
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
-    this.binaryRows = upsert ? null : BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
+    this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
     this.deletes =
         upsert
             ? new RowDataToArrow(
@@ -92,6 +92,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
         if (rows.rowCount() > 0) {
           writeRows();
         }
+        writeBinaryRows();
         deletes.append(row);
         if (deletes.rowCount() >= batchRows) {
           writeDeletes();
