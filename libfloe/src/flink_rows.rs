@@ -1037,6 +1037,58 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_null_structs_reach_the_children_in_order() {
+        let columns = vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("nested", DataType::Struct(nested_fields()), true),
+        ];
+        let nested_type = FlinkField {
+            fields: Some(vec![flink("id", "BIGINT"), flink("name", "VARCHAR")]),
+            ..flink("nested", "ROW")
+        };
+        let mut decoder = decoder(columns, vec![flink("id", "BIGINT"), nested_type]).unwrap();
+        let null_struct = |id: i64| RowBytes::new(2).i64(0, id).null(1).bytes;
+        let with_struct = |id: i64, inner: Option<i64>| {
+            let nested = match inner {
+                Some(v) => RowBytes::new(2).i64(0, v).bytes(1, b"x"),
+                None => RowBytes::new(2).null(0).null(1), // a null in the required nested.id
+            };
+            let len = nested.bytes.len() as u64;
+            RowBytes::new(2)
+                .i64(0, id)
+                .variable(1, &nested.bytes, len)
+                .bytes
+        };
+        let rows = [
+            null_struct(1),
+            null_struct(2),
+            with_struct(3, None), // rejected after two pending null structs
+            null_struct(4),
+            with_struct(5, Some(50)),
+            null_struct(6),
+        ];
+        let decoded = decoder
+            .decode(rows.iter().map(Vec::as_slice), false)
+            .unwrap();
+        assert_eq!(decoded.rejects.len(), 1);
+        assert_eq!(decoded.rejects[0].index, 2);
+        let batch = decoded.batch;
+        let ids = batch
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec();
+        assert_eq!(ids, [1, 2, 4, 5, 6]);
+        let nested = batch.column(1).as_struct();
+        let valid: Vec<bool> = (0..5).map(|i| nested.is_valid(i)).collect();
+        assert_eq!(valid, [false, false, false, true, false]);
+        let inner = nested.column(0).as_primitive::<Int64Type>();
+        assert_eq!((inner.len(), inner.value(3)), (5, 50));
+        assert_eq!(nested.column(1).as_string::<i32>().value(3), "x");
+        assert_eq!(nested.column(1).len(), 5);
+    }
+
+    #[test]
     fn pairings_it_does_not_read_are_refused_when_made() {
         let refused = |columns: Vec<Field>, fields: Vec<FlinkField>| {
             decoder(columns, fields).err().expect("refused").message
