@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.flink.sink.BinaryRowsTest;
 import dev.floe.flink.sink.FloeIcebergSink;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.testing.TableFingerprint;
@@ -57,7 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of inserts, updates and deletes by key (upsert mode, several checkpoints), each read back with
  * Iceberg's generic reader and compared value for value.
  */
-class RowDataSinkTest {
+public class RowDataSinkTest {
   static final Schema ALL_TYPES =
       new Schema(
           List.of(
@@ -95,6 +94,16 @@ class RowDataSinkTest {
                           Types.NestedField.optional(27, "note", Types.StringType.get()))))));
   // No identifier fields: with them, Iceberg's sink drops repeats of a key within a checkpoint
   // even when it appends, and the random ids repeat.
+
+  /**
+   * The columns of {@link #ALL_TYPES} that libfloe reads from Flink's binary rows itself (all but
+   * fixed, uuid, lists and maps), a nested row with a required field among them.
+   */
+  public static final Schema NATIVE_TYPES =
+      new Schema(
+          ALL_TYPES.columns().stream()
+              .filter(c -> !Set.of("code", "uuid", "tags", "attrs", "items").contains(c.name()))
+              .toList());
 
   static final Schema ACCOUNTS =
       new Schema(
@@ -179,7 +188,7 @@ class RowDataSinkTest {
    */
   @Test
   void binaryRowsReadNativelyReadBackAsIcebergsSinkWritesThem() throws Exception {
-    assertSameTablesAsIcebergsSink(BinaryRowsTest.NATIVE_TYPES, "native", 8);
+    assertSameTablesAsIcebergsSink(NATIVE_TYPES, "native", 8);
   }
 
   private void assertSameTablesAsIcebergsSink(Schema schema, String prefix, long seed) throws Exception {

@@ -13,6 +13,7 @@ import dev.floe.arrow.InvalidArgumentException;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.flink.RandomRowData;
+import dev.floe.flink.RowDataSinkTest;
 import dev.floe.iceberg.ArrowSchemas;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -42,30 +43,8 @@ import org.junit.jupiter.api.Test;
  * them through Flink's own {@code BinaryRowData} getters) on the same rows: the two Arrow batches
  * must be equal vector for vector (types, nulls, values).
  */
-public class BinaryRowsTest {
-  /** Every column kind libfloe reads from binary rows, a nested row with a required field among them. */
-  public static final Schema NATIVE_TYPES =
-      new Schema(
-          List.of(
-              Types.NestedField.required(1, "id", Types.LongType.get()),
-              Types.NestedField.optional(2, "flag", Types.BooleanType.get()),
-              Types.NestedField.optional(3, "count", Types.IntegerType.get()),
-              Types.NestedField.optional(4, "ratio", Types.FloatType.get()),
-              Types.NestedField.optional(5, "score", Types.DoubleType.get()),
-              Types.NestedField.optional(6, "price", Types.DecimalType.of(9, 2)),
-              Types.NestedField.optional(7, "balance", Types.DecimalType.of(38, 10)),
-              Types.NestedField.optional(8, "day", Types.DateType.get()),
-              Types.NestedField.optional(9, "time_of_day", Types.TimeType.get()),
-              Types.NestedField.optional(10, "local_ts", Types.TimestampType.withoutZone()),
-              Types.NestedField.optional(11, "instant", Types.TimestampType.withZone()),
-              Types.NestedField.optional(12, "name", Types.StringType.get()),
-              Types.NestedField.optional(13, "blob", Types.BinaryType.get()),
-              Types.NestedField.optional(
-                  14,
-                  "point",
-                  Types.StructType.of(
-                      Types.NestedField.optional(15, "x", Types.IntegerType.get()),
-                      Types.NestedField.required(16, "label", Types.StringType.get())))));
+class BinaryRowsTest {
+  private static final Schema NATIVE_TYPES = RowDataSinkTest.NATIVE_TYPES;
 
   private final BufferAllocator allocator = new RootAllocator();
 
