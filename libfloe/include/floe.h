@@ -60,7 +60,8 @@ struct ArrowArray {
 #define FLOE_ROW_FALLBACK -1
 
 /*
- Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
+ Opaque decoder handle (JSON messages, or Flink binary rows): created by `floe_decoder_new`,
+ freed by `floe_decoder_free`.
  */
 typedef struct FloeDecoder FloeDecoder;
 

@@ -334,7 +334,8 @@ pub unsafe extern "C" fn floe_bytes_free(data: *mut u8, len: usize) {
     }
 }
 
-/// Opaque JSON decoder handle: created by `floe_decoder_new`, freed by `floe_decoder_free`.
+/// Opaque decoder handle (JSON messages, or Flink binary rows): created by `floe_decoder_new`,
+/// freed by `floe_decoder_free`.
 pub struct FloeDecoder {
     /// Locked per call, so two threads using one decoder at once (a caller bug)
     /// get an error instead of a race. Uncontended, it costs nanoseconds per batch.
