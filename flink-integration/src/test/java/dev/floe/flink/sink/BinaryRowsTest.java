@@ -15,15 +15,19 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.flink.RandomRowData;
 import dev.floe.flink.RowDataSinkTest;
 import dev.floe.iceberg.ArrowSchemas;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.VectorEqualsVisitor;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -96,6 +100,43 @@ class BinaryRowsTest {
               () -> vector.getName() + ": " + vector + " against " + other);
         }
         assertEquals(expected.getSchema(), actual.getSchema());
+      }
+    }
+  }
+
+  /** Rows spread over two memory segments, or off the heap, are read as the same rows on one array. */
+  @Test
+  void rowsOnSeveralOrOffHeapSegmentsReadAsOnOneArray() {
+    RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
+    List<BinaryRowData> rows = binary(type, new RandomRowData(13).rows(type, 300));
+    Schema arrow = NATIVE_TYPES;
+    try (BinaryRows plain = BinaryRows.forRows(ArrowSchemas.toArrow(arrow), type, rows.size());
+        BinaryRows moved = BinaryRows.forRows(ArrowSchemas.toArrow(arrow), type, rows.size())) {
+      for (int i = 0; i < rows.size(); i++) {
+        BinaryRowData row = rows.get(i);
+        plain.add(row);
+        byte[] bytes = BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+        BinaryRowData elsewhere = new BinaryRowData(row.getArity());
+        if (i % 2 == 0) {
+          int cut = bytes.length / 3;
+          elsewhere.pointTo(
+              new MemorySegment[] {
+                MemorySegmentFactory.wrap(Arrays.copyOfRange(bytes, 0, cut)),
+                MemorySegmentFactory.wrap(Arrays.copyOfRange(bytes, cut, bytes.length))
+              },
+              0,
+              bytes.length);
+        } else {
+          MemorySegment offHeap = MemorySegmentFactory.allocateUnpooledOffHeapMemory(bytes.length + 16);
+          offHeap.put(16, bytes);
+          elsewhere.pointTo(offHeap, 16, bytes.length);
+        }
+        moved.add(elsewhere);
+      }
+      try (DecodedBatch expected = plain.readBatch(allocator);
+          DecodedBatch actual = moved.readBatch(allocator)) {
+        assertEquals(rows.size(), actual.root().getRowCount());
+        assertTrue(expected.root().equals(actual.root()), "the same rows read from other segments differ");
       }
     }
   }
