@@ -5,7 +5,8 @@
 //! describes) as one message of a batch; the decoder config's `flink_rows` names the rows' Flink
 //! type. Columns are matched to the rows' fields by name, as the Java path (`RowDataToArrow`)
 //! matches them, and values take the same Iceberg representation:
-//! - `TINYINT` and `SMALLINT` widened to int, `TIME` (millis of the day) in micros;
+//! - narrower integers widened to int or long, `FLOAT` to double, `TIME` (millis of the day) in
+//!   micros;
 //! - timestamps (with or without local time zone) in micros or nanos, as the column holds them;
 //! - decimals at the column's scale (the rows' scale must equal it, their precision not exceed it);
 //! - a column the rows lack is null (it must be optional); a row field the table lacks is refused.
@@ -338,8 +339,12 @@ enum Values {
     Small(Primitive<Int32Type>),
     Int(Primitive<Int32Type>),
     Long(Primitive<Int64Type>),
+    /// TINYINT, SMALLINT or INTEGER rows in a long column.
+    WideLong(Primitive<Int64Type>, IntWidth),
     Float(Primitive<Float32Type>),
     Double(Primitive<Float64Type>),
+    /// FLOAT rows in a double column.
+    WideDouble(Primitive<Float64Type>),
     Date(Primitive<Date32Type>),
     /// Flink's millis of the day, as micros.
     Time(Primitive<Time64MicrosecondType>),
@@ -356,6 +361,14 @@ enum Values {
 /// Whether a timestamp (precision <= 3) or a decimal (precision <= 18) sits in its slot.
 type Compact = bool;
 
+/// The bytes of a narrower integer in its slot, widened to a long column's.
+#[derive(Clone, Copy)]
+enum IntWidth {
+    One,
+    Two,
+    Four,
+}
+
 impl Values {
     /// Appends the value of field `field` of `row`, which is not null. An error names the
     /// column only for nested rows (the caller adds the path of the others).
@@ -370,8 +383,17 @@ impl Values {
             Self::Int(v) => v.push(row.i32_at(field)),
             Self::Date(v) => v.push(row.i32_at(field)),
             Self::Long(v) => v.push(row.i64_at(field)),
+            Self::WideLong(v, width) => {
+                let slot = row.slot(field);
+                v.push(match width {
+                    IntWidth::One => slot[0] as i8 as i64,
+                    IntWidth::Two => i16::from_le_bytes([slot[0], slot[1]]) as i64,
+                    IntWidth::Four => row.i32_at(field) as i64,
+                })
+            }
             Self::Float(v) => v.push(f32::from_bits(row.i32_at(field) as u32)),
             Self::Double(v) => v.push(f64::from_bits(row.i64_at(field) as u64)),
+            Self::WideDouble(v) => v.push(f32::from_bits(row.i32_at(field) as u32) as f64),
             Self::Time(v) => v.push(row.i32_at(field) as i64 * 1_000),
             Self::Micros(v, compact) => {
                 let (millis, nanos) = row.timestamp_at(field, *compact)?;
@@ -400,9 +422,9 @@ impl Values {
             Self::Bool(v) => v.push_nulls(n),
             Self::Tiny(v) | Self::Small(v) | Self::Int(v) => v.push_nulls(n),
             Self::Date(v) => v.push_nulls(n),
-            Self::Long(v) => v.push_nulls(n),
+            Self::Long(v) | Self::WideLong(v, _) => v.push_nulls(n),
             Self::Float(v) => v.push_nulls(n),
-            Self::Double(v) => v.push_nulls(n),
+            Self::Double(v) | Self::WideDouble(v) => v.push_nulls(n),
             Self::Time(v) => v.push_nulls(n),
             Self::Micros(v, _) => v.push_nulls(n),
             Self::Nanos(v, _) => v.push_nulls(n),
@@ -419,9 +441,9 @@ impl Values {
             Self::Bool(v) => v.truncate(len),
             Self::Tiny(v) | Self::Small(v) | Self::Int(v) => v.truncate(len),
             Self::Date(v) => v.truncate(len),
-            Self::Long(v) => v.truncate(len),
+            Self::Long(v) | Self::WideLong(v, _) => v.truncate(len),
             Self::Float(v) => v.truncate(len),
-            Self::Double(v) => v.truncate(len),
+            Self::Double(v) | Self::WideDouble(v) => v.truncate(len),
             Self::Time(v) => v.truncate(len),
             Self::Micros(v, _) => v.truncate(len),
             Self::Nanos(v, _) => v.truncate(len),
@@ -438,9 +460,9 @@ impl Values {
             Self::Bool(v) => v.finish(),
             Self::Tiny(v) | Self::Small(v) | Self::Int(v) => v.finish()?,
             Self::Date(v) => v.finish()?,
-            Self::Long(v) => v.finish()?,
+            Self::Long(v) | Self::WideLong(v, _) => v.finish()?,
             Self::Float(v) => v.finish()?,
-            Self::Double(v) => v.finish()?,
+            Self::Double(v) | Self::WideDouble(v) => v.finish()?,
             Self::Time(v) => v.finish()?,
             Self::Micros(v, _) => v.finish()?,
             Self::Nanos(v, _) => v.finish()?,
@@ -485,8 +507,12 @@ fn values_for(
         (DataType::Int32, "SMALLINT") => Values::Small(Primitive::new(data_type)),
         (DataType::Int32, "INTEGER") => Values::Int(Primitive::new(data_type)),
         (DataType::Int64, "BIGINT") => Values::Long(Primitive::new(data_type)),
+        (DataType::Int64, "TINYINT") => Values::WideLong(Primitive::new(data_type), IntWidth::One),
+        (DataType::Int64, "SMALLINT") => Values::WideLong(Primitive::new(data_type), IntWidth::Two),
+        (DataType::Int64, "INTEGER") => Values::WideLong(Primitive::new(data_type), IntWidth::Four),
         (DataType::Float32, "FLOAT") => Values::Float(Primitive::new(data_type)),
         (DataType::Float64, "DOUBLE") => Values::Double(Primitive::new(data_type)),
+        (DataType::Float64, "FLOAT") => Values::WideDouble(Primitive::new(data_type)),
         (DataType::Date32, "DATE") => Values::Date(Primitive::new(data_type)),
         (DataType::Time64(TimeUnit::Microsecond), "TIME_WITHOUT_TIME_ZONE") => {
             Values::Time(Primitive::new(data_type))
@@ -1089,14 +1115,41 @@ mod tests {
     }
 
     #[test]
+    fn narrower_values_widen_with_their_sign() {
+        let columns = vec![
+            Field::new("tiny", DataType::Int64, true),
+            Field::new("small", DataType::Int64, true),
+            Field::new("int", DataType::Int64, true),
+            Field::new("float", DataType::Float64, true),
+        ];
+        let fields = vec![
+            flink("tiny", "TINYINT"),
+            flink("small", "SMALLINT"),
+            flink("int", "INTEGER"),
+            flink("float", "FLOAT"),
+        ];
+        let mut decoder = decoder(columns, fields).unwrap();
+        // The slots' upper bytes are zero, as Flink's writer leaves them: widening must not read them.
+        let row = RowBytes::new(4)
+            .slot(0, &(-7i8).to_le_bytes())
+            .slot(1, &(-300i16).to_le_bytes())
+            .slot(2, &(-70_000i32).to_le_bytes())
+            .slot(3, &(-1.5f32).to_le_bytes());
+        let batch = decoder.decode([&row.bytes[..]], false).unwrap().batch;
+        let long = |c: usize| batch.column(c).as_primitive::<Int64Type>().value(0);
+        assert_eq!((long(0), long(1), long(2)), (-7, -300, -70_000));
+        assert_eq!(batch.column(3).as_primitive::<Float64Type>().value(0), -1.5);
+    }
+
+    #[test]
     fn pairings_it_does_not_read_are_refused_when_made() {
         let refused = |columns: Vec<Field>, fields: Vec<FlinkField>| {
             decoder(columns, fields).err().expect("refused").message
         };
         let long = || Field::new("n", DataType::Int64, true);
         assert_eq!(
-            refused(vec![long()], vec![flink("n", "INTEGER")]),
-            "binary rows: column 'n' is Int64 and the rows hold INTEGER: not read natively"
+            refused(vec![long()], vec![flink("n", "DOUBLE")]),
+            "binary rows: column 'n' is Int64 and the rows hold DOUBLE: not read natively"
         );
         assert_eq!(
             refused(

@@ -29,6 +29,7 @@ import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
@@ -42,8 +43,8 @@ import org.apache.iceberg.types.Types;
  * does not matter; a table column the rows lack stays null (it must be optional), a row field the
  * table lacks is refused up front unless the batch is a projection (the key columns of deletes).
  * Values take Iceberg's representation: timestamps and times in microseconds (nanoseconds for
- * {@code timestamp_ns}), decimals at the table's scale, {@code TINYINT}/{@code SMALLINT} widened
- * to int.
+ * {@code timestamp_ns}), decimals at the table's scale, narrower integers widened to int or long
+ * and {@code FLOAT} to double.
  *
  * <p>Append rows, write {@link #root()}, then {@link #reset()} for the next batch. Not
  * thread-safe; owns its vectors until {@link #close()}.
@@ -155,21 +156,46 @@ final class RowDataToArrow implements AutoCloseable {
           }
         };
       };
-      case LONG -> new FieldWriter(vector, required, path) {
-        void set(Source s, int pos, int i) {
-          ((BigIntVector) vector).setSafe(i, s.getLong(pos));
-        }
+      // Narrower integers and floats widen (Iceberg's type promotions): each is read at its own
+      // width, since a binary row's slot holds only that many bytes.
+      case LONG -> switch (flink.getTypeRoot()) {
+        case TINYINT -> new FieldWriter(vector, required, path) {
+          void set(Source s, int pos, int i) {
+            ((BigIntVector) vector).setSafe(i, s.getByte(pos));
+          }
+        };
+        case SMALLINT -> new FieldWriter(vector, required, path) {
+          void set(Source s, int pos, int i) {
+            ((BigIntVector) vector).setSafe(i, s.getShort(pos));
+          }
+        };
+        case INTEGER -> new FieldWriter(vector, required, path) {
+          void set(Source s, int pos, int i) {
+            ((BigIntVector) vector).setSafe(i, s.getInt(pos));
+          }
+        };
+        default -> new FieldWriter(vector, required, path) {
+          void set(Source s, int pos, int i) {
+            ((BigIntVector) vector).setSafe(i, s.getLong(pos));
+          }
+        };
       };
       case FLOAT -> new FieldWriter(vector, required, path) {
         void set(Source s, int pos, int i) {
           ((Float4Vector) vector).setSafe(i, s.getFloat(pos));
         }
       };
-      case DOUBLE -> new FieldWriter(vector, required, path) {
-        void set(Source s, int pos, int i) {
-          ((Float8Vector) vector).setSafe(i, s.getDouble(pos));
-        }
-      };
+      case DOUBLE -> flink.getTypeRoot() == LogicalTypeRoot.FLOAT
+          ? new FieldWriter(vector, required, path) {
+              void set(Source s, int pos, int i) {
+                ((Float8Vector) vector).setSafe(i, s.getFloat(pos));
+              }
+            }
+          : new FieldWriter(vector, required, path) {
+              void set(Source s, int pos, int i) {
+                ((Float8Vector) vector).setSafe(i, s.getDouble(pos));
+              }
+            };
       case DATE -> new FieldWriter(vector, required, path) {
         void set(Source s, int pos, int i) {
           ((DateDayVector) vector).setSafe(i, s.getInt(pos));

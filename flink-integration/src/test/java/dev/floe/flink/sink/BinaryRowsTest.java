@@ -30,6 +30,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
@@ -50,6 +52,30 @@ import org.junit.jupiter.api.Test;
 class BinaryRowsTest {
   private static final Schema NATIVE_TYPES = RowDataSinkTest.NATIVE_TYPES;
 
+  private static final RowType NARROW =
+      RowType.of(
+          new LogicalType[] {
+            new BigIntType(false), new TinyIntType(), new SmallIntType(), new TimestampType(3),
+            new IntType(), new SmallIntType(), new FloatType()
+          },
+          new String[] {"id", "count", "small", "local_ts", "wide", "wide_small", "ratio"});
+
+  /**
+   * {@link #NARROW}'s table: TINYINT and SMALLINT into int columns, narrower integers into long
+   * columns and FLOAT into a double one (each read at its own width: a binary row's slot holds
+   * only that many bytes), a TIMESTAMP(3) (its compact form), a column the rows lack.
+   */
+  private static final Schema NARROW_TABLE =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "count", Types.IntegerType.get()),
+          Types.NestedField.optional(3, "small", Types.IntegerType.get()),
+          Types.NestedField.optional(4, "local_ts", Types.TimestampType.withoutZone()),
+          Types.NestedField.optional(5, "absent", Types.StringType.get()),
+          Types.NestedField.optional(6, "wide", Types.LongType.get()),
+          Types.NestedField.optional(7, "wide_small", Types.LongType.get()),
+          Types.NestedField.optional(8, "ratio", Types.DoubleType.get()));
+
   private final BufferAllocator allocator = new RootAllocator();
 
   @AfterEach
@@ -66,19 +92,27 @@ class BinaryRowsTest {
   void rowsReadNativelyEqualRowsCopiedInJava() {
     RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
     // TINYINT and SMALLINT rows into int columns too, and a timestamp of precision 3 (compact)
-    RowType narrow =
-        RowType.of(
-            new LogicalType[] {new BigIntType(false), new TinyIntType(), new SmallIntType(), new TimestampType(3)},
-            new String[] {"id", "count", "small", "local_ts"});
-    Schema narrowTable =
-        new Schema(
-            Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "count", Types.IntegerType.get()),
-            Types.NestedField.optional(3, "small", Types.IntegerType.get()),
-            Types.NestedField.optional(4, "local_ts", Types.TimestampType.withoutZone()),
-            Types.NestedField.optional(5, "absent", Types.StringType.get()));
     assertSameBatches(NATIVE_TYPES, type, new RandomRowData(11).rows(type, 2_000));
-    assertSameBatches(narrowTable, narrow, new RandomRowData(12).rows(narrow, 2_000));
+    assertSameBatches(NARROW_TABLE, NARROW, new RandomRowData(12).rows(NARROW, 2_000));
+  }
+
+  @Test
+  void widenedValuesKeepTheirSignOnBothPaths() {
+    RowData row = GenericRowData.of(1L, (byte) -5, (short) -300, null, -70_000, (short) -2, -1.5f);
+    BinaryRowData binary = binary(NARROW, List.of(row)).getFirst();
+    try (RowDataToArrow java = new RowDataToArrow(NARROW_TABLE, NARROW, false, allocator);
+        BinaryRows binaryRows = BinaryRows.forRows(ArrowSchemas.toArrow(NARROW_TABLE), NARROW, 1)) {
+      java.append(binary);
+      binaryRows.add(binary);
+      try (DecodedBatch decoded = binaryRows.readBatch(allocator)) {
+        for (VectorSchemaRoot root : List.of(java.root(), decoded.root())) {
+          assertEquals(-5, root.getVector("count").getObject(0));
+          assertEquals(-70_000L, root.getVector("wide").getObject(0));
+          assertEquals(-2L, root.getVector("wide_small").getObject(0));
+          assertEquals(-1.5, root.getVector("ratio").getObject(0));
+        }
+      }
+    }
   }
 
   private void assertSameBatches(Schema table, RowType type, List<RowData> rows) {
