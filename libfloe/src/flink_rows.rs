@@ -606,21 +606,29 @@ fn finish_nulls(nulls: &mut BooleanBufferBuilder) -> Option<NullBuffer> {
     (nulls.null_count() > 0).then_some(nulls)
 }
 
-#[derive(Default)]
 struct BoolValues {
-    values: Vec<bool>,
-    nulls: Vec<bool>,
+    values: BooleanBufferBuilder,
+    nulls: BooleanBufferBuilder,
+}
+
+impl Default for BoolValues {
+    fn default() -> Self {
+        Self {
+            values: BooleanBufferBuilder::new(0),
+            nulls: BooleanBufferBuilder::new(0),
+        }
+    }
 }
 
 impl BoolValues {
     fn push(&mut self, value: bool) {
-        self.values.push(value);
-        self.nulls.push(true);
+        self.values.append(value);
+        self.nulls.append(true);
     }
 
     fn push_nulls(&mut self, n: usize) {
-        self.values.resize(self.values.len() + n, false);
-        self.nulls.resize(self.nulls.len() + n, false);
+        self.values.append_n(n, false);
+        self.nulls.append_n(n, false);
     }
 
     fn truncate(&mut self, len: usize) {
@@ -629,10 +637,8 @@ impl BoolValues {
     }
 
     fn finish(&mut self) -> ArrayRef {
-        let values = BooleanArray::from(std::mem::take(&mut self.values));
-        let nulls = NullBuffer::from(std::mem::take(&mut self.nulls));
-        let nulls = (nulls.null_count() > 0).then_some(nulls);
-        Arc::new(BooleanArray::new(values.values().clone(), nulls))
+        let nulls = finish_nulls(&mut self.nulls);
+        Arc::new(BooleanArray::new(self.values.finish(), nulls))
     }
 }
 

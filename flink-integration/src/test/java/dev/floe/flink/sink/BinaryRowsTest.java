@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordException;
-import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodedBatch;
 import dev.floe.arrow.InvalidArgumentException;
-import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.flink.RandomRowData;
 import dev.floe.flink.RowDataSinkTest;
@@ -180,11 +178,9 @@ class BinaryRowsTest {
     RowType type = FlinkSchemaUtil.convert(NATIVE_TYPES);
     GenericRowData row = (GenericRowData) new RandomRowData(3).rows(type, 1).getFirst();
     row.setField(13, GenericRowData.of(1, null));
-    try (NativeJsonDecoder decoder = NativeJsonDecoder.forFlinkRows(ArrowSchemas.toArrow(NATIVE_TYPES), BinaryRows.rowTypeJson(type));
-        MessageBatch batch = new MessageBatch()) {
-      BinaryRowData bytes = binary(type, List.of(row)).getFirst();
-      batch.add(bytes.getSegments()[0].getHeapMemory(), bytes.getOffset(), bytes.getSizeInBytes());
-      BadRecordException e = assertThrows(BadRecordException.class, () -> decoder.decode(batch, BadRecordPolicy.FAIL, allocator));
+    try (BinaryRows rows = BinaryRows.forRows(ArrowSchemas.toArrow(NATIVE_TYPES), type, 1)) {
+      rows.add(binary(type, List.of(row)).getFirst());
+      BadRecordException e = assertThrows(BadRecordException.class, () -> rows.readBatch(allocator));
       assertTrue(e.getMessage().contains("null in the table's required column 'point.label'"), e.getMessage());
     }
   }
