@@ -12,7 +12,7 @@ import org.apache.iceberg.catalog.Catalog;
 /**
  * Iceberg catalogs from properties, with floe's embedded default: Iceberg's JDBC catalog on
  * SQLite, named {@value #EMBEDDED_NAME}, its database at {@code <warehouse>/catalog.db} and tables
- * under {@code <warehouse>} -- no services needed.
+ * under {@code <warehouse>}, read and written through {@link LocalFileIO} -- no services needed.
  */
 public final class Catalogs {
   public static final String EMBEDDED_NAME = "floe";
@@ -39,6 +39,7 @@ public final class Catalogs {
     properties.put(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
     properties.put(CatalogProperties.URI, "jdbc:sqlite:" + dir.resolve("catalog.db"));
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, dir.toString());
+    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
     return properties;
   }
 

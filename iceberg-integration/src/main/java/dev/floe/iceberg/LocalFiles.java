@@ -13,13 +13,17 @@ import org.apache.iceberg.io.OutputFile;
  * delete file itself instead of handing every byte to Java: a local warehouse through Hadoop's
  * local file system (the embedded catalog's) is written natively, with the same bytes at the same
  * location. Hadoop's {@code .crc} side file is not written (its readers check a checksum only when
- * one exists), and no {@code chmod} process is started per file.
+ * one exists), and no {@code chmod} process is started per file. Files of floe's own {@link
+ * LocalFileIO} are local by construction.
  */
 final class LocalFiles {
   private LocalFiles() {}
 
   /** The local file {@code file} stands for, or empty for any other storage (S3, HDFS, ...). */
   static Optional<Path> localPath(OutputFile file) {
+    if (file instanceof LocalOutputFile local) {
+      return Optional.of(local.path());
+    }
     if (file instanceof HadoopOutputFile hadoop) {
       FileSystem fs = hadoop.getFileSystem();
       if (fs instanceof LocalFileSystem local) {

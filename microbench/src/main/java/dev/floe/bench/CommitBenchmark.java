@@ -1,0 +1,114 @@
+package dev.floe.bench;
+
+import dev.floe.iceberg.Catalogs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One Iceberg commit in floe's embedded catalog (JDBC on SQLite, a local warehouse), by the
+ * catalog's {@code FileIO}: {@code local}, floe's {@code LocalFileIO} (java.nio, the embedded
+ * catalog's default), against {@code hadoop}, Iceberg's default {@code HadoopFileIO} on Hadoop's
+ * local file system ({@code .crc} side files, a {@code chmod} process per file and directory
+ * created without Hadoop's native library). Each operation is a fast append of one data file
+ * (the file itself is not read, so it need not exist): a manifest, a manifest list and a
+ * metadata file written, the catalog row swapped, the new metadata read back. A fresh table per
+ * iteration, so the metadata grows only within an iteration, alike for both.
+ *
+ * <p>Every sink commits this way once per cycle (the Kafka sink, the Connect task, the Flink
+ * committer at each checkpoint), so this is the FileIO's share of a commit's latency.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+    "-Dorg.slf4j.simpleLogger.log.org.apache.iceberg.jdbc.JdbcCatalog=error"})
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 5)
+public class CommitBenchmark {
+  private static final Schema SCHEMA = new Schema(
+      Types.NestedField.required(1, "id", Types.LongType.get()),
+      Types.NestedField.optional(2, "name", Types.StringType.get()));
+  private static final Namespace NAMESPACE = Namespace.of("bench");
+
+  @Param({"local", "hadoop"})
+  public String io;
+
+  private Path dir;
+  private Catalog catalog;
+  private Table table;
+  private int tables;
+  private long files;
+
+  @Setup(Level.Trial)
+  public void openCatalog() throws IOException {
+    dir = Files.createTempDirectory("floe-commits-");
+    Map<String, String> properties = new HashMap<>(Catalogs.embeddedProperties(dir));
+    if (io.equals("hadoop")) {
+      properties.remove(CatalogProperties.FILE_IO_IMPL);
+    } else if (!io.equals("local")) {
+      throw new IllegalArgumentException("io must be local or hadoop, not " + io);
+    }
+    catalog = Catalogs.load(Catalogs.EMBEDDED_NAME, properties);
+    ((SupportsNamespaces) catalog).createNamespace(NAMESPACE);
+  }
+
+  @Setup(Level.Iteration)
+  public void newTable() {
+    table = catalog.createTable(TableIdentifier.of(NAMESPACE, "t" + tables++), SCHEMA, PartitionSpec.unpartitioned(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+  }
+
+  @Benchmark
+  public long appendOneFile() {
+    DataFile file = DataFiles.builder(table.spec())
+        .withPath(table.location() + "/data/f-" + files++ + ".parquet")
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(4096)
+        .withRecordCount(100)
+        .build();
+    table.newFastAppend().appendFile(file).commit();
+    return table.currentSnapshot().snapshotId();
+  }
+
+  @TearDown(Level.Trial)
+  public void close() throws Exception {
+    if (catalog instanceof AutoCloseable c) {
+      c.close();
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}
