@@ -81,6 +81,17 @@ class LocalFileIOTest extends EmbeddedCatalogTest {
   }
 
   @Test
+  void theEmbeddedCatalogKeepsItsDatabaseInWriteAheadLogMode() throws Exception {
+    catalog.createTable(TableIdentifier.of("db", "wal"), NativeIcebergWriteTest.SCHEMA);
+    try (java.sql.Connection db = java.sql.DriverManager.getConnection(
+            Catalogs.embeddedProperties(warehouse).get(CatalogProperties.URI));
+        java.sql.ResultSet mode = db.createStatement().executeQuery("PRAGMA journal_mode")) {
+      assertTrue(mode.next());
+      assertEquals("wal", mode.getString(1));
+    }
+  }
+
+  @Test
   void droppingATableWithPurgeDeletesItsFiles() throws IOException {
     Table table = catalog.createTable(TableIdentifier.of("db", "purged"), NativeIcebergWriteTest.SCHEMA);
     Commits.append(table, RandomRows.writeWithFloe(

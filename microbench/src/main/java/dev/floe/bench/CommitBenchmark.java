@@ -41,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * catalog's {@code FileIO}: {@code local}, floe's {@code LocalFileIO} (java.nio, the embedded
  * catalog's default), against {@code hadoop}, Iceberg's default {@code HadoopFileIO} on Hadoop's
  * local file system ({@code .crc} side files, a {@code chmod} process per file and directory
- * created without Hadoop's native library). Each operation is a fast append of one data file
+ * created without Hadoop's native library); and by SQLite's journal: {@code wal}, the embedded
+ * catalog's write-ahead log (synchronous NORMAL), against {@code delete}, SQLite's default
+ * rollback journal (synchronous FULL). Each operation is a fast append of one data file
  * (the file itself is not read, so it need not exist): a manifest, a manifest list and a
  * metadata file written, the catalog row swapped, the new metadata read back. A fresh table per
  * iteration, so the metadata grows only within an iteration, alike for both.
@@ -65,6 +67,9 @@ public class CommitBenchmark {
   @Param({"local", "hadoop"})
   public String io;
 
+  @Param({"wal", "delete"})
+  public String journal;
+
   private Path dir;
   private Catalog catalog;
   private Table table;
@@ -79,6 +84,11 @@ public class CommitBenchmark {
       properties.remove(CatalogProperties.FILE_IO_IMPL);
     } else if (!io.equals("local")) {
       throw new IllegalArgumentException("io must be local or hadoop, not " + io);
+    }
+    if (journal.equals("delete")) {
+      properties.keySet().removeIf(key -> key.startsWith("jdbc."));
+    } else if (!journal.equals("wal")) {
+      throw new IllegalArgumentException("journal must be wal or delete, not " + journal);
     }
     catalog = Catalogs.load(Catalogs.EMBEDDED_NAME, properties);
     ((SupportsNamespaces) catalog).createNamespace(NAMESPACE);
