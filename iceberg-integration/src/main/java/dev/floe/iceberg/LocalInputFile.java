@@ -71,11 +71,19 @@ final class LocalInputFile implements InputFile {
   }
 
   /**
-   * Sequential reads from a position that {@link #seek} moves, and positioned reads ({@link
-   * RangeReadable}, which Iceberg's Parquet reader uses for footers) that leave it where it is.
+   * Sequential reads from a position that {@link #seek} moves, through a small read-ahead buffer
+   * (readers such as Avro's and Jackson's also read a byte or a few at a time), and positioned
+   * reads ({@link RangeReadable}, which Iceberg's Parquet reader uses for footers) that leave it
+   * where it is.
    */
   private static final class Stream extends SeekableInputStream implements RangeReadable {
+    private static final int BUFFER_BYTES = 8 * 1024;
+
     private final FileChannel channel;
+    private final byte[] buffer = new byte[BUFFER_BYTES];
+    /** The file's bytes at [bufferStart, bufferStart + bufferLength) are in {@code buffer}. */
+    private long bufferStart;
+    private int bufferLength;
     private long pos;
     private boolean closed;
 
@@ -100,21 +108,54 @@ final class LocalInputFile implements InputFile {
 
     @Override
     public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      ensureOpen();
+      if (!buffered() && !fill()) {
+        return -1;
+      }
+      return buffer[(int) (pos++ - bufferStart)] & 0xff;
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
       ensureOpen();
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
       if (len == 0) {
         return 0;
       }
-      int n = channel.read(ByteBuffer.wrap(b, off, len), pos);
-      if (n > 0) {
-        pos += n;
+      if (!buffered()) {
+        if (len >= BUFFER_BYTES) {
+          int n = channel.read(ByteBuffer.wrap(b, off, len), pos);
+          if (n > 0) {
+            pos += n;
+          }
+          return n;
+        }
+        if (!fill()) {
+          return -1;
+        }
       }
+      int at = (int) (pos - bufferStart);
+      int n = Math.min(len, bufferLength - at);
+      System.arraycopy(buffer, at, b, off, n);
+      pos += n;
       return n;
+    }
+
+    /** Whether the byte at {@code pos} is in the buffer. */
+    private boolean buffered() {
+      return pos >= bufferStart && pos < bufferStart + bufferLength;
+    }
+
+    /** Reads ahead from {@code pos}; false at the end of the file. */
+    private boolean fill() throws IOException {
+      bufferStart = pos;
+      bufferLength = 0;
+      int n = channel.read(ByteBuffer.wrap(buffer), pos);
+      if (n <= 0) {
+        return false;
+      }
+      bufferLength = n;
+      return true;
     }
 
     @Override
@@ -132,9 +173,9 @@ final class LocalInputFile implements InputFile {
     }
 
     @Override
-    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+    public void readFully(long position, byte[] bytes, int offset, int length) throws IOException {
       ensureOpen();
-      ByteBuffer into = ByteBuffer.wrap(buffer, offset, length);
+      ByteBuffer into = ByteBuffer.wrap(bytes, offset, length);
       long at = position;
       while (into.hasRemaining()) {
         int n = channel.read(into, at);
@@ -147,11 +188,11 @@ final class LocalInputFile implements InputFile {
     }
 
     @Override
-    public int readTail(byte[] buffer, int offset, int length) throws IOException {
+    public int readTail(byte[] bytes, int offset, int length) throws IOException {
       ensureOpen();
       long size = channel.size();
       int n = (int) Math.min(length, size);
-      readFully(size - n, buffer, offset, n);
+      readFully(size - n, bytes, offset, n);
       return n;
     }
 

@@ -168,6 +168,23 @@ class LocalFileIOTest extends EmbeddedCatalogTest {
 
       stream.seek(bytes.length);
       assertEquals(-1, stream.read());
+
+      // Byte by byte and in odd-sized pieces, across the read-ahead buffer's edges.
+      stream.seek(0);
+      byte[] again = new byte[bytes.length];
+      for (int i = 0; i < 20_000; i++) {
+        again[i] = (byte) stream.read();
+      }
+      int at = 20_000;
+      while (at < bytes.length) {
+        int n = stream.read(again, at, Math.min(3_001, bytes.length - at));
+        assertTrue(n > 0);
+        at += n;
+      }
+      assertArrayEquals(bytes, again);
+      assertEquals(-1, stream.read(part, 0, 10));
+      stream.seek(7);
+      assertEquals(bytes[7] & 0xff, stream.read(), "a seek back into the buffer reads from there");
     }
   }
 
