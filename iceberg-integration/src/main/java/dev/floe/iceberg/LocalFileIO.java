@@ -98,11 +98,11 @@ public final class LocalFileIO implements DelegateFileIO {
     }
   }
 
-  /** Every file under the directory {@code prefix}, at any depth. */
+  /** Every file under the directory {@code prefix}, at any depth (or the file {@code prefix}). */
   @Override
   public Iterable<FileInfo> listPrefix(String prefix) {
     Path root = path(prefix);
-    if (!Files.isDirectory(root)) {
+    if (!Files.exists(root)) {
       return List.of();
     }
     List<FileInfo> files = new ArrayList<>();

@@ -214,6 +214,9 @@ class LocalFileIOTest extends EmbeddedCatalogTest {
     listed.sort(null);
     assertEquals(List.of("prefix/a.bin:5", "prefix/sub/b.bin:9", "prefix/sub/deeper/c.bin:16"), listed);
 
+    FileInfo one = io.listPrefix(root.resolve("a.bin").toString()).iterator().next();
+    assertEquals(root.resolve("a.bin").toString(), one.location());
+
     io.deletePrefix(root.toString());
     assertFalse(Files.exists(root));
     assertEquals(List.of(), io.listPrefix(root.toString()));
