@@ -15,7 +15,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -49,6 +52,13 @@ import org.slf4j.LoggerFactory;
  * reference them. Otherwise a commit refused for good (a cleanable failure) deletes its files,
  * which nothing references.
  *
+ * <p>Committers in one process take turns on a table: each attempt holds the table's turn (one
+ * lock per table location in the JVM), so the tasks of a connector on one worker, or several sinks
+ * in one process, queue for a few milliseconds each instead of losing races and backing off for
+ * Iceberg's retry waits. Committers in other processes still race and retry as above, and so does
+ * a committer that waited {@value #TURN_WAIT_MS} ms for its turn: a turn held that long is a
+ * commit that hangs, which must not hold up the others.
+ *
  * <p>This is the sink's commit protocol, shared by every adapter that commits Kafka offsets to
  * Iceberg (the Kafka Connect connector): one committer per consumer group; the caller keeps the
  * positions it last saw in each table and passes them as {@code expected}.
@@ -56,11 +66,23 @@ import org.slf4j.LoggerFactory;
 public final class TableCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
 
+  /** Each table's turn in this process, by table location; a table's lock is kept for good. */
+  private static final ConcurrentHashMap<String, ReentrantLock> TURNS = new ConcurrentHashMap<>();
+  /** The longest wait for a table's turn before committing without it. */
+  static final long TURN_WAIT_MS = 5_000;
+
   private final String group;
+  private final boolean takeTurns;
 
   /** A committer storing offsets under {@code group}'s key ({@link SnapshotOffsets#key}). */
   public TableCommitter(String group) {
+    this(group, true);
+  }
+
+  /** {@code takeTurns} false: races the process's other committers as if they ran elsewhere (tests). */
+  TableCommitter(String group, boolean takeTurns) {
     this.group = group;
+    this.takeTurns = takeTurns;
   }
 
   /**
@@ -89,46 +111,79 @@ public final class TableCommitter {
     long conflictDeadline = System.nanoTime() + 1_000_000L * PropertyUtil.propertyAsLong(
         table.properties(), COMMIT_TOTAL_RETRY_TIME_MS, COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT);
     int lostRaces = 0;
+    ReentrantLock turn = takeTurns ? TURNS.computeIfAbsent(table.location(), location -> new ReentrantLock(true)) : null;
     for (int attempt = 0; ; attempt++) {
-      String before = ops.refresh().metadataFileLocation();
+      Runnable waitBeforeNextAttempt; // outside the turn, so that the others go on meanwhile
+      boolean held = takeTurn(turn, table);
       try {
-        if (result.deleteFiles().length > 0) {
-          Commits.rowDelta(fenced, result, summary);
-        } else {
-          Commits.append(fenced, result, summary);
-        }
-        return;
-      } catch (FencingTableOperations.AlreadyCommittedException landed) {
-        LOG.info("commit {} to {} had landed after all (its outcome was unknown)", commitId, table.name());
-        return;
-      } catch (CommitStateUnknownException e) {
-        outcomeUnknown = true;
-        fencing.lookForEarlierAttempt();
-        if (SnapshotOffsets.containsCommit(ops.refresh(), commitId)) {
+        String before = ops.refresh().metadataFileLocation();
+        try {
+          if (result.deleteFiles().length > 0) {
+            Commits.rowDelta(fenced, result, summary);
+          } else {
+            Commits.append(fenced, result, summary);
+          }
           return;
-        }
-        retryAfterUnknown(attempt, table, e);
-      } catch (CommitFailedException conflict) {
-        boolean othersCommitted = !Objects.equals(before, ops.refresh().metadataFileLocation());
-        if (!othersCommitted || System.nanoTime() - conflictDeadline > 0) {
-          deleteUnlessReferenced(table, result, outcomeUnknown);
+        } catch (FencingTableOperations.AlreadyCommittedException landed) {
+          LOG.info("commit {} to {} had landed after all (its outcome was unknown)", commitId, table.name());
+          return;
+        } catch (CommitStateUnknownException e) {
+          outcomeUnknown = true;
+          fencing.lookForEarlierAttempt();
+          if (SnapshotOffsets.containsCommit(ops.refresh(), commitId)) {
+            return;
+          }
+          int unknownAttempt = attempt;
+          waitBeforeNextAttempt = () -> retryAfterUnknown(unknownAttempt, table, e);
+        } catch (CommitFailedException conflict) {
+          boolean othersCommitted = !Objects.equals(before, ops.refresh().metadataFileLocation());
+          if (!othersCommitted || System.nanoTime() - conflictDeadline > 0) {
+            deleteUnlessReferenced(table, result, outcomeUnknown);
+            throw new SinkException("could not commit to " + table.name()
+                + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : "")
+                + (othersCommitted ? ": other writers kept committing first for commit.retry.total-timeout-ms" : ""),
+                conflict);
+          }
+          int lost = ++lostRaces;
+          waitBeforeNextAttempt = () -> waitAfterLostRaces(lost, table);
+        } catch (RuntimeException e) {
+          // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
+          // sure that nothing was committed.
+          deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure));
+          if (e instanceof FencedException || !(e instanceof CleanableFailure)) {
+            throw e;
+          }
           throw new SinkException("could not commit to " + table.name()
-              + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : "")
-              + (othersCommitted ? ": other writers kept committing first for commit.retry.total-timeout-ms" : ""),
-              conflict);
+              + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : ""), e);
         }
-        waitAfterLostRaces(++lostRaces, table);
-      } catch (RuntimeException e) {
-        // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
-        // sure that nothing was committed.
-        deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure));
-        if (e instanceof FencedException || !(e instanceof CleanableFailure)) {
-          throw e;
+      } finally {
+        if (held) {
+          turn.unlock();
         }
-        throw new SinkException("could not commit to " + table.name()
-            + (outcomeUnknown ? " (an earlier attempt's outcome was unknown: its files are kept)" : ""), e);
       }
+      waitBeforeNextAttempt.run();
     }
+  }
+
+  /**
+   * Waits for the table's turn in this process, up to {@link #TURN_WAIT_MS}; whether it holds it
+   * (false for a null turn, none to wait for).
+   */
+  private static boolean takeTurn(ReentrantLock turn, Table table) {
+    if (turn == null) {
+      return false;
+    }
+    try {
+      if (turn.tryLock(TURN_WAIT_MS, TimeUnit.MILLISECONDS)) {
+        return true;
+      }
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while waiting for another committer to " + table.name(), interrupted);
+    }
+    LOG.info("another commit to {} in this process has held the table for {} ms; committing without waiting for it",
+        table.name(), TURN_WAIT_MS);
+    return false;
   }
 
   /**

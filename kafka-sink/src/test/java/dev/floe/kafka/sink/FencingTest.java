@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,13 +17,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.WriteResult;
@@ -131,6 +138,83 @@ class FencingTest {
    * Iceberg retries -- none at all here -- still all land, each once.
    */
   @Test
+  void writersInOneProcessTakeTurnsAndNeverLoseARace() throws Exception {
+    table.updateProperties().set("commit.retry.num-retries", "0").commit(); // a lost race would show
+    int writers = 6;
+    int rounds = 3;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(writers);
+    List<Future<Integer>> attempts = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      TopicPartition tp = new TopicPartition("t", w);
+      int writer = w;
+      attempts.add(threads.submit(() -> {
+        Table loaded = catalog.loadTable(TableIdentifier.of("t"));
+        CountingOperations ops = new CountingOperations(((HasTableOperations) loaded).operations());
+        Table own = new BaseTable(ops, loaded.name());
+        TableCommitter committer = new TableCommitter("g");
+        Map<TopicPartition, Position> expected = Map.of();
+        go.await();
+        for (int round = 1; round <= rounds; round++) {
+          Map<TopicPartition, Position> offsets = at(tp, round * 10L);
+          committer.commit(own, files("turn-w" + writer + "r" + round), offsets, expected);
+          expected = offsets;
+        }
+        return ops.commits.get();
+      }));
+    }
+    go.countDown();
+    for (Future<Integer> f : attempts) {
+      assertEquals(rounds, f.get(), "one catalog commit per cycle: no lost race, no retry");
+    }
+    threads.shutdown();
+    table.refresh();
+    assertEquals(writers * rounds, snapshots().size(), "every commit landed once");
+  }
+
+  @Test
+  void aCommitThatHangsHoldingTheTurnDoesNotHoldUpTheOthers() throws Exception {
+    CountDownLatch hanging = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Table loaded = catalog.loadTable(TableIdentifier.of("t"));
+    Table stuck = new BaseTable(new ForwardingTableOperations(((HasTableOperations) loaded).operations()) {
+      @Override
+      public void commit(TableMetadata base, TableMetadata metadata) {
+        hanging.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        super.commit(base, metadata);
+      }
+    }, loaded.name());
+    ExecutorService threads = Executors.newFixedThreadPool(1);
+    try {
+      Future<?> first = threads.submit(() -> {
+        new TableCommitter("g").commit(stuck, files("stuck"), at(P0, 10), Map.of());
+        return null;
+      });
+      assertTrue(hanging.await(30, TimeUnit.SECONDS));
+
+      long start = System.nanoTime();
+      new TableCommitter("g").commit(catalog.loadTable(TableIdentifier.of("t")), files("other"), at(P1, 10), Map.of());
+      long waitedMs = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(waitedMs >= TableCommitter.TURN_WAIT_MS - 100, "it waited for the turn first: " + waitedMs + " ms");
+
+      release.countDown();
+      first.get(30, TimeUnit.SECONDS); // lost the race to the other one, then landed on a retry
+    } finally {
+      release.countDown();
+      threads.shutdownNow();
+    }
+    table.refresh();
+    assertEquals(2, snapshots().size());
+    assertEquals(10L, SnapshotOffsets.latest(current(), "g", List.of(P0)).get(P0).next());
+    assertEquals(10L, SnapshotOffsets.latest(current(), "g", List.of(P1)).get(P1).next());
+  }
+
+  @Test
   void writersOnTheirOwnPartitionsAllLandPastIcebergsRetries() throws Exception {
     table.updateProperties()
         .set("commit.retry.num-retries", "0")
@@ -147,7 +231,8 @@ class FencingTest {
       int writer = w;
       done.add(threads.submit(() -> {
         go.await();
-        TableCommitter committer = new TableCommitter("g");
+        // Racing as committers in separate processes do (the process's turns would queue them).
+        TableCommitter committer = new TableCommitter("g", false);
         Table own = catalog.loadTable(TableIdentifier.of("t"));
         Map<TopicPartition, Position> expected = Map.of();
         for (int round = 1; round <= rounds; round++) {
@@ -168,6 +253,21 @@ class FencingTest {
     for (int w = 0; w < writers; w++) {
       TopicPartition tp = new TopicPartition("t", w);
       assertEquals(rounds * 10L, SnapshotOffsets.latest(current(), "g", List.of(tp)).get(tp).next());
+    }
+  }
+
+  /** Counts the catalog commits tried through it. */
+  private static final class CountingOperations extends ForwardingTableOperations {
+    final AtomicInteger commits = new AtomicInteger();
+
+    CountingOperations(TableOperations delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      commits.incrementAndGet();
+      super.commit(base, metadata);
     }
   }
 
