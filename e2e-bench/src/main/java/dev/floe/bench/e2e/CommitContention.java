@@ -1,7 +1,7 @@
 package dev.floe.bench.e2e;
 
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.ForwardingTableOperations;
+import dev.floe.iceberg.CountingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
 import dev.floe.testing.WorkDirectory;
@@ -28,7 +28,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -99,7 +98,7 @@ public final class CommitContention {
       threads.add(Thread.ofPlatform().name("committer-" + t).start(() -> {
         try (AutoCloseableCatalog own = new AutoCloseableCatalog(Catalogs.embedded(warehouse))) {
           Table loaded = own.catalog.loadTable(id);
-          CountingOperations ops = new CountingOperations(((HasTableOperations) loaded).operations());
+          CountingTableOperations ops = new CountingTableOperations(((HasTableOperations) loaded).operations());
           Table table = new BaseTable(ops, loaded.name());
           TableCommitter committer = new TableCommitter("contention");
           TopicPartition tp = new TopicPartition("events", task);
@@ -110,7 +109,7 @@ public final class CommitContention {
               roundStarts[round] = System.nanoTime();
             }
             Map<TopicPartition, Position> offsets = Map.of(tp, new Position((round + 1) * 1000L, null));
-            int before = ops.commits.get();
+            int before = ops.commits();
             try {
               table.refresh();
               committer.commit(table, WriteResult.builder().addDataFiles(entry(loaded)).build(), offsets, expected);
@@ -119,7 +118,7 @@ public final class CommitContention {
               failed.incrementAndGet();
               System.err.println("task " + task + " round " + round + ": " + e);
             }
-            int made = ops.commits.get() - before;
+            int made = ops.commits() - before;
             attempts.addAndGet(made);
             maxAttempts[task] = Math.max(maxAttempts[task], made);
             roundEnds[round][task] = System.nanoTime();
@@ -199,21 +198,6 @@ public final class CommitContention {
       if (catalog instanceof AutoCloseable c) {
         c.close();
       }
-    }
-  }
-
-  /** Counts the catalog commits tried through it (Iceberg retries a conflict with a new one). */
-  private static final class CountingOperations extends ForwardingTableOperations {
-    final AtomicInteger commits = new AtomicInteger();
-
-    CountingOperations(TableOperations delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      commits.incrementAndGet();
-      super.commit(base, metadata);
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.CountingTableOperations;
 import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.nio.file.Files;
@@ -18,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -29,7 +29,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.WriteResult;
@@ -150,7 +149,7 @@ class FencingTest {
       int writer = w;
       attempts.add(threads.submit(() -> {
         Table loaded = catalog.loadTable(TableIdentifier.of("t"));
-        CountingOperations ops = new CountingOperations(((HasTableOperations) loaded).operations());
+        CountingTableOperations ops = new CountingTableOperations(((HasTableOperations) loaded).operations());
         Table own = new BaseTable(ops, loaded.name());
         TableCommitter committer = new TableCommitter("g");
         Map<TopicPartition, Position> expected = Map.of();
@@ -160,7 +159,7 @@ class FencingTest {
           committer.commit(own, files("turn-w" + writer + "r" + round), offsets, expected);
           expected = offsets;
         }
-        return ops.commits.get();
+        return ops.commits();
       }));
     }
     go.countDown();
@@ -253,21 +252,6 @@ class FencingTest {
     for (int w = 0; w < writers; w++) {
       TopicPartition tp = new TopicPartition("t", w);
       assertEquals(rounds * 10L, SnapshotOffsets.latest(current(), "g", List.of(tp)).get(tp).next());
-    }
-  }
-
-  /** Counts the catalog commits tried through it. */
-  private static final class CountingOperations extends ForwardingTableOperations {
-    final AtomicInteger commits = new AtomicInteger();
-
-    CountingOperations(TableOperations delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      commits.incrementAndGet();
-      super.commit(base, metadata);
     }
   }
 
