@@ -1,6 +1,5 @@
 package dev.floe.flink.sink;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
@@ -13,7 +12,6 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.iceberg.io.WriteResult;
 
 /**
  * Runs once (parallelism 1) between the writers and the committer: gathers every writer's files of
@@ -22,8 +20,8 @@ import org.apache.iceberg.io.WriteResult;
  * this operator's own barrier arrives. Holds no state: what it emits is the committer's state.
  */
 final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
-    implements OneInputStreamOperator<CommittableMessage<WriteResult>, CommittableMessage<FloeCommittable>> {
-  private final List<WriteResult> results = new ArrayList<>();
+    implements OneInputStreamOperator<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> {
+  private final List<WrittenFiles> results = new ArrayList<>();
   private long lastCheckpointId = 0;
   /**
    * The last checkpoint this operator took part in. Kept as state because a restored operator
@@ -50,21 +48,21 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
   }
 
   @Override
-  public void processElement(StreamRecord<CommittableMessage<WriteResult>> element) {
-    if (element.getValue() instanceof CommittableWithLineage<WriteResult> files) {
+  public void processElement(StreamRecord<CommittableMessage<WrittenFiles>> element) {
+    if (element.getValue() instanceof CommittableWithLineage<WrittenFiles> files) {
       results.add(files.getCommittable());
     }
   }
 
   @Override
-  public void prepareSnapshotPreBarrier(long checkpointId) throws IOException {
+  public void prepareSnapshotPreBarrier(long checkpointId) {
     if (checkpointId == lastCheckpointId) {
       return; // finish() emitted it already for the final checkpoint
     }
     lastCheckpointId = checkpointId;
     FloeCommittable committable =
         new FloeCommittable(
-            WriteResults.toBytes(WriteResults.merge(results)),
+            WrittenFiles.concat(results).bytes(),
             getRuntimeContext().getJobInfo().getJobId().toString(),
             getOperatorID().toString(),
             checkpointId);

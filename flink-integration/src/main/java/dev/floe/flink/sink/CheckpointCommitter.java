@@ -61,7 +61,7 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
 
     NavigableMap<Long, WriteResult> pending = new TreeMap<>();
     for (var entry : byCheckpoint.tailMap(committed, false).entrySet()) {
-      pending.put(entry.getKey(), WriteResults.fromBytes(entry.getValue().getCommittable().files()));
+      pending.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().getCommittable().files()).toWriteResult(table.specs()));
     }
     if (!pending.isEmpty()) {
       commitPending(pending, last);
@@ -71,7 +71,7 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   private void commitPending(NavigableMap<Long, WriteResult> pending, FloeCommittable last) {
     boolean anyDeletes = pending.values().stream().anyMatch(r -> r.deleteFiles().length > 0);
     if (!anyDeletes) {
-      WriteResult all = WriteResults.merge(pending.values());
+      WriteResult all = WriteResult.builder().addAll(pending.values()).build();
       if (all.dataFiles().length == 0) {
         return; // nothing to commit; a restore finds the checkpoints before, and nothing is lost
       }

@@ -7,8 +7,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * What one checkpoint asks the committer to commit: the files every writer finished for it
- * ({@link WriteResults}-serialized), and the job, operator and checkpoint the commit's snapshot
- * summary will name, so a restored job can tell whether it already landed.
+ * ({@link WrittenFiles}' bytes), and the job, operator and checkpoint the commit's snapshot summary
+ * will name, so a restored job can tell whether it already landed.
  *
  * <p>The files travel in the committable itself (they are few: one per open partition file per
  * writer and checkpoint) rather than in a manifest written ahead, as Iceberg's sink does; the
@@ -18,7 +18,8 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, lon
 
   /** Versioned binary form for Flink's checkpoints. */
   static final class Serializer implements SimpleVersionedSerializer<FloeCommittable> {
-    private static final int VERSION = 1;
+    /** 1: the files Java-serialized (floe before {@link WrittenFiles}); 2: {@link WrittenFiles}' bytes. */
+    private static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -38,8 +39,8 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, lon
 
     @Override
     public FloeCommittable deserialize(int version, byte[] serialized) throws IOException {
-      if (version != VERSION) {
-        throw new IOException("unknown floe committable version " + version + " (this floe reads " + VERSION + ")");
+      if (version != 1 && version != VERSION) {
+        throw new IOException("unknown floe committable version " + version + " (this floe reads 1 and 2)");
       }
       DataInputDeserializer in = new DataInputDeserializer(serialized);
       String jobId = in.readUTF();
@@ -47,6 +48,9 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, lon
       long checkpointId = in.readLong();
       byte[] files = new byte[in.readInt()];
       in.readFully(files);
+      if (version == 1) {
+        files = WrittenFiles.ofJavaSerialized(files).bytes();
+      }
       return new FloeCommittable(files, jobId, operatorId, checkpointId);
     }
   }

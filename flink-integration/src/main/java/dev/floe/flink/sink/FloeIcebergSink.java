@@ -23,7 +23,6 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
-import org.apache.iceberg.io.WriteResult;
 
 /**
  * A Flink sink that writes an Iceberg table through libfloe, exactly once with Flink's
@@ -56,7 +55,7 @@ import org.apache.iceberg.io.WriteResult;
 public final class FloeIcebergSink<T>
     implements Sink<T>,
         SupportsCommitter<FloeCommittable>,
-        SupportsPreCommitTopology<WriteResult, FloeCommittable> {
+        SupportsPreCommitTopology<WrittenFiles, FloeCommittable> {
   private static final long serialVersionUID = 1L;
 
   private final IcebergTableRef table;
@@ -95,8 +94,8 @@ public final class FloeIcebergSink<T>
   }
 
   @Override
-  public SimpleVersionedSerializer<WriteResult> getWriteResultSerializer() {
-    return new WriteResults();
+  public SimpleVersionedSerializer<WrittenFiles> getWriteResultSerializer() {
+    return new WrittenFiles.Serializer();
   }
 
   /**
@@ -106,7 +105,7 @@ public final class FloeIcebergSink<T>
    */
   @Override
   public DataStream<CommittableMessage<FloeCommittable>> addPreCommitTopology(
-      DataStream<CommittableMessage<WriteResult>> writeResults) {
+      DataStream<CommittableMessage<WrittenFiles>> writeResults) {
     var aggregated =
         writeResults
             .global()

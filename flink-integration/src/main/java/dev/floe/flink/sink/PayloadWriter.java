@@ -34,7 +34,7 @@ import org.apache.iceberg.io.WriteResult;
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
  * lost) and is counted and dropped under {@code SKIP}.
  */
-final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteResult> {
+final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenFiles> {
   private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
   /** Refreshed when a checkpoint's first batch opens files, to follow the table's schema and spec. */
@@ -130,7 +130,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
   }
 
   @Override
-  public Collection<WriteResult> prepareCommit() {
+  public Collection<WrittenFiles> prepareCommit() {
     writeBatch();
     if (writer == null) {
       return List.of();
@@ -138,7 +138,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WriteRes
     WriteResult result = writer.complete();
     writer = null;
     dataFiles.inc(result.dataFiles().length);
-    return List.of(result);
+    return List.of(WrittenFiles.of(result, table.specs()));
   }
 
   @Override

@@ -5,7 +5,6 @@ import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import org.apache.iceberg.io.WriteResult;
 
 /**
  * How a raw-path writer batches and what it does with a message the decoder rejects.
@@ -28,7 +27,7 @@ record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long bat
   }
 
   @Override
-  public CommittingSinkWriter<KafkaPayload, WriteResult> create(IcebergTableRef table, WriterInitContext context) {
+  public CommittingSinkWriter<KafkaPayload, WrittenFiles> create(IcebergTableRef table, WriterInitContext context) {
     return new PayloadWriter(
         table,
         this,

@@ -5,6 +5,7 @@ import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
@@ -12,6 +13,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
@@ -30,10 +32,12 @@ import org.apache.iceberg.types.TypeUtil;
  * does in upsert mode. Rows and deletes keep their order: a batch of one kind is written before a
  * row of the other is taken.
  */
-final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> {
+final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles> {
   private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
   private final NativeFileWriterFactory files;
+  /** The table's partition specs by id, to encode the files' partitions. */
+  private final Map<Integer, PartitionSpec> specs;
   private final boolean upsert;
   private final int batchRows;
   private final RowDataToArrow rows;
@@ -51,6 +55,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
     this.catalog = tableRef.openCatalog();
     Table table = catalog.loadTable(tableRef.identifier());
     this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt, settings.tableProperties());
+    this.specs = table.specs();
     this.upsert = settings.upsert();
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
@@ -161,7 +166,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
   }
 
   @Override
-  public Collection<WriteResult> prepareCommit() {
+  public Collection<WrittenFiles> prepareCommit() {
     flush(false);
     if (writer == null) {
       return List.of();
@@ -170,7 +175,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WriteResult> 
     writer = null;
     dataFiles.inc(result.dataFiles().length);
     deleteFiles.inc(result.deleteFiles().length);
-    return List.of(result);
+    return List.of(WrittenFiles.of(result, specs));
   }
 
   @Override

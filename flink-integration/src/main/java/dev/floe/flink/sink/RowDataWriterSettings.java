@@ -6,7 +6,6 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.iceberg.io.WriteResult;
 
 /**
  * What a {@code RowData} writer needs to know besides the table.
@@ -28,7 +27,7 @@ record RowDataWriterSettings(RowType rowType, boolean upsert, int batchRows, Map
   }
 
   @Override
-  public CommittingSinkWriter<RowData, WriteResult> create(IcebergTableRef table, WriterInitContext context) {
+  public CommittingSinkWriter<RowData, WrittenFiles> create(IcebergTableRef table, WriterInitContext context) {
     return new RowDataWriter(
         table,
         this,

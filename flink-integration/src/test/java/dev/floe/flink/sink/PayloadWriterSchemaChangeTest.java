@@ -90,9 +90,11 @@ class PayloadWriterSchemaChangeTest {
     return new KafkaPayload("events", 0, i, ("{\"id\":" + i + "," + rest + "}").getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void append(Table table, java.util.Collection<WriteResult> results) {
+  private static void append(Table table, java.util.Collection<WrittenFiles> written) throws java.io.IOException {
+    table.refresh();
+    WriteResult result = WrittenFiles.concat(written).toWriteResult(table.specs());
     AppendFiles append = table.newAppend();
-    results.forEach(r -> Arrays.stream(r.dataFiles()).forEach(append::appendFile));
+    Arrays.stream(result.dataFiles()).forEach(append::appendFile);
     append.commit();
   }
 }

@@ -1,0 +1,212 @@
+package dev.floe.flink.sink;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.ContentFileParser;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.util.JsonUtil;
+
+/**
+ * The files a writer finished for a checkpoint, or all of a checkpoint's files, as bytes that a
+ * later floe and a later Iceberg still read: what travels from the writers to the aggregator and
+ * what the committer keeps in Flink's checkpoints until the commit is known.
+ *
+ * <p>Each data or delete file is Iceberg's own JSON form ({@link ContentFileParser}, the REST
+ * catalog's, which Iceberg keeps readable across releases), so the bytes never depend on the
+ * classes' Java serialization: Iceberg's file classes declare no {@code serialVersionUID}, and the
+ * computed one changes between releases ({@code BaseFile} and {@code PartitionData} from 1.11 to
+ * 1.12, {@code WriteResult} from 1.10 to 1.11), which would leave a savepoint unreadable after an
+ * upgrade. Decoding needs the table's partition specs by id; encoding the spec of each file.
+ *
+ * <p>Layout: a sequence of entries, each a kind byte, a length (int) and that many bytes. There is
+ * no header, so the concatenation of encodings is the encoding of all their files (the
+ * aggregator's merge). Kinds: a data file, a delete file, a referenced data file's location, a
+ * rewritten delete file, and a Java-serialized {@link WriteResult} as floe wrote it before this
+ * form (version 1 of both serializers), read from state restored from such a build.
+ */
+public final class WrittenFiles {
+  private static final byte DATA_FILE = 1;
+  private static final byte DELETE_FILE = 2;
+  private static final byte REFERENCED_DATA_FILE = 3;
+  private static final byte REWRITTEN_DELETE_FILE = 4;
+  private static final byte JAVA_SERIALIZED_WRITE_RESULT = 9;
+
+  private final byte[] bytes;
+
+  private WrittenFiles(byte[] bytes) {
+    this.bytes = bytes;
+  }
+
+  /** {@code result}'s files; {@code specs} holds the spec of each (a table's {@code specs()}). */
+  static WrittenFiles of(WriteResult result, Map<Integer, PartitionSpec> specs) {
+    DataOutputSerializer out = new DataOutputSerializer(1024);
+    try {
+      for (DataFile file : result.dataFiles()) {
+        entry(out, DATA_FILE, json(file, specs));
+      }
+      for (DeleteFile file : result.deleteFiles()) {
+        entry(out, DELETE_FILE, json(file, specs));
+      }
+      for (CharSequence location : result.referencedDataFiles()) {
+        entry(out, REFERENCED_DATA_FILE, location.toString().getBytes(StandardCharsets.UTF_8));
+      }
+      for (DeleteFile file : result.rewrittenDeleteFiles()) {
+        entry(out, REWRITTEN_DELETE_FILE, json(file, specs));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // DataOutputSerializer grows in memory: not expected
+    }
+    return new WrittenFiles(out.getCopyOfBuffer());
+  }
+
+  /** The files of a Java-serialized {@link WriteResult} (floe's form before this one). */
+  static WrittenFiles ofJavaSerialized(byte[] writeResult) {
+    DataOutputSerializer out = new DataOutputSerializer(writeResult.length + 5);
+    try {
+      entry(out, JAVA_SERIALIZED_WRITE_RESULT, writeResult);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new WrittenFiles(out.getCopyOfBuffer());
+  }
+
+  /** Bytes from {@link #bytes()}; they are checked when {@link #toWriteResult} reads them. */
+  static WrittenFiles fromBytes(byte[] bytes) {
+    return new WrittenFiles(bytes);
+  }
+
+  /** All the files of {@code parts}. */
+  static WrittenFiles concat(Collection<WrittenFiles> parts) {
+    int length = 0;
+    for (WrittenFiles part : parts) {
+      length += part.bytes.length;
+    }
+    byte[] all = new byte[length];
+    int at = 0;
+    for (WrittenFiles part : parts) {
+      System.arraycopy(part.bytes, 0, all, at, part.bytes.length);
+      at += part.bytes.length;
+    }
+    return new WrittenFiles(all);
+  }
+
+  byte[] bytes() {
+    return bytes;
+  }
+
+  boolean isEmpty() {
+    return bytes.length == 0;
+  }
+
+  /** The files again, read with the table's partition specs by id. */
+  WriteResult toWriteResult(Map<Integer, PartitionSpec> specs) throws IOException {
+    WriteResult.Builder result = WriteResult.builder();
+    DataInputDeserializer in = new DataInputDeserializer(bytes);
+    while (in.available() > 0) {
+      byte kind = in.readByte();
+      int length = in.readInt();
+      if (length < 0 || length > in.available()) {
+        throw new IOException("written files: an entry of " + length + " bytes where " + in.available() + " are left");
+      }
+      byte[] entry = new byte[length];
+      in.readFully(entry);
+      switch (kind) {
+        case DATA_FILE -> result.addDataFiles((DataFile) file(entry, specs, DataFile.class));
+        case DELETE_FILE -> result.addDeleteFiles((DeleteFile) file(entry, specs, DeleteFile.class));
+        case REFERENCED_DATA_FILE -> result.addReferencedDataFiles(new String(entry, StandardCharsets.UTF_8));
+        case REWRITTEN_DELETE_FILE -> result.addRewrittenDeleteFiles((DeleteFile) file(entry, specs, DeleteFile.class));
+        case JAVA_SERIALIZED_WRITE_RESULT -> result.add(javaSerialized(entry));
+        default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4 and 9)");
+      }
+    }
+    return result.build();
+  }
+
+  private static void entry(DataOutputSerializer out, byte kind, byte[] value) throws IOException {
+    out.writeByte(kind);
+    out.writeInt(value.length);
+    out.write(value);
+  }
+
+  private static byte[] json(ContentFile<?> file, Map<Integer, PartitionSpec> specs) {
+    PartitionSpec spec = specs.get(file.specId());
+    if (spec == null) {
+      throw new IllegalArgumentException(
+          "file " + file.location() + " has partition spec " + file.specId() + ", which the table does not have");
+    }
+    return ContentFileParser.toJson(file, spec).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ContentFile<?> file(byte[] json, Map<Integer, PartitionSpec> specs, Class<?> expected)
+      throws IOException {
+    JsonNode node = JsonUtil.mapper().readTree(json);
+    ContentFile<?> file;
+    try {
+      file = ContentFileParser.fromJson(node, specs);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("written files: cannot read " + node.path("file-path").asText("a file") + ": "
+          + e.getMessage(), e);
+    }
+    if (!expected.isInstance(file)) {
+      throw new IOException("written files: " + file.location() + " is a " + file.content()
+          + " file where a " + expected.getSimpleName() + " was written");
+    }
+    return file;
+  }
+
+  private static WriteResult javaSerialized(byte[] bytes) throws IOException {
+    try {
+      return InstantiationUtil.deserializeObject(bytes, WriteResult.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IOException("cannot read a write result of an earlier floe: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WrittenFiles other && Arrays.equals(bytes, other.bytes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(bytes);
+  }
+
+  /** A writer's files on their way to the aggregator (in-flight data, kept by unaligned checkpoints). */
+  static final class Serializer implements SimpleVersionedSerializer<WrittenFiles> {
+    /** 1: a Java-serialized {@link WriteResult}; 2: this class's entries. */
+    private static final int VERSION = 2;
+
+    @Override
+    public int getVersion() {
+      return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(WrittenFiles files) {
+      return files.bytes;
+    }
+
+    @Override
+    public WrittenFiles deserialize(int version, byte[] serialized) throws IOException {
+      return switch (version) {
+        case 1 -> ofJavaSerialized(serialized);
+        case VERSION -> fromBytes(serialized);
+        default -> throw new IOException("unknown written files version " + version + " (this floe reads 1 and 2)");
+      };
+    }
+  }
+}
