@@ -8,7 +8,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -17,6 +19,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -48,6 +51,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * metadata file written, the catalog row swapped, the new metadata read back. A fresh table per
  * iteration, so the metadata grows only within an iteration, alike for both.
  *
+ * <p>{@code history} (default 0) measures what a table's past costs each commit: with {@code -p
+ * history=N}, one table per trial starts with N snapshots (made in transactions of 200) and every
+ * iteration commits on top of it, so the metadata file every commit rewrites holds N snapshots
+ * and more. A sink committing every 10 s adds 8,640 snapshots a day until they are expired. Use
+ * {@code -p append=merge} with it: floe's sinks commit with Iceberg's merging append, which keeps
+ * the manifests few, where fast appends would add one manifest per commit to every manifest list.
+ *
  * <p>Every sink commits this way once per cycle (the Kafka sink, the Connect task, the Flink
  * committer at each checkpoint), so this is the FileIO's share of a commit's latency.
  */
@@ -69,6 +79,13 @@ public class CommitBenchmark {
 
   @Param({"wal", "delete"})
   public String journal;
+
+  @Param({"0"})
+  public int history;
+
+  /** {@code fast}: Iceberg's fast append; {@code merge}: its merging append, as floe's sinks commit. */
+  @Param({"fast"})
+  public String append;
 
   private Path dir;
   private Catalog catalog;
@@ -96,20 +113,42 @@ public class CommitBenchmark {
 
   @Setup(Level.Iteration)
   public void newTable() {
+    if (history > 0 && table != null) {
+      return; // the trial's table, its past included
+    }
     table = catalog.createTable(TableIdentifier.of(NAMESPACE, "t" + tables++), SCHEMA, PartitionSpec.unpartitioned(),
         Map.of(TableProperties.FORMAT_VERSION, "2"));
+    // The past in transactions of up to 200 snapshots (a transaction keeps each step's metadata).
+    for (int made = 0; made < history; ) {
+      Transaction past = table.newTransaction();
+      for (int i = 0; i < 200 && made < history; i++, made++) {
+        newAppend(past::newAppend, past::newFastAppend).appendFile(file()).commit();
+      }
+      past.commitTransaction();
+    }
   }
 
-  @Benchmark
-  public long appendOneFile() {
-    DataFile file = DataFiles.builder(table.spec())
+  private DataFile file() {
+    return DataFiles.builder(table.spec())
         .withPath(table.location() + "/data/f-" + files++ + ".parquet")
         .withFormat(FileFormat.PARQUET)
         .withFileSizeInBytes(4096)
         .withRecordCount(100)
         .build();
-    table.newFastAppend().appendFile(file).commit();
+  }
+
+  @Benchmark
+  public long appendOneFile() {
+    newAppend(table::newAppend, table::newFastAppend).appendFile(file()).commit();
     return table.currentSnapshot().snapshotId();
+  }
+
+  private AppendFiles newAppend(Supplier<AppendFiles> merging, Supplier<AppendFiles> fast) {
+    return switch (append) {
+      case "fast" -> fast.get();
+      case "merge" -> merging.get();
+      default -> throw new IllegalArgumentException("append must be fast or merge, not " + append);
+    };
   }
 
   @TearDown(Level.Trial)
