@@ -150,6 +150,10 @@ class FloeJsonFormatTest {
             DataStructureConverters.getConverter(TypeConversions.fromLogicalToDataType(type));
     external.open(FloeJsonFormatTest.class.getClassLoader());
     long binaryRows = 0;
+    // Every binary row with its expected bytes, checked again at the end: a row must keep its
+    // bytes while later messages decode (the decoder reuses its output array).
+    List<BinaryRowData> kept = new ArrayList<>();
+    List<String> keptBytes = new ArrayList<>();
     for (byte[] message : messages) {
       Outcome expected = run(flink, message);
       Outcome actual = run(floe, message);
@@ -166,10 +170,15 @@ class FloeJsonFormatTest {
               HexFormat.of().formatHex(bytes((BinaryRowData) got)),
               () -> what.get() + ": not Flink's own binary row");
           assertEquals(external.toExternalOrNull(want), external.toExternalOrNull(got), what);
+          kept.add((BinaryRowData) got);
+          keptBytes.add(HexFormat.of().formatHex(bytes((BinaryRowData) got)));
         } else {
           assertEquals(want, got, what);
         }
       }
+    }
+    for (int i = 0; i < kept.size(); i++) {
+      assertEquals(keptBytes.get(i), HexFormat.of().formatHex(bytes(kept.get(i))), "binary row " + i + " changed later");
     }
     return new Counts(floe.fallbacks(), binaryRows);
   }
