@@ -61,7 +61,10 @@ class WrittenFilesTest {
           .truncate("blob", 4)
           .identity("key")
           .build();
-  private static final Map<Integer, PartitionSpec> SPECS = Map.of(0, UNPARTITIONED, 1, PARTITIONED);
+  /** A v1 table's spec after its partition field was dropped: the field stays, as a void transform. */
+  private static final PartitionSpec VOID =
+      PartitionSpec.builderFor(SCHEMA).withSpecId(2).alwaysNull("name", "name_null").build();
+  private static final Map<Integer, PartitionSpec> SPECS = Map.of(0, UNPARTITIONED, 1, PARTITIONED, 2, VOID);
   private static final SortOrder SORTED = SortOrder.builderFor(SCHEMA).withOrderId(3).asc("id").build();
 
   private static PartitionData partition(String name) {
@@ -110,6 +113,16 @@ class WrittenFilesTest {
         .withFormat(FileFormat.PARQUET)
         .withFileSizeInBytes(1000)
         .withRecordCount(3)
+        .build();
+  }
+
+  private static DataFile voidPartitionDataFile(String location) {
+    return DataFiles.builder(VOID)
+        .withPath(location)
+        .withFormat(FileFormat.PARQUET)
+        .withPartition(new PartitionData(VOID.partitionType()))
+        .withFileSizeInBytes(700)
+        .withRecordCount(2)
         .build();
   }
 
@@ -164,7 +177,10 @@ class WrittenFilesTest {
 
   @Test
   void everyFieldOfEveryKindOfFileComesBack() throws IOException {
-    WriteResult written = everyKind();
+    // The void-partitioned file only here: Java serialization (the earlier form, below) drops its
+    // partition's one null field.
+    WriteResult written =
+        WriteResult.builder().add(everyKind()).addDataFiles(voidPartitionDataFile("file:/w/data/v.parquet")).build();
     WriteResult read = WrittenFiles.of(written, SPECS).toWriteResult(SPECS);
     assertSameFiles(written, read);
   }
