@@ -107,10 +107,6 @@ public final class WrittenFiles {
     return bytes;
   }
 
-  boolean isEmpty() {
-    return bytes.length == 0;
-  }
-
   /** The files again, read with the table's partition specs by id. */
   WriteResult toWriteResult(Map<Integer, PartitionSpec> specs) throws IOException {
     WriteResult.Builder result = WriteResult.builder();
@@ -121,14 +117,15 @@ public final class WrittenFiles {
       if (length < 0 || length > in.available()) {
         throw new IOException("written files: an entry of " + length + " bytes where " + in.available() + " are left");
       }
-      byte[] entry = new byte[length];
-      in.readFully(entry);
+      int at = in.getPosition();
+      in.skipBytesToRead(length);
       switch (kind) {
-        case DATA_FILE -> result.addDataFiles((DataFile) file(entry, specs, DataFile.class));
-        case DELETE_FILE -> result.addDeleteFiles((DeleteFile) file(entry, specs, DeleteFile.class));
-        case REFERENCED_DATA_FILE -> result.addReferencedDataFiles(new String(entry, StandardCharsets.UTF_8));
-        case REWRITTEN_DELETE_FILE -> result.addRewrittenDeleteFiles((DeleteFile) file(entry, specs, DeleteFile.class));
-        case JAVA_SERIALIZED_WRITE_RESULT -> result.add(javaSerialized(entry));
+        case DATA_FILE -> result.addDataFiles((DataFile) file(at, length, specs, DataFile.class));
+        case DELETE_FILE -> result.addDeleteFiles((DeleteFile) file(at, length, specs, DeleteFile.class));
+        case REFERENCED_DATA_FILE -> result.addReferencedDataFiles(new String(bytes, at, length, StandardCharsets.UTF_8));
+        case REWRITTEN_DELETE_FILE ->
+            result.addRewrittenDeleteFiles((DeleteFile) file(at, length, specs, DeleteFile.class));
+        case JAVA_SERIALIZED_WRITE_RESULT -> result.add(javaSerialized(Arrays.copyOfRange(bytes, at, at + length)));
         default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4 and 9)");
       }
     }
@@ -150,9 +147,10 @@ public final class WrittenFiles {
     return ContentFileParser.toJson(file, spec).getBytes(StandardCharsets.UTF_8);
   }
 
-  private static ContentFile<?> file(byte[] json, Map<Integer, PartitionSpec> specs, Class<?> expected)
+  /** The file whose JSON is {@code bytes[at, at + length)}. */
+  private ContentFile<?> file(int at, int length, Map<Integer, PartitionSpec> specs, Class<?> expected)
       throws IOException {
-    JsonNode node = JsonUtil.mapper().readTree(json);
+    JsonNode node = JsonUtil.mapper().readTree(bytes, at, length);
     ContentFile<?> file;
     try {
       file = ContentFileParser.fromJson(node, specs);
@@ -173,16 +171,6 @@ public final class WrittenFiles {
     } catch (ClassNotFoundException e) {
       throw new IOException("cannot read a write result of an earlier floe: " + e.getMessage(), e);
     }
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof WrittenFiles other && Arrays.equals(bytes, other.bytes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(bytes);
   }
 
   /** A writer's files on their way to the aggregator (in-flight data, kept by unaligned checkpoints). */
