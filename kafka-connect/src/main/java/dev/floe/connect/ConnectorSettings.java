@@ -92,7 +92,7 @@ final class ConnectorSettings extends AbstractConfig {
           "Replace rows by the tables' identifier fields; a null value (tombstone) deletes its key's row")
       .define(CATALOG_NAME, Type.STRING, "iceberg", Importance.MEDIUM, "Iceberg catalog name")
       .define(CONTROL_TOPIC, Type.STRING, "control-iceberg", Importance.LOW,
-          "Iceberg's control topic: floe has none, and reads it only as part of Iceberg's offsets key")
+          "Iceberg's control topic: accepted for compatibility, without effect (floe has no control topic)")
       .define(COMMIT_INTERVAL_MS, Type.INT, 300_000, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
           "Commit each task's files at least this often, in milliseconds")
       .define(CONNECT_GROUP_ID, Type.STRING, null, Importance.LOW,

@@ -98,8 +98,14 @@ public class FloeIcebergSinkTask extends SinkTask {
   private boolean warnedTombstones;
   private final ReentrantLock cycleLock = new ReentrantLock();
   private ScheduledExecutorService commitTimer;
-  /** A commit of the timer that failed: the task thread throws it on its next call. */
-  private RuntimeException timerFailure;
+  /**
+   * The first failure of a call into the task or of the timer's commit. From then on the task
+   * commits nothing: its cycle in progress was dropped when the failure was kept, and every later
+   * call fails for it (close and preCommit only report what the tables hold). Without this, the
+   * cycle after a failed one would be committed by Connect's closing calls or by the timer, with
+   * offsets past records that never reached a table.
+   */
+  private RuntimeException failure;
   /** Set when the timer's commit was fenced: the task thread must rewind to these offsets. */
   private Map<TopicPartition, Long> rewindAfterFence;
 
@@ -153,7 +159,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       return;
     }
     try {
-      if (timerFailure == null && rewindAfterFence == null) {
+      if (failure == null && rewindAfterFence == null) {
         Map<TopicPartition, Long> rewind = applyOutcome(commits.poll());
         if (rewind == null && !cycleNext.isEmpty() && intervalPassed()) {
           rewind = commit();
@@ -164,7 +170,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       }
     } catch (RuntimeException e) {
       LOG.error("commit on the interval failed; the task fails on its next call", e);
-      timerFailure = e;
+      fail(e);
     } finally {
       cycleLock.unlock();
     }
@@ -177,8 +183,8 @@ public class FloeIcebergSinkTask extends SinkTask {
    * @return offsets to rewind to after a fenced commit (the caller asks Connect), or null
    */
   private Map<TopicPartition, Long> takeOutcomes() {
-    if (timerFailure != null) {
-      throw new ConnectException("a commit on the interval failed", timerFailure);
+    if (failure != null) {
+      throw new ConnectException("this task failed before and commits nothing more: " + failure.getMessage(), failure);
     }
     Map<TopicPartition, Long> rewind = rewindAfterFence;
     rewindAfterFence = null;
@@ -191,6 +197,24 @@ public class FloeIcebergSinkTask extends SinkTask {
     } catch (NoSuchMethodError | NoClassDefFoundError oldWorker) {
       return null;
     }
+  }
+
+  /**
+   * Keeps the task's first failure and drops its cycle in progress (the records are read again
+   * from the tables' offsets by whoever owns their partitions next).
+   *
+   * @return {@code e}, for the caller to throw
+   */
+  private RuntimeException fail(RuntimeException e) {
+    if (failure == null) {
+      failure = e;
+      try {
+        abortCycle();
+      } catch (RuntimeException abortFailed) {
+        e.addSuppressed(abortFailed);
+      }
+    }
+    return e;
   }
 
   /**
@@ -222,22 +246,28 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void open(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      Map<TopicPartition, Long> rewind = takeOutcomes();
-      if (rewind == null) {
-        rewind = applyOutcome(commits.await()); // the tables are read next: let a commit in flight land
-      }
-      if (rewind != null) {
-        context.offset(rewind);
-      }
-      assigned.addAll(partitions);
-      for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
-        e.getValue().table().refresh();
-        loadHeld(e.getKey(), e.getValue().table(), partitions);
-      }
-      seekToTables(partitions);
+      openLocked(partitions);
+    } catch (RuntimeException e) {
+      throw fail(e);
     } finally {
       cycleLock.unlock();
     }
+  }
+
+  private void openLocked(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> rewind = takeOutcomes();
+    if (rewind == null) {
+      rewind = applyOutcome(commits.await()); // the tables are read next: let a commit in flight land
+    }
+    if (rewind != null) {
+      context.offset(rewind);
+    }
+    assigned.addAll(partitions);
+    for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
+      e.getValue().table().refresh();
+      loadHeld(e.getKey(), e.getValue().table(), partitions);
+    }
+    seekToTables(partitions);
   }
 
   /** Reads what {@code table} holds of {@code partitions} (absent: never stored). */
@@ -303,6 +333,8 @@ public class FloeIcebergSinkTask extends SinkTask {
         return;
       }
       putLocked(records);
+    } catch (RuntimeException e) {
+      throw fail(e); // also a record refused under errors.tolerance=none: its cycle is not committed
     } finally {
       cycleLock.unlock();
     }
@@ -540,15 +572,19 @@ public class FloeIcebergSinkTask extends SinkTask {
 
   /**
    * Rewinds if a background commit was fenced; else commits the cycle and waits until it is in the
-   * tables ({@code always}), or commits it if due.
+   * tables ({@code always}), or commits it if due. Partitions {@code leaving} (being revoked) are
+   * not rewound: Connect can seek only partitions the task still owns.
    */
-  private void rewindOrCommit(boolean always) {
+  private void rewindOrCommit(boolean always, Collection<TopicPartition> leaving) {
     Map<TopicPartition, Long> rewind = takeOutcomes();
     if (rewind == null && always) {
       rewind = commitAndWait();
     }
     if (rewind != null) {
-      context.offset(rewind);
+      rewind.keySet().removeAll(leaving);
+      if (!rewind.isEmpty()) {
+        context.offset(rewind);
+      }
     } else if (!always) {
       commitIfDue();
     }
@@ -558,7 +594,13 @@ public class FloeIcebergSinkTask extends SinkTask {
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     cycleLock.lock();
     try {
-      rewindOrCommit(false);
+      if (failure == null) {
+        try {
+          rewindOrCommit(false, Set.of());
+        } catch (RuntimeException e) {
+          throw fail(e);
+        }
+      }
       Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
       committed.forEach((tp, next) -> {
         if (assigned.contains(tp)) {
@@ -571,12 +613,19 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
   }
 
-  /** Revoked partitions: what was read of them is committed first, so their next owner goes on from there. */
+  /**
+   * Revoked partitions: what was read of them is committed first, so their next owner goes on from
+   * there; after a failure nothing is (their next owner reads again from the tables' offsets).
+   */
   @Override
   public void close(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      rewindOrCommit(true);
+      if (failure == null) {
+        rewindOrCommit(true, partitions);
+      }
+    } catch (RuntimeException e) {
+      throw fail(e);
     } finally {
       assigned.removeAll(partitions);
       for (TopicPartition tp : partitions) {
