@@ -12,14 +12,17 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.StreamSupport;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -137,7 +140,10 @@ public class RowDataSinkTest {
   }
 
   private static StreamExecutionEnvironment environment() {
-    Configuration conf = new Configuration();
+    return environment(new Configuration());
+  }
+
+  private static StreamExecutionEnvironment environment(Configuration conf) {
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
     env.enableCheckpointing(200);
@@ -320,5 +326,49 @@ public class RowDataSinkTest {
       cause = cause.getCause();
     }
     assertTrue(cause.getMessage().contains("needs upsert mode"), cause.getMessage());
+  }
+
+  /**
+   * Flink's application mode with high availability fixes a job's id (from the cluster id), so a
+   * job deployed again without state runs under the id of the deployment before it, and its
+   * checkpoint ids start from 1 again. Iceberg's {@code IcebergSink} 1.11 then takes its
+   * checkpoints for ones the table already has and drops them (apache/iceberg#18098). Here the
+   * second run's rows must land.
+   */
+  @Test
+  void aRunWithoutStateUnderAnEarlierRunsJobIdCommitsItsRows() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
+    Table table = create("redeployed", ACCOUNTS, PartitionSpec.unpartitioned());
+    Configuration fixedJobId = new Configuration();
+    fixedJobId.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, JobID.generate().toHexString());
+    List<String> expected = new ArrayList<>();
+    for (int run = 0; run < 2; run++) {
+      List<RowData> rows = new ArrayList<>();
+      for (long id = run * 2_000L; id < (run + 1) * 2_000L; id++) {
+        rows.add(GenericRowData.of(id, StringData.fromString("run " + run), null, run));
+        Record record = org.apache.iceberg.data.GenericRecord.create(ACCOUNTS);
+        record.setField("id", id);
+        record.setField("owner", "run " + run);
+        record.setField("version", run);
+        expected.add(TableFingerprint.canonical(record, 4));
+      }
+      StreamExecutionEnvironment env = environment(fixedJobId.clone());
+      FloeIcebergSink.forRowData(ref("redeployed")).append(input(env, rows, type, true));
+      env.execute("run " + run);
+    }
+    table.refresh();
+    Set<String> jobIds = new HashSet<>();
+    Set<String> runIds = new HashSet<>();
+    table.snapshots().forEach(s -> {
+      jobIds.add(s.summary().get("flink.job-id"));
+      runIds.add(s.summary().get("floe.flink.run-id"));
+    });
+    assertEquals(Set.of(fixedJobId.get(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)), jobIds, "both runs had one job id");
+    assertEquals(2, runIds.size(), "each run names itself: " + runIds);
+    List<String> written = rows(table);
+    Map<String, Long> byRun = new java.util.TreeMap<>();
+    written.forEach(r -> byRun.merge(r.contains("\"run 0\"") ? "run 0" : "run 1", 1L, Long::sum));
+    assertEquals(Map.of("run 0", 2_000L, "run 1", 2_000L), byRun, "rows in the table by run");
+    assertEquals(TableFingerprint.ofCanonical(expected), TableFingerprint.ofCanonical(written), "both runs' rows, once");
   }
 }

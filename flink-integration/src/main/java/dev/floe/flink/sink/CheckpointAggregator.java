@@ -2,6 +2,7 @@ package dev.floe.flink.sink;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -17,7 +18,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Runs once (parallelism 1) between the writers and the committer: gathers every writer's files of
  * a checkpoint into one {@link FloeCommittable}, so each checkpoint is one commit. Writers send
  * their files ahead of the checkpoint's barrier; with aligned checkpoints all of them are here when
- * this operator's own barrier arrives. Holds no state: what it emits is the committer's state.
+ * this operator's own barrier arrives. What it emits is the committer's state; its own is the last
+ * checkpoint and the run id.
  */
 final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
     implements OneInputStreamOperator<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> {
@@ -29,6 +31,13 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
    * final files after it: numbered 1 instead, they would look committed already and be dropped.
    */
   private ListState<Long> lastCheckpoint;
+  /**
+   * This run of the job: a new id when the operator starts without state, the restored one
+   * otherwise. Every committable carries it into its snapshot summary, so the committer tells this
+   * run's commits from an earlier run's under the same job id ({@link FlinkCheckpoints}).
+   */
+  private String runId;
+  private ListState<String> runIdState;
 
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
@@ -39,12 +48,20 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
       lastCheckpointId = Math.max(lastCheckpointId, id);
     }
     context.getRestoredCheckpointId().ifPresent(id -> lastCheckpointId = Math.max(lastCheckpointId, id));
+    runIdState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("floe-run-id", String.class));
+    for (String id : runIdState.get()) {
+      runId = id;
+    }
+    if (runId == null) {
+      runId = UUID.randomUUID().toString();
+    }
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     lastCheckpoint.update(List.of(context.getCheckpointId()));
+    runIdState.update(List.of(runId));
   }
 
   @Override
@@ -65,6 +82,7 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
             WrittenFiles.concat(results).bytes(),
             getRuntimeContext().getJobInfo().getJobId().toString(),
             getOperatorID().toString(),
+            runId,
             checkpointId);
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
     output.collect(new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));

@@ -3,9 +3,13 @@ package dev.floe.flink.sink;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Commits;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.Counter;
@@ -19,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Commits each checkpoint's files once. Flink calls it after a checkpoint completes, and again
  * after a restore with the committables the checkpoint held: those the table already has (its
- * snapshot summaries name the job, the operator and a checkpoint at or past theirs) are
+ * snapshot summaries name the job, the operator, the run and a checkpoint at or past theirs) are
  * acknowledged without a second commit, the rest are committed. A failed commit fails the job;
  * its files stay, because the restored committable still names them.
  *
@@ -50,45 +54,67 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     if (requests.isEmpty()) {
       return;
     }
-    NavigableMap<Long, CommitRequest<FloeCommittable>> byCheckpoint = new TreeMap<>();
-    for (CommitRequest<FloeCommittable> request : requests) {
-      byCheckpoint.put(request.getCommittable().checkpointId(), request);
-    }
-    FloeCommittable last = byCheckpoint.lastEntry().getValue().getCommittable();
     table.refresh();
-    long committed = FlinkCheckpoints.maxCommittedCheckpointId(table, last.jobId(), last.operatorId());
-    byCheckpoint.headMap(committed, true).values().forEach(CommitRequest::signalAlreadyCommitted);
-
-    NavigableMap<Long, WriteResult> pending = new TreeMap<>();
-    for (var entry : byCheckpoint.tailMap(committed, false).entrySet()) {
-      pending.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().getCommittable().files()).toWriteResult(table.specs()));
+    Map<List<String>, Long> committedByRun = new HashMap<>();
+    NavigableMap<Long, FloeCommittable> pending = new TreeMap<>();
+    for (CommitRequest<FloeCommittable> request : requests) {
+      FloeCommittable c = request.getCommittable();
+      long committed = committedByRun.computeIfAbsent(
+          Arrays.asList(c.jobId(), c.operatorId(), c.runId()),
+          run -> FlinkCheckpoints.maxCommittedCheckpointId(table, c.jobId(), c.operatorId(), c.runId()));
+      if (c.checkpointId() <= committed) {
+        request.signalAlreadyCommitted();
+      } else {
+        pending.put(c.checkpointId(), c);
+      }
     }
     if (!pending.isEmpty()) {
-      commitPending(pending, last);
+      commitPending(pending);
     }
   }
 
-  private void commitPending(NavigableMap<Long, WriteResult> pending, FloeCommittable last) {
-    boolean anyDeletes = pending.values().stream().anyMatch(r -> r.deleteFiles().length > 0);
-    if (!anyDeletes) {
-      WriteResult all = WriteResult.builder().addAll(pending.values()).build();
+  /**
+   * Appends of one run's checkpoints go in one commit, named after the last of them; anything else
+   * (delete files, or checkpoints of different runs after a restore) commits checkpoint by checkpoint.
+   */
+  private void commitPending(NavigableMap<Long, FloeCommittable> pending) throws IOException {
+    NavigableMap<Long, WriteResult> files = new TreeMap<>();
+    for (var entry : pending.entrySet()) {
+      files.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs()));
+    }
+    FloeCommittable last = pending.lastEntry().getValue();
+    boolean oneRun = pending.values().stream().allMatch(c -> sameRun(c, last));
+    boolean anyDeletes = files.values().stream().anyMatch(r -> r.deleteFiles().length > 0);
+    if (oneRun && !anyDeletes) {
+      WriteResult all = WriteResult.builder().addAll(files.values()).build();
       if (all.dataFiles().length == 0) {
         return; // nothing to commit; a restore finds the checkpoints before, and nothing is lost
       }
-      commit(all, pending.lastKey(), last, false);
+      commit(all, last, false);
       return;
     }
     for (var entry : pending.entrySet()) {
-      commit(entry.getValue(), entry.getKey(), last, true);
+      WriteResult result = files.get(entry.getKey());
+      if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
+        commit(result, entry.getValue(), anyDeletes);
+      }
     }
   }
 
-  private void commit(WriteResult files, long checkpointId, FloeCommittable last, boolean rowDelta) {
-    Map<String, String> summary =
-        Map.of(
-            FlinkCheckpoints.JOB_ID, last.jobId(),
-            FlinkCheckpoints.OPERATOR_ID, last.operatorId(),
-            FlinkCheckpoints.MAX_COMMITTED_CHECKPOINT_ID, Long.toString(checkpointId));
+  private static boolean sameRun(FloeCommittable a, FloeCommittable b) {
+    return a.jobId().equals(b.jobId()) && a.operatorId().equals(b.operatorId()) && Objects.equals(a.runId(), b.runId());
+  }
+
+  /** Commits {@code files} under {@code committable}'s job, operator, run and checkpoint. */
+  private void commit(WriteResult files, FloeCommittable committable, boolean rowDelta) {
+    long checkpointId = committable.checkpointId();
+    Map<String, String> summary = new HashMap<>();
+    summary.put(FlinkCheckpoints.JOB_ID, committable.jobId());
+    summary.put(FlinkCheckpoints.OPERATOR_ID, committable.operatorId());
+    summary.put(FlinkCheckpoints.MAX_COMMITTED_CHECKPOINT_ID, Long.toString(checkpointId));
+    if (committable.runId() != null) {
+      summary.put(FlinkCheckpoints.RUN_ID, committable.runId());
+    }
     long start = System.nanoTime();
     if (rowDelta) {
       Commits.rowDelta(table, files, summary);
@@ -100,7 +126,7 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     committedFiles.inc(files.dataFiles().length + files.deleteFiles().length);
     LOG.info(
         "committed checkpoint {} of job {} to {}: {} data files, {} delete files in {} ms",
-        checkpointId, last.jobId(), table.name(), files.dataFiles().length, files.deleteFiles().length, lastCommitMillis);
+        checkpointId, committable.jobId(), table.name(), files.dataFiles().length, files.deleteFiles().length, lastCommitMillis);
   }
 
   @Override

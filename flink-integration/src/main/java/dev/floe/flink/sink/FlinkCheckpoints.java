@@ -8,11 +8,20 @@ import org.apache.iceberg.util.SnapshotUtil;
  * The snapshot summary keys Iceberg's Flink sinks write with every commit, and the lookup a
  * restored job makes in them. floe writes and reads the same keys the same way, so a table moves
  * between Iceberg's sink and floe's without losing or repeating a checkpoint.
+ *
+ * <p>floe also writes {@value #RUN_ID}, which Iceberg's sinks do not: a job id alone does not name
+ * one run of a job. Flink's application mode with high availability gives every deployment of a
+ * job the id its cluster id makes, also a deployment started without state, whose checkpoint ids
+ * start from 1 again. Matched on the job id alone, that run's checkpoints look committed by the run
+ * before it and are dropped, as Iceberg's {@code IcebergSink} 1.11 drops them
+ * (apache/iceberg#18098).
  */
 final class FlinkCheckpoints {
   static final String JOB_ID = "flink.job-id";
   static final String OPERATOR_ID = "flink.operator-id";
   static final String MAX_COMMITTED_CHECKPOINT_ID = "flink.max-committed-checkpoint-id";
+  /** floe's own key: the run ({@link FloeCommittable#runId}) that committed the snapshot. */
+  static final String RUN_ID = "floe.flink.run-id";
 
   /** What the lookup returns when the job has committed nothing to the table. */
   static final long NONE = -1L;
@@ -20,11 +29,14 @@ final class FlinkCheckpoints {
   private FlinkCheckpoints() {}
 
   /**
-   * The highest checkpoint id job {@code jobId}'s operator {@code operatorId} committed to {@code
-   * table}: read from the newest ancestor of the current snapshot that the job wrote. A snapshot
-   * without an operator id (older Iceberg sinks) counts for any operator of the job.
+   * The highest checkpoint id that run {@code runId} of job {@code jobId}'s operator {@code
+   * operatorId} committed to {@code table}: read from the newest ancestor of the current snapshot
+   * that it wrote. A snapshot without an operator id (older Iceberg sinks) counts for any operator
+   * of the job. Without a run id (a committable restored from a checkpoint of floe before runs were
+   * kept) any snapshot of the job and operator counts, run id or not; with one, only snapshots of
+   * that run do: a run writes its id into every snapshot it commits.
    */
-  static long maxCommittedCheckpointId(Table table, String jobId, String operatorId) {
+  static long maxCommittedCheckpointId(Table table, String jobId, String operatorId, String runId) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return NONE;
@@ -36,6 +48,9 @@ final class FlinkCheckpoints {
       }
       String committedBy = summary.get(OPERATOR_ID);
       if (committedBy != null && !committedBy.equals(operatorId)) {
+        continue;
+      }
+      if (runId != null && !runId.equals(summary.get(RUN_ID))) {
         continue;
       }
       String checkpoint = summary.get(MAX_COMMITTED_CHECKPOINT_ID);

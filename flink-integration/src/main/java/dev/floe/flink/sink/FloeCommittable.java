@@ -7,19 +7,27 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * What one checkpoint asks the committer to commit: the files every writer finished for it
- * ({@link WrittenFiles}' bytes), and the job, operator and checkpoint the commit's snapshot summary
- * will name, so a restored job can tell whether it already landed.
+ * ({@link WrittenFiles}' bytes), and the job, operator, run and checkpoint the commit's snapshot
+ * summary will name, so a restored job can tell whether it already landed.
+ *
+ * <p>The run ({@code runId}) tells apart jobs that share a job id: Flink's application mode with
+ * high availability gives every deployment of a job the same id, also one started without state,
+ * whose checkpoint ids start from 1 again. {@code runId} is null in committables from checkpoints
+ * of floe before runs were kept (version 1 and 2).
  *
  * <p>The files travel in the committable itself (they are few: one per open partition file per
  * writer and checkpoint) rather than in a manifest written ahead, as Iceberg's sink does; the
  * committable lives in Flink's checkpoint until its commit is known.
  */
-public record FloeCommittable(byte[] files, String jobId, String operatorId, long checkpointId) {
+public record FloeCommittable(byte[] files, String jobId, String operatorId, String runId, long checkpointId) {
 
   /** Versioned binary form for Flink's checkpoints. */
   static final class Serializer implements SimpleVersionedSerializer<FloeCommittable> {
-    /** 1: the files Java-serialized (floe before {@link WrittenFiles}); 2: {@link WrittenFiles}' bytes. */
-    private static final int VERSION = 2;
+    /**
+     * 1: the files Java-serialized (floe before {@link WrittenFiles}); 2: {@link WrittenFiles}'
+     * bytes; 3: and the run id after them.
+     */
+    private static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -34,13 +42,17 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, lon
       out.writeLong(committable.checkpointId());
       out.writeInt(committable.files().length);
       out.write(committable.files());
+      out.writeBoolean(committable.runId() != null);
+      if (committable.runId() != null) {
+        out.writeUTF(committable.runId());
+      }
       return out.getCopyOfBuffer();
     }
 
     @Override
     public FloeCommittable deserialize(int version, byte[] serialized) throws IOException {
-      if (version != 1 && version != VERSION) {
-        throw new IOException("unknown floe committable version " + version + " (this floe reads 1 and 2)");
+      if (version < 1 || version > VERSION) {
+        throw new IOException("unknown floe committable version " + version + " (this floe reads 1 to " + VERSION + ")");
       }
       DataInputDeserializer in = new DataInputDeserializer(serialized);
       String jobId = in.readUTF();
@@ -51,7 +63,8 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, lon
       if (version == 1) {
         files = WrittenFiles.ofJavaSerialized(files).bytes();
       }
-      return new FloeCommittable(files, jobId, operatorId, checkpointId);
+      String runId = version >= 3 && in.readBoolean() ? in.readUTF() : null;
+      return new FloeCommittable(files, jobId, operatorId, runId, checkpointId);
     }
   }
 }

@@ -227,6 +227,7 @@ class WrittenFilesTest {
     assertEquals(17, restored.checkpointId());
     assertEquals("job", restored.jobId());
     assertEquals("operator", restored.operatorId());
+    assertEquals(null, restored.runId());
     // Merged with files written in the new form, as a restored aggregator's committable would be.
     WrittenFiles mixed = WrittenFiles.concat(List.of(WrittenFiles.fromBytes(restored.files()),
         WrittenFiles.of(WriteResult.builder().addDataFiles(unpartitionedDataFile("file:/w/new.parquet")).build(), SPECS)));
@@ -238,11 +239,31 @@ class WrittenFilesTest {
   void committablesRoundTripInTheCurrentVersion() throws IOException {
     byte[] files = WrittenFiles.of(everyKind(), SPECS).bytes();
     FloeCommittable.Serializer serializer = new FloeCommittable.Serializer();
-    FloeCommittable committable = new FloeCommittable(files, "job-1", "op-2", 42);
-    FloeCommittable back = serializer.deserialize(serializer.getVersion(), serializer.serialize(committable));
-    assertArrayEquals(files, back.files());
-    assertEquals(42, back.checkpointId());
-    assertSameFiles(everyKind(), WrittenFiles.fromBytes(back.files()).toWriteResult(SPECS));
+    for (String runId : Arrays.asList("run-3", null)) {
+      FloeCommittable committable = new FloeCommittable(files, "job-1", "op-2", runId, 42);
+      FloeCommittable back = serializer.deserialize(serializer.getVersion(), serializer.serialize(committable));
+      assertArrayEquals(files, back.files());
+      assertEquals("job-1", back.jobId());
+      assertEquals("op-2", back.operatorId());
+      assertEquals(runId, back.runId());
+      assertEquals(42, back.checkpointId());
+      assertSameFiles(everyKind(), WrittenFiles.fromBytes(back.files()).toWriteResult(SPECS));
+    }
+  }
+
+  @Test
+  void versionTwoCommittablesHaveNoRunId() throws IOException {
+    byte[] files = WrittenFiles.of(everyKind(), SPECS).bytes();
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    out.writeUTF("job");
+    out.writeUTF("operator");
+    out.writeLong(9);
+    out.writeInt(files.length);
+    out.write(files);
+    FloeCommittable restored = new FloeCommittable.Serializer().deserialize(2, out.getCopyOfBuffer());
+    assertEquals(null, restored.runId());
+    assertEquals(9, restored.checkpointId());
+    assertArrayEquals(files, restored.files());
   }
 
   @Test
@@ -265,7 +286,7 @@ class WrittenFilesTest {
     assertTrue(missingSpec.getMessage().contains("partition spec 0"), missingSpec.getMessage());
 
     assertThrows(IOException.class, () -> new WrittenFiles.Serializer().deserialize(3, good));
-    assertThrows(IOException.class, () -> new FloeCommittable.Serializer().deserialize(3, new byte[0]));
+    assertThrows(IOException.class, () -> new FloeCommittable.Serializer().deserialize(4, new byte[0]));
   }
 
   private static void assertSameFiles(WriteResult expected, WriteResult actual) {
