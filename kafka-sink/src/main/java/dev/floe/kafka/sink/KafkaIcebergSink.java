@@ -180,7 +180,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
           outOfRange(e.offsetOutOfRangePartitions());
           continue;
         }
-        landed(commits.poll(), false);
+        if (landed(commits.poll(), false)) {
+          continue; // fenced: these records were polled before the seek back and are read again
+        }
         route(records);
         if (commitDue()) {
           endCycle(!config.overlapCommits());
@@ -339,14 +341,17 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * On the consumer thread, after a cycle landed in its tables: the group offsets follow
    * (asynchronously unless {@code sync}), then the metrics and the log line. After a fenced cycle:
    * everything not committed is dropped and the partitions resume from the tables.
+   *
+   * @return whether the cycle was fenced: the partitions were sought back, so records polled
+   *     before this call must not be routed (they are read again)
    */
-  private void landed(CommitStage.Committed cycle, boolean sync) {
+  private boolean landed(CommitStage.Committed cycle, boolean sync) {
     if (cycle == null) {
-      return;
+      return false;
     }
     if (cycle.fence() != null) {
       resumeAfterFence();
-      return;
+      return true;
     }
     if (!cycle.positions().isEmpty()) {
       commitGroupOffsets(cycle.positions(), sync);
@@ -359,6 +364,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
           cycle.records(), cycle.files(), cycle.bytes() >> 20, cycle.millis(), (long) metrics.getRecordsPerSecond(),
           String.format("%.1f", metrics.getBytesPerSecond() / (1 << 20)), metrics.getLag(), metrics.getBadRecords());
     }
+    return false;
   }
 
   /**
