@@ -1,12 +1,17 @@
 package dev.floe.iceberg;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
@@ -37,6 +42,8 @@ public final class NativeFileWriterFactory {
   private final MetricsConfig metricsConfig;
   private final MetricsConfig positionDeleteMetricsConfig;
   private final int formatVersion;
+  /** The table's other partition specs that held live data files when this factory was made. */
+  private final List<PartitionSpec> olderSpecsWithData;
   private final BufferAllocator allocator;
 
   private NativeFileWriterFactory(
@@ -50,6 +57,7 @@ public final class NativeFileWriterFactory {
       MetricsConfig metricsConfig,
       MetricsConfig positionDeleteMetricsConfig,
       int formatVersion,
+      List<PartitionSpec> olderSpecsWithData,
       BufferAllocator allocator) {
     this.schema = schema;
     this.spec = spec;
@@ -62,6 +70,7 @@ public final class NativeFileWriterFactory {
     this.metricsConfig = metricsConfig;
     this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
     this.formatVersion = formatVersion;
+    this.olderSpecsWithData = olderSpecsWithData;
     this.allocator = allocator;
   }
 
@@ -105,7 +114,27 @@ public final class NativeFileWriterFactory {
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),
         TableUtil.formatVersion(table),
+        olderSpecsWithData(table),
         allocator);
+  }
+
+  /**
+   * The partition specs other than the current one that data files of the current snapshot were
+   * written with (read from its manifest list): after partition evolution, until those files are
+   * rewritten.
+   */
+  private static List<PartitionSpec> olderSpecsWithData(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return List.of();
+    }
+    Set<Integer> ids = new TreeSet<>();
+    for (ManifestFile manifest : current.dataManifests(table.io())) {
+      if (manifest.partitionSpecId() != table.spec().specId() && (manifest.hasAddedFiles() || manifest.hasExistingFiles())) {
+        ids.add(manifest.partitionSpecId());
+      }
+    }
+    return ids.stream().map(table.specs()::get).toList();
   }
 
   /**
@@ -135,6 +164,7 @@ public final class NativeFileWriterFactory {
         metricsConfig,
         positionDeleteMetricsConfig,
         formatVersion,
+        olderSpecsWithData,
         allocator);
   }
 
@@ -215,7 +245,7 @@ public final class NativeFileWriterFactory {
     if (schema.identifierFieldIds().isEmpty()) {
       throw new IllegalArgumentException("upserts need identifier fields in the table schema");
     }
-    return new UpsertTaskWriter(this, spec, allocator);
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator);
   }
 
   /**
@@ -227,22 +257,34 @@ public final class NativeFileWriterFactory {
   }
 
   private OutputFile newOutputFile(StructLike partition) {
-    return (partition == null || spec.isUnpartitioned()
+    return newOutputFile(spec, partition);
+  }
+
+  private OutputFile newOutputFile(PartitionSpec fileSpec, StructLike partition) {
+    return (partition == null || fileSpec.isUnpartitioned()
             ? files.newOutputFile()
-            : files.newOutputFile(spec, partition))
+            : files.newOutputFile(fileSpec, partition))
         .encryptingOutputFile();
   }
 
   /** An equality-delete file keyed by the identifier fields, in {@code partition}. */
   NativeEqualityDeleteWriter newEqualityDeleteWriter(StructLike partition) {
+    return newEqualityDeleteWriter(spec, partition);
+  }
+
+  /**
+   * An equality-delete file keyed by the identifier fields, in {@code partition} of {@code
+   * deleteSpec} (one of the table's specs; null partition when it is unpartitioned).
+   */
+  NativeEqualityDeleteWriter newEqualityDeleteWriter(PartitionSpec deleteSpec, StructLike partition) {
     int[] ids = schema.identifierFieldIds().stream().sorted().mapToInt(Integer::intValue).toArray();
     return new NativeEqualityDeleteWriter(
-        newOutputFile(partition),
+        newOutputFile(deleteSpec, partition),
         io,
         equalityDeleteArrowSchema(),
         deleteSettings,
         metricsConfig,
-        spec,
+        deleteSpec,
         partition,
         ids,
         allocator);

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.iceberg.PartitionData;
@@ -49,6 +48,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final PartitionMap<PartitionState> partitions;
   private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
+  /** Each new key's equality delete again, in older specs that still hold live data files. */
+  private final OlderSpecDeletes olderSpecDeletes;
   /** Format v3: every partition's deleted positions, as deletion vectors; null on v2. */
   private final DVFileWriter deletionVectors;
   private boolean done;
@@ -104,7 +105,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     }
   }
 
-  UpsertTaskWriter(NativeFileWriterFactory factory, PartitionSpec spec, BufferAllocator allocator) {
+  UpsertTaskWriter(
+      NativeFileWriterFactory factory, PartitionSpec spec, List<PartitionSpec> olderSpecsWithData, BufferAllocator allocator) {
     this.factory = factory;
     this.spec = spec;
     this.partitions = new PartitionMap<>(spec, false);
@@ -124,6 +126,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
+    this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
   }
 
@@ -179,10 +182,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     if (keyPartitioner == null) {
       keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec));
     }
-    int[] allColumns = new int[keyColumns.length];
-    for (int c = 0; c < allColumns.length; c++) {
-      allColumns[c] = c;
-    }
+    int[] allColumns = KeyRows.allColumns(keys);
     RowKeys.Key[] rowKeys = RowKeys.of(keys, allColumns);
     try (PartitionedBatch split = keyPartitioner.split(keys, allocator)) {
       int[] order = split.rowOrder();
@@ -237,17 +237,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
    */
   private void writeEqualityDeletes(
       PartitionState state, VectorSchemaRoot batch, int[] columns, int[] rows, int count) {
-    try (VectorSchemaRoot keys = VectorSchemaRoot.create(keySchema, allocator)) {
-      keys.allocateNew();
-      for (int c = 0; c < columns.length; c++) {
-        FieldVector from = batch.getVector(columns[c]);
-        FieldVector to = keys.getVector(c);
-        for (int i = 0; i < count; i++) {
-          to.copyFromSafe(rows[i], i, from);
-        }
-      }
-      keys.setRowCount(count);
+    try (VectorSchemaRoot keys = KeyRows.select(batch, columns, keySchema, rows, 0, count, allocator)) {
       state.equalityDeletes().write(keys);
+      olderSpecDeletes.delete(keys);
     }
   }
 
@@ -288,6 +280,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
               PartitionState::complete,
               files -> Commits.deleteUncommitted(factory.io(), files))
           .forEach(result::add);
+      olderSpecDeletes.complete().forEach(result::addDeleteFiles);
       if (deletionVectors != null) {
         deletionVectors.close(); // writes the Puffin file, if anything was deleted
         DeleteWriteResult vectors = deletionVectors.result();
@@ -313,6 +306,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           state.equalityDeletes.abort();
         }
       }
+      olderSpecDeletes.abort();
       written.clear();
       closePartitioners();
     }
@@ -320,6 +314,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
 
   private void closePartitioners() {
     partitioner.close();
+    olderSpecDeletes.close();
     if (keyPartitioner != null) {
       keyPartitioner.close();
     }

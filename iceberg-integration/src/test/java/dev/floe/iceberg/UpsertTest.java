@@ -30,6 +30,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -330,6 +331,65 @@ class UpsertTest extends EmbeddedCatalogTest {
       again.forEach(r -> live.put(List.of(r.getField("id"), r.getField("region")), r));
       assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
     }
+  }
+
+  /**
+   * After partition evolution the table's older specs still hold live rows, and an equality delete
+   * reaches only files of its own spec (or all files, from an unpartitioned spec): each new key is
+   * deleted in every older spec with live files too. Unpartitioned, then bucket[4](id), then
+   * identity(region); upserts and deletes by key in each; one live row per key at the end.
+   */
+  @Test
+  void upsertsAfterPartitionEvolutionReachRowsInFilesOfOlderSpecs() throws IOException {
+    for (int version : List.of(2, 3)) {
+      String name = "evolved_v" + version;
+      Table table = table(name, PartitionSpec.unpartitioned(), version);
+      List<Record> first = rounds(21, 600, 300);
+      upsertWithFloe(table, first, 128);
+      table.updateSpec().addField(Expressions.bucket("id", 4)).commit();
+      List<Record> second = rounds(22, 500, 300);
+      upsertWithFloe(table, second, 128);
+      table.updateSpec().removeField(Expressions.bucket("id", 4)).addField("region").commit();
+      List<Record> third = rounds(23, 400, 300);
+      List<Record> deleted = rounds(24, 100, 300);
+      NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+          MessageBatch batch = new MessageBatch();
+          NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
+        writeJson(writer, decoder, batch, third);
+        try (VectorSchemaRoot keys = keyBatch(factory, deleted)) {
+          writer.deleteKeys(keys);
+        }
+        WriteResult result = writer.complete();
+        Set<Integer> deleteSpecs = new java.util.TreeSet<>();
+        for (DeleteFile file : result.deleteFiles()) {
+          if (file.content() == FileContent.EQUALITY_DELETES) {
+            deleteSpecs.add(file.specId());
+          }
+        }
+        assertEquals(Set.of(0, 1, 2), deleteSpecs, "equality deletes in the current spec and both older ones");
+        Commits.rowDelta(table, result, Map.of());
+      }
+      Map<List<Object>, Record> live = latestPerKey(List.of(first, second, third));
+      deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
+      assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
+    }
+  }
+
+  @Test
+  void upsertsRefuseAnOlderSpecWithLiveFilesThatTheKeyCannotPlace() {
+    Table table = table("appended_by_note", PartitionSpec.builderFor(SCHEMA).identity("note").build());
+    NativeFileWriterFactory appends = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(appends.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = appends.newTaskWriter()) {
+      writeJson(writer, decoder, batch, rounds(25, 50, 50));
+      Commits.append(table, writer.complete(), Map.of());
+    }
+    table.updateSpec().removeField("note").addField(Expressions.bucket("id", 4)).commit();
+    IllegalArgumentException e = assertThrows(
+        IllegalArgumentException.class, () -> NativeFileWriterFactory.forTable(table, allocator).newUpsertTaskWriter());
+    assertTrue(e.getMessage().contains("partition spec 0") && e.getMessage().contains("'note'"), e.getMessage());
   }
 
   private static void writeJson(NativeTaskWriter writer, NativeJsonDecoder decoder, MessageBatch batch, List<Record> rows) {

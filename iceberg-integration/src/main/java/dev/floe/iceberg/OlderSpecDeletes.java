@@ -1,0 +1,113 @@
+package dev.floe.iceberg;
+
+import dev.floe.arrow.NativePartitioner;
+import dev.floe.arrow.PartitionedBatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.PartitionSpec;
+
+/**
+ * An upsert writer's equality deletes for the table's older partition specs that still hold live
+ * data files (after partition evolution, until those files are rewritten). A partitioned equality
+ * delete applies only to data files of its own spec and partition, so the deletes written in the
+ * current spec do not reach a key's row in a file of an older spec: each new key is deleted once
+ * more in every such spec, in the partition that spec gives the key (an unpartitioned older spec's
+ * deletes apply to every file). Iceberg's own upsert writers write only the current spec's.
+ *
+ * <p>Each older spec's partition source columns must be identifier fields, so that the key alone
+ * names its partition there. Not thread-safe.
+ */
+final class OlderSpecDeletes implements AutoCloseable {
+  private final NativeFileWriterFactory factory;
+  private final BufferAllocator allocator;
+  private final List<SpecDeletes> specs = new ArrayList<>();
+
+  /** One older spec's partitioner over keys, and its delete writer per partition. */
+  private record SpecDeletes(PartitionSpec spec, NativePartitioner partitioner, PartitionMap<NativeEqualityDeleteWriter> writers) {}
+
+  /**
+   * @throws IllegalArgumentException if an older spec partitions by a column that is not an
+   *     identifier field
+   */
+  OlderSpecDeletes(NativeFileWriterFactory factory, List<PartitionSpec> olderSpecs, BufferAllocator allocator) {
+    this.factory = factory;
+    this.allocator = allocator;
+    Set<Integer> identifiers = factory.schema().identifierFieldIds();
+    for (PartitionSpec spec : olderSpecs) {
+      for (org.apache.iceberg.PartitionField field : spec.fields()) {
+        if (!identifiers.contains(field.sourceId())) {
+          throw new IllegalArgumentException(
+              "upserts cannot reach the live data files of the table's partition spec " + spec.specId()
+                  + ", partitioned by '" + field.name() + "' of column '" + factory.schema().findColumnName(field.sourceId())
+                  + "', which is not an identifier field: rewrite those files to the current spec first"
+                  + " (Iceberg's rewriteDataFiles)");
+        }
+      }
+    }
+    for (PartitionSpec spec : olderSpecs) {
+      NativePartitioner partitioner = spec.isUnpartitioned()
+          ? null
+          : NativePartitioner.create(factory.equalityDeleteArrowSchema(), PartitionValues.fields(spec));
+      specs.add(new SpecDeletes(spec, partitioner, new PartitionMap<>(spec, false)));
+    }
+  }
+
+  boolean isEmpty() {
+    return specs.isEmpty();
+  }
+
+  /** Deletes every key of {@code keys} (a batch of the key schema) in each older spec. */
+  void delete(VectorSchemaRoot keys) {
+    for (SpecDeletes older : specs) {
+      if (older.partitioner() == null) {
+        older.writers().get(null, 0, p -> factory.newEqualityDeleteWriter(older.spec(), null)).write(keys);
+        continue;
+      }
+      try (PartitionedBatch split = older.partitioner().split(keys, allocator)) {
+        int[] order = split.rowOrder();
+        int offset = 0;
+        for (int group = 0; group < split.groupCount(); group++) {
+          int rows = Math.toIntExact(split.rows(group));
+          NativeEqualityDeleteWriter writer =
+              older.writers().get(split.partitions(), group, p -> factory.newEqualityDeleteWriter(older.spec(), p));
+          try (VectorSchemaRoot groupKeys =
+              KeyRows.select(keys, KeyRows.allColumns(keys), keys.getSchema(), order, offset, rows, allocator)) {
+            writer.write(groupKeys);
+          }
+          offset += rows;
+        }
+      }
+    }
+  }
+
+  /** Closes every delete file; returns them. */
+  List<DeleteFile> complete() {
+    List<DeleteFile> files = new ArrayList<>();
+    for (SpecDeletes older : specs) {
+      for (NativeEqualityDeleteWriter writer : older.writers().values()) {
+        writer.close();
+        files.add(writer.deleteFile());
+      }
+    }
+    return files;
+  }
+
+  void abort() {
+    for (SpecDeletes older : specs) {
+      older.writers().values().forEach(NativeEqualityDeleteWriter::abort);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (SpecDeletes older : specs) {
+      if (older.partitioner() != null) {
+        older.partitioner().close();
+      }
+    }
+  }
+}
