@@ -184,12 +184,15 @@ public final class NativeFileWriterFactory {
   }
 
   /**
-   * Whether this factory writes {@code table}'s current schema and partition spec (as its
-   * metadata was last read): false once an {@code ALTER TABLE} changed either, and a writer that
-   * follows the table makes a new factory.
+   * Whether this factory writes {@code table}'s current schema, partition spec and format version
+   * (as its metadata was last read): false once an {@code ALTER TABLE} changed any of them, and a
+   * writer that follows the table makes a new factory. (A table upgraded to format v3 refuses the
+   * position-delete files a v2 factory's upserts write.)
    */
   public boolean writesCurrentSchemaOf(Table table) {
-    return table.schema().schemaId() == schema.schemaId() && table.spec().specId() == spec.specId();
+    return table.schema().schemaId() == schema.schemaId()
+        && table.spec().specId() == spec.specId()
+        && TableUtil.formatVersion(table) == formatVersion;
   }
 
   FileIO io() {

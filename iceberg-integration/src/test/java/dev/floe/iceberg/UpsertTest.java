@@ -1,6 +1,7 @@
 package dev.floe.iceberg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +13,7 @@ import dev.floe.arrow.NativeJsonDecoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -374,6 +376,22 @@ class UpsertTest extends EmbeddedCatalogTest {
       deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
       assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
     }
+  }
+
+  /** A table upgraded to format v3 while a writer follows it: the next factory writes deletion vectors. */
+  @Test
+  void anUpgradeToV3IsAChangeAFollowingWriterSees() throws IOException {
+    Table table = table("upgraded", PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build(), 2);
+    NativeFileWriterFactory v2 = NativeFileWriterFactory.forTable(table, allocator);
+    assertTrue(v2.writesCurrentSchemaOf(table));
+    List<Record> first = rounds(26, 300, 100);
+    upsertWithFloe(table, first, 64);
+    table.updateProperties().set(TableProperties.FORMAT_VERSION, "3").commit();
+    assertFalse(v2.writesCurrentSchemaOf(table), "a v2 factory's position-delete files are refused by a v3 table");
+    List<Record> second = rounds(27, 300, 100); // keys repeat within the commit: deletion vectors
+    WriteResult result = upsertWithFloe(table, second, 64);
+    assertTrue(Arrays.stream(result.deleteFiles()).anyMatch(f -> f.format() == FileFormat.PUFFIN), "deletion vectors");
+    assertSameRows(byKey(new ArrayList<>(latestPerKey(List.of(first, second)).values())), byKey(readAll("upgraded")), "upgraded");
   }
 
   @Test
