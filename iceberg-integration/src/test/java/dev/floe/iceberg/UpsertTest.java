@@ -317,17 +317,7 @@ class UpsertTest extends EmbeddedCatalogTest {
       List<Record> second = rounds(12, 400, 600);
       List<Record> deleted = rounds(13, 150, 600); // keys of both commits and keys never written
       List<Record> again = rounds(14, 100, 600);
-      NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-          MessageBatch batch = new MessageBatch();
-          NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
-        writeJson(writer, decoder, batch, second);
-        try (VectorSchemaRoot keys = keyBatch(factory, deleted)) {
-          writer.deleteKeys(keys);
-        }
-        writeJson(writer, decoder, batch, again);
-        Commits.rowDelta(table, writer.complete(), Map.of());
-      }
+      Commits.rowDelta(table, upsertDeleteUpsert(table, second, deleted, again), Map.of());
       second.forEach(r -> live.put(List.of(r.getField("id"), r.getField("region")), r));
       deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
       again.forEach(r -> live.put(List.of(r.getField("id"), r.getField("region")), r));
@@ -354,24 +344,15 @@ class UpsertTest extends EmbeddedCatalogTest {
       table.updateSpec().removeField(Expressions.bucket("id", 4)).addField("region").commit();
       List<Record> third = rounds(23, 400, 300);
       List<Record> deleted = rounds(24, 100, 300);
-      NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
-          MessageBatch batch = new MessageBatch();
-          NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
-        writeJson(writer, decoder, batch, third);
-        try (VectorSchemaRoot keys = keyBatch(factory, deleted)) {
-          writer.deleteKeys(keys);
+      WriteResult result = upsertDeleteUpsert(table, third, deleted, List.of());
+      Set<Integer> deleteSpecs = new java.util.TreeSet<>();
+      for (DeleteFile file : result.deleteFiles()) {
+        if (file.content() == FileContent.EQUALITY_DELETES) {
+          deleteSpecs.add(file.specId());
         }
-        WriteResult result = writer.complete();
-        Set<Integer> deleteSpecs = new java.util.TreeSet<>();
-        for (DeleteFile file : result.deleteFiles()) {
-          if (file.content() == FileContent.EQUALITY_DELETES) {
-            deleteSpecs.add(file.specId());
-          }
-        }
-        assertEquals(Set.of(0, 1, 2), deleteSpecs, "equality deletes in the current spec and both older ones");
-        Commits.rowDelta(table, result, Map.of());
       }
+      assertEquals(Set.of(0, 1, 2), deleteSpecs, "equality deletes in the current spec and both older ones");
+      Commits.rowDelta(table, result, Map.of());
       Map<List<Object>, Record> live = latestPerKey(List.of(first, second, third));
       deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
       assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
@@ -408,6 +389,23 @@ class UpsertTest extends EmbeddedCatalogTest {
     IllegalArgumentException e = assertThrows(
         IllegalArgumentException.class, () -> NativeFileWriterFactory.forTable(table, allocator).newUpsertTaskWriter());
     assertTrue(e.getMessage().contains("partition spec 0") && e.getMessage().contains("'note'"), e.getMessage());
+  }
+
+  /** One upsert writer: {@code rows} upserted, the keys of {@code deleted} deleted, then {@code again} upserted. */
+  private WriteResult upsertDeleteUpsert(Table table, List<Record> rows, List<Record> deleted, List<Record> again) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
+      writeJson(writer, decoder, batch, rows);
+      try (VectorSchemaRoot keys = keyBatch(factory, deleted)) {
+        writer.deleteKeys(keys);
+      }
+      if (!again.isEmpty()) {
+        writeJson(writer, decoder, batch, again);
+      }
+      return writer.complete();
+    }
   }
 
   private static void writeJson(NativeTaskWriter writer, NativeJsonDecoder decoder, MessageBatch batch, List<Record> rows) {

@@ -217,13 +217,8 @@ class WrittenFilesTest {
     assertSameFiles(old, inFlight.toWriteResult(SPECS));
 
     // A committable in a checkpoint, as version 1 of its serializer wrote it.
-    DataOutputSerializer out = new DataOutputSerializer(256);
-    out.writeUTF("job");
-    out.writeUTF("operator");
-    out.writeLong(17);
-    out.writeInt(javaSerialized.length);
-    out.write(javaSerialized);
-    FloeCommittable restored = new FloeCommittable.Serializer().deserialize(1, out.getCopyOfBuffer());
+    FloeCommittable restored =
+        new FloeCommittable.Serializer().deserialize(1, committableWithoutRunId("job", "operator", 17, javaSerialized));
     assertEquals(17, restored.checkpointId());
     assertEquals("job", restored.jobId());
     assertEquals("operator", restored.operatorId());
@@ -254,16 +249,23 @@ class WrittenFilesTest {
   @Test
   void versionTwoCommittablesHaveNoRunId() throws IOException {
     byte[] files = WrittenFiles.of(everyKind(), SPECS).bytes();
-    DataOutputSerializer out = new DataOutputSerializer(256);
-    out.writeUTF("job");
-    out.writeUTF("operator");
-    out.writeLong(9);
-    out.writeInt(files.length);
-    out.write(files);
-    FloeCommittable restored = new FloeCommittable.Serializer().deserialize(2, out.getCopyOfBuffer());
+    FloeCommittable restored =
+        new FloeCommittable.Serializer().deserialize(2, committableWithoutRunId("job", "operator", 9, files));
     assertEquals(null, restored.runId());
     assertEquals(9, restored.checkpointId());
     assertArrayEquals(files, restored.files());
+  }
+
+  /** A committable as versions 1 and 2 of its serializer wrote it (no run id; the files as given). */
+  private static byte[] committableWithoutRunId(String jobId, String operatorId, long checkpointId, byte[] files)
+      throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    out.writeUTF(jobId);
+    out.writeUTF(operatorId);
+    out.writeLong(checkpointId);
+    out.writeInt(files.length);
+    out.write(files);
+    return out.getCopyOfBuffer();
   }
 
   @Test
