@@ -115,7 +115,8 @@ final class SinkCommand implements Callable<Integer> {
       case SinkSettings.ROUTE_VALUE -> "REGEX=NS.TABLE";
       case SinkSettings.TOPIC, SinkSettings.DLQ_TOPIC -> "TOPIC";
       case SinkSettings.SCHEMA -> "FILE|JSON";
-      default -> setting.endsWith("bytes") ? "SIZE" : setting.endsWith("interval") ? "DURATION" : "VALUE";
+      default -> setting.endsWith("bytes") ? "SIZE"
+          : setting.endsWith("interval") || setting.endsWith("every") ? "DURATION" : "VALUE";
     };
   }
 

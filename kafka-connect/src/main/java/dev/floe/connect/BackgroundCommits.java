@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.BackgroundJob;
 import dev.floe.kafka.sink.FencedException;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
@@ -37,6 +38,7 @@ final class BackgroundCommits implements AutoCloseable {
 
   private final TableCommitter committer;
   private final BadRecords badRecords;
+  private final SnapshotExpiry expiry;
   private final BackgroundJob<Outcome> job;
 
   /**
@@ -65,9 +67,11 @@ final class BackgroundCommits implements AutoCloseable {
    */
   record Outcome(Sealed cycle, int committedTables, FencedException fence, long files, long bytes, long millis) {}
 
-  BackgroundCommits(TableCommitter committer, BadRecords badRecords, String threadName) {
+  /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
+  BackgroundCommits(TableCommitter committer, BadRecords badRecords, SnapshotExpiry expiry, String threadName) {
     this.committer = committer;
     this.badRecords = badRecords;
+    this.expiry = expiry;
     this.job = new BackgroundJob<>(threadName,
         cause -> cause instanceof ConnectException c ? c : new ConnectException("committing a cycle failed", cause));
   }
@@ -120,7 +124,11 @@ final class BackgroundCommits implements AutoCloseable {
         bytes += f.fileSizeInBytes();
       }
     }
-    return new Outcome(cycle, results.size(), null, files, bytes, millisSince(cycle));
+    long millis = millisSince(cycle);
+    for (TableCut cut : cycle.tables()) {
+      expiry.maybeExpire(cut.table());
+    }
+    return new Outcome(cycle, results.size(), null, files, bytes, millis);
   }
 
   private static long millisSince(Sealed cycle) {

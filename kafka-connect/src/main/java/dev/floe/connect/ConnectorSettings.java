@@ -54,6 +54,7 @@ final class ConnectorSettings extends AbstractConfig {
   static final String SCHEMA = "floe.tables.schema";
   static final String COMMIT_RECORDS = "floe.commit.records";
   static final String COMMIT_BYTES = "floe.commit.bytes";
+  static final String EXPIRE_SNAPSHOTS_INTERVAL = "floe.expire-snapshots.interval-ms";
   static final String BATCH_RECORDS = "floe.batch.records";
   static final String BATCH_BYTES = "floe.batch.bytes";
   static final String BUFFER_BYTES = "floe.buffer.bytes";
@@ -104,6 +105,10 @@ final class ConnectorSettings extends AbstractConfig {
           "Also commit once a task has this many uncommitted records")
       .define(COMMIT_BYTES, Type.LONG, Long.MAX_VALUE, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
           "Also commit once a task has this many uncommitted value bytes")
+      .define(EXPIRE_SNAPSHOTS_INTERVAL, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+          "Expire each table's old snapshots this often, in milliseconds, after a task's commit (0: never):"
+              + " by the table's history.expire.max-snapshot-age-ms and history.expire.min-snapshots-to-keep,"
+              + " deleting the files only they referenced. Not for tables with gc.enabled=false")
       .define(BATCH_RECORDS, Type.INT, 8192, ConfigDef.Range.atLeast(1), Importance.LOW,
           "Records per native decode batch")
       .define(BATCH_BYTES, Type.LONG, 4L << 20, ConfigDef.Range.atLeast(1), Importance.LOW,
@@ -286,6 +291,10 @@ final class ConnectorSettings extends AbstractConfig {
 
   long commitRecords() {
     return getLong(COMMIT_RECORDS);
+  }
+
+  java.time.Duration expireSnapshotsInterval() {
+    return java.time.Duration.ofMillis(getLong(EXPIRE_SNAPSHOTS_INTERVAL));
   }
 
   long commitBytes() {

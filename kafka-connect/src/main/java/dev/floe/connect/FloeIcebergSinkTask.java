@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
@@ -123,7 +124,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     values = new RecordValues();
     routes = new Routes(settings);
     committer = new TableCommitter(group);
-    commits = new BackgroundCommits(committer, badRecords,
+    commits = new BackgroundCommits(committer, badRecords, SnapshotExpiry.every(settings.expireSnapshotsInterval()),
         "floe-connect-commit-" + settings.connectorName() + "-" + settings.taskIndex());
     allocator = new RootAllocator();
     registerJdbcDrivers();

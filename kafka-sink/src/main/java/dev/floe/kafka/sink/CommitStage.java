@@ -1,5 +1,6 @@
 package dev.floe.kafka.sink;
 
+import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,7 @@ final class CommitStage implements AutoCloseable {
 
   private final TableCommitter committer;
   private final DeadLetters deadLetters;
+  private final SnapshotExpiry expiry;
   private final BackgroundJob<Committed> job;
 
   /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
@@ -53,9 +55,11 @@ final class CommitStage implements AutoCloseable {
     }
   }
 
-  CommitStage(TableCommitter committer, DeadLetters deadLetters, String group) {
+  /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
+  CommitStage(TableCommitter committer, DeadLetters deadLetters, SnapshotExpiry expiry, String group) {
     this.committer = committer;
     this.deadLetters = deadLetters;
+    this.expiry = expiry;
     this.job = new BackgroundJob<>("floe-commit-" + group, SinkException::wrap);
   }
 
@@ -123,6 +127,9 @@ final class CommitStage implements AutoCloseable {
       }
     }
     long millis = (System.nanoTime() - cycle.sealedNanos()) / 1_000_000;
+    for (TableCut cut : cycle.tables()) {
+      expiry.maybeExpire(cut.channel().table());
+    }
     return new Committed(cycle.positions(), cycle.records(), files, bytes, millis, null);
   }
 

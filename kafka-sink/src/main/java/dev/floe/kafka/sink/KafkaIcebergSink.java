@@ -1,6 +1,7 @@
 package dev.floe.kafka.sink;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -97,7 +98,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
     boolean deadLettering = config.badRecords() == BadRecordPolicy.DEAD_LETTER;
     this.pool = new BatchPool(inFlight, deadLettering);
     this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
-    this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters, config.group());
+    this.commits = new CommitStage(
+        new TableCommitter(config.group()), deadLetters, SnapshotExpiry.every(config.expireSnapshotsEvery()), config.group());
     this.topicIds = new TopicIds(KafkaClients.admin(config));
     // Deserializer instances win over any deserializer the consumer properties name.
     this.consumer =

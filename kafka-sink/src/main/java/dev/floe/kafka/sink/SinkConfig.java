@@ -9,6 +9,7 @@ import static dev.floe.kafka.sink.SinkSettings.DECODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.DLQ_TOPIC;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_THREADS;
+import static dev.floe.kafka.sink.SinkSettings.EXPIRE_SNAPSHOTS_EVERY;
 import static dev.floe.kafka.sink.SinkSettings.EVOLVE_SCHEMA;
 import static dev.floe.kafka.sink.SinkSettings.MAX_IN_FLIGHT_BYTES;
 import static dev.floe.kafka.sink.SinkSettings.ON_ERROR;
@@ -76,6 +77,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param decodeAhead decode each table's batches on a thread of their own, ahead of its writer
  *     thread (true), or decode and encode both on the writer thread (false)
  * @param overlapCommits commit each cycle on a thread of its own while the next one fills
+ * @param expireSnapshotsEvery expire each table's old snapshots this often, by the table's own
+ *     retention properties ({@link dev.floe.iceberg.SnapshotExpiry}); zero: never
  *     (true), or stop consuming until it has landed (false)
  */
 public record SinkConfig(
@@ -104,7 +107,8 @@ public record SinkConfig(
     int encodeThreads,
     boolean encodeAhead,
     boolean decodeAhead,
-    boolean overlapCommits) {
+    boolean overlapCommits,
+    Duration expireSnapshotsEvery) {
 
   public SinkConfig {
     Objects.requireNonNull(catalog, "catalog");
@@ -183,6 +187,7 @@ public record SinkConfig(
     private boolean encodeAhead = (Boolean) defaultValue(ENCODE_AHEAD);
     private boolean decodeAhead = (Boolean) defaultValue(DECODE_AHEAD);
     private boolean overlapCommits = (Boolean) defaultValue(OVERLAP_COMMITS);
+    private Duration expireSnapshotsEvery = SinkSettings.zeroOrDuration(defaultValue(EXPIRE_SNAPSHOTS_EVERY));
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
@@ -256,6 +261,9 @@ public record SinkConfig(
       }
       if (given.containsKey(OVERLAP_COMMITS)) {
         overlapCommits = (Boolean) parsed.get(OVERLAP_COMMITS);
+      }
+      if (given.containsKey(EXPIRE_SNAPSHOTS_EVERY)) {
+        expireSnapshotsEvery = SinkSettings.zeroOrDuration(parsed.get(EXPIRE_SNAPSHOTS_EVERY));
       }
       return this;
     }
@@ -391,6 +399,17 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * Expire each table's old snapshots this often, after a commit (default never), by the
+     * table's own retention properties: {@code history.expire.max-snapshot-age-ms} and {@code
+     * history.expire.min-snapshots-to-keep}. The offsets stay in the table property when the
+     * snapshots that carried them are gone.
+     */
+    public Builder expireSnapshotsEvery(Duration interval) {
+      this.expireSnapshotsEvery = interval;
+      return this;
+    }
+
     public SinkConfig build() {
       return new SinkConfig(
           catalog,
@@ -418,7 +437,8 @@ public record SinkConfig(
           encodeThreads,
           encodeAhead,
           decodeAhead,
-          overlapCommits);
+          overlapCommits,
+          expireSnapshotsEvery);
     }
   }
 }

@@ -53,6 +53,7 @@ public final class SinkSettings {
   public static final String ENCODE_AHEAD = "encode.ahead";
   public static final String DECODE_AHEAD = "decode.ahead";
   public static final String OVERLAP_COMMITS = "overlap.commits";
+  public static final String EXPIRE_SNAPSHOTS_EVERY = "expire.snapshots.every";
 
   // Before the definition: its defaults are checked as it is built.
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
@@ -108,7 +109,13 @@ public final class SinkSettings {
       .define(DECODE_AHEAD, Type.BOOLEAN, true, Importance.LOW,
           "Decode each table's batches on a thread of their own, a batch ahead of its writer thread.")
       .define(OVERLAP_COMMITS, Type.BOOLEAN, true, Importance.LOW,
-          "Commit each cycle on a thread of its own while the next one fills.");
+          "Commit each cycle on a thread of its own while the next one fills.")
+      .define(EXPIRE_SNAPSHOTS_EVERY, Type.STRING, "0", zeroOrDurationValidator(), Importance.MEDIUM,
+          "Expire each table's old snapshots this often, after a commit (0: never, the default):"
+              + " by the table's history.expire.max-snapshot-age-ms (default 5 days) and"
+              + " history.expire.min-snapshots-to-keep (default 1), deleting the files only they"
+              + " referenced. Each commit rewrites every snapshot a table keeps, so commits slow"
+              + " down as they pile up. Not for tables with gc.enabled=false.");
 
   private SinkSettings() {}
 
@@ -156,6 +163,11 @@ public final class SinkSettings {
     return Duration.ofMillis((long) millis);
   }
 
+  /** {@link #duration}, or zero for {@code 0}: a period that may be turned off. */
+  static Duration zeroOrDuration(Object text) {
+    return String.valueOf(text).strip().equals("0") ? Duration.ZERO : duration(text);
+  }
+
   static long bytes(Object text) {
     return ByteSizes.parse(String.valueOf(text));
   }
@@ -197,6 +209,16 @@ public final class SinkSettings {
     return (name, value) -> {
       try {
         duration(value);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(name, value, e.getMessage());
+      }
+    };
+  }
+
+  private static ConfigDef.Validator zeroOrDurationValidator() {
+    return (name, value) -> {
+      try {
+        zeroOrDuration(value);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(name, value, e.getMessage());
       }

@@ -312,6 +312,44 @@ class SinkExactlyOnceTest extends BrokerAndCatalog {
     assertEquals(ids(0, 800), seqById(table("expiring")), "nothing twice, nothing lost");
   }
 
+  /**
+   * The sink expires the table's snapshots as it commits ({@code expire.snapshots.every}), by the
+   * table's retention properties: the history stays at the two snapshots the table keeps, the
+   * manifest lists of the others are deleted, and a second run resumes exactly from the offsets
+   * that outlive them.
+   */
+  @Test
+  void expiringSnapshotsAsItCommitsKeepsTheHistoryShortAndTheTableExact() throws Exception {
+    kafka.createTopic("pruned", 1);
+    produce("pruned", 0, 3000);
+    Map<String, String> retention = Map.of(
+        TableProperties.FORMAT_VERSION, "2",
+        TableProperties.MAX_SNAPSHOT_AGE_MS, "1",
+        TableProperties.MIN_SNAPSHOTS_TO_KEEP, "2");
+    SinkConfig config = sink(catalog, "pruned").route("pruned", TableIdentifier.of("t", "pruned"))
+        .createTables(KEYED, PartitionSpec.unpartitioned(), retention)
+        .commitEvery(Duration.ofMinutes(1), 300, Long.MAX_VALUE)
+        .expireSnapshotsEvery(Duration.ofMillis(1))
+        .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+    }
+    Table table = table("pruned");
+    assertEquals(2, count(table.snapshots()), "ten commits, two snapshots kept");
+    try (Stream<Path> files = Files.list(Path.of(table.location().replace("file:", ""), "metadata"))) {
+      assertEquals(2, files.filter(f -> f.getFileName().toString().startsWith("snap-")).count(),
+          "the expired snapshots' manifest lists are deleted");
+    }
+    assertEquals(ids(0, 3000), seqById(table));
+    assertNoOrphanFiles(table);
+
+    produce("pruned", 3000, 600);
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+    }
+    assertEquals(ids(0, 3600), seqById(table("pruned")), "nothing twice, nothing lost");
+  }
+
   private static long count(Iterable<?> items) {
     long n = 0;
     for (Object ignored : items) {
