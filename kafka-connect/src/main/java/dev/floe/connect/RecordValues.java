@@ -5,10 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.json.JsonConverter;
-import org.apache.kafka.connect.json.JsonConverterConfig;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.storage.ConverterType;
 
 /**
  * A record's value (or key) as the JSON bytes the native decoder reads. Two paths:
@@ -17,21 +14,15 @@ import org.apache.kafka.connect.storage.ConverterType;
  *   <li>the fast path: {@code byte[]} (ByteArrayConverter), {@code String} (StringConverter) or a
  *       {@code ByteBuffer} -- the bytes as they are;
  *   <li>structured values ({@code Struct}, {@code Map}, lists: JsonConverter with or without
- *       schemas, or after transforms) are written back to JSON by Connect's own JsonConverter,
- *       without schemas, then decoded like the rest. Slower: one more encode per record.
+ *       schemas, or after transforms) are written to JSON by {@link ConnectJson}, each value in the
+ *       text form of the Iceberg type it maps to, then decoded like the rest. Slower: one more
+ *       encode per record.
  * </ul>
  *
- * Null stays null (a tombstone).
+ * Null stays null (a tombstone). Not thread-safe (the task thread's).
  */
 final class RecordValues {
-  private final JsonConverter json = new JsonConverter();
-
-  RecordValues() {
-    json.configure(Map.of(
-        JsonConverterConfig.SCHEMAS_ENABLE_CONFIG, "false",
-        JsonConverterConfig.TYPE_CONFIG, ConverterType.VALUE.getName(),
-        JsonConverterConfig.DECIMAL_FORMAT_CONFIG, "NUMERIC"));
-  }
+  private final ConnectJson json = new ConnectJson();
 
   byte[] value(SinkRecord record) {
     return bytes(record, record.value(), record.valueSchema());
@@ -51,9 +42,9 @@ final class RecordValues {
         b.get(b.position(), out);
         yield out;
       }
-      case Struct s -> json.fromConnectData(record.topic(), schema, s);
-      case Map<?, ?> m -> json.fromConnectData(record.topic(), null, m);
-      case java.util.List<?> l -> json.fromConnectData(record.topic(), null, l);
+      case Struct s -> json.write(s, s.schema());
+      case Map<?, ?> m -> json.write(m, schema);
+      case java.util.List<?> l -> json.write(l, schema);
       default -> throw new DataException("a record value of type " + value.getClass().getName()
           + " is not JSON floe can write (use ByteArrayConverter, StringConverter or JsonConverter)");
     };
