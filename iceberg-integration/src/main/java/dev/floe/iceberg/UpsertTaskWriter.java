@@ -112,6 +112,12 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
     Set<Integer> identifiers = factory.schema().identifierFieldIds();
+    for (int id : identifiers) {
+      if (factory.schema().columns().stream().noneMatch(column -> column.fieldId() == id)) {
+        throw new IllegalArgumentException("upserts need top-level identifier fields, but '"
+            + factory.schema().findColumnName(id) + "' is nested in a struct");
+      }
+    }
     for (org.apache.iceberg.PartitionField field : spec.fields()) {
       if (!identifiers.contains(field.sourceId())) {
         throw new IllegalArgumentException(

@@ -444,5 +444,18 @@ class UpsertTest extends EmbeddedCatalogTest {
             IllegalArgumentException.class,
             () -> NativeFileWriterFactory.forTable(byNote, allocator).newUpsertTaskWriter());
     assertTrue(partitioned.getMessage().contains("'note'"), partitioned.getMessage());
+    Schema nestedKey = new Schema(
+        List.of(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "ref", Types.StructType.of(Types.NestedField.required(3, "code", Types.StringType.get())))),
+        Set.of(3));
+    Table byNestedKey = catalog.createTable(TableIdentifier.of("db", "nested_key"), nestedKey, PartitionSpec.unpartitioned(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    IllegalArgumentException nested =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> NativeFileWriterFactory.forTable(byNestedKey, allocator).newUpsertTaskWriter(),
+            "refused when the writer is made (the sinks' start-up check), not at the first row");
+    assertTrue(nested.getMessage().contains("'ref.code'"), nested.getMessage());
   }
 }
