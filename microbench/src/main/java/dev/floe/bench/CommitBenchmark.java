@@ -1,6 +1,7 @@
 package dev.floe.bench;
 
 import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.SnapshotExpiry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +59,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code -p append=merge} with it: floe's sinks commit with Iceberg's merging append, which keeps
  * the manifests few, where fast appends would add one manifest per commit to every manifest list.
  *
+ * <p>{@code expire} (default 0, never) is a sink expiring snapshots as it commits ({@code
+ * expire.snapshots.every}): every {@code expire}-th commit is followed by {@link
+ * SnapshotExpiry#expire}, the table keeping its last 200 snapshots ({@code
+ * history.expire.min-snapshots-to-keep}; any older one is due). Its time counts in the commits'
+ * average. With {@code history}, the first expiry removes the past at once (in the warmup).
+ *
  * <p>Every sink commits this way once per cycle (the Kafka sink, the Connect task, the Flink
  * committer at each checkpoint), so this is the FileIO's share of a commit's latency.
  */
@@ -86,6 +93,12 @@ public class CommitBenchmark {
   /** {@code fast}: Iceberg's fast append; {@code merge}: its merging append, as floe's sinks commit. */
   @Param({"fast"})
   public String append;
+
+  /** Expire snapshots after every this many commits (0: never), keeping the last 200. */
+  @Param({"0"})
+  public int expire;
+
+  private long commits;
 
   private Path dir;
   private Catalog catalog;
@@ -117,7 +130,9 @@ public class CommitBenchmark {
       return; // the trial's table, its past included
     }
     table = catalog.createTable(TableIdentifier.of(NAMESPACE, "t" + tables++), SCHEMA, PartitionSpec.unpartitioned(),
-        Map.of(TableProperties.FORMAT_VERSION, "2"));
+        Map.of(TableProperties.FORMAT_VERSION, "2",
+            TableProperties.MAX_SNAPSHOT_AGE_MS, "1",
+            TableProperties.MIN_SNAPSHOTS_TO_KEEP, "200"));
     // The past in transactions of up to 200 snapshots (a transaction keeps each step's metadata).
     for (int made = 0; made < history; ) {
       Transaction past = table.newTransaction();
@@ -140,6 +155,9 @@ public class CommitBenchmark {
   @Benchmark
   public long appendOneFile() {
     newAppend(table::newAppend, table::newFastAppend).appendFile(file()).commit();
+    if (expire > 0 && ++commits % expire == 0) {
+      SnapshotExpiry.expire(table);
+    }
     return table.currentSnapshot().snapshotId();
   }
 
