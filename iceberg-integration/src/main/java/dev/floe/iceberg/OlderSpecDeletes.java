@@ -56,14 +56,12 @@ final class OlderSpecDeletes implements AutoCloseable {
     }
   }
 
-  boolean isEmpty() {
-    return specs.isEmpty();
-  }
-
   /** Deletes every key of {@code keys} (a batch of the key schema) in each older spec. */
   void delete(VectorSchemaRoot keys) {
+    int[] allColumns = KeyRows.allColumns(keys);
     for (SpecDeletes older : specs) {
       if (older.partitioner() == null) {
+        // An unpartitioned spec has one partition: the map reads no values for it.
         older.writers().get(null, 0, p -> factory.newEqualityDeleteWriter(older.spec(), null)).write(keys);
         continue;
       }
@@ -75,7 +73,7 @@ final class OlderSpecDeletes implements AutoCloseable {
           NativeEqualityDeleteWriter writer =
               older.writers().get(split.partitions(), group, p -> factory.newEqualityDeleteWriter(older.spec(), p));
           try (VectorSchemaRoot groupKeys =
-              KeyRows.select(keys, KeyRows.allColumns(keys), keys.getSchema(), order, offset, rows, allocator)) {
+              KeyRows.select(keys, allColumns, keys.getSchema(), order, offset, rows, allocator)) {
             writer.write(groupKeys);
           }
           offset += rows;

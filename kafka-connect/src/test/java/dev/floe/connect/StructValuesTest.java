@@ -5,11 +5,9 @@ import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
-import dev.floe.iceberg.Catalogs;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -22,7 +20,6 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -39,7 +36,6 @@ import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Structured Connect values (a Struct by its schema; schemaless maps of Java values) land as the
@@ -47,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * timestamp and decimal columns, a FLOAT32 widened into a double column, bytes, nested structs,
  * and maps with non-string keys into string-keyed map columns.
  */
-class StructValuesTest {
+class StructValuesTest extends InJvmTaskTest {
   private static final Schema DECIMAL = Decimal.schema(2);
   private static final Schema INNER = SchemaBuilder.struct().name("inner").field("n", Schema.INT16_SCHEMA).build();
   private static final Schema VALUE = SchemaBuilder.struct().name("value")
@@ -79,9 +75,6 @@ class StructValuesTest {
       Types.NestedField.optional(14, "note", Types.StringType.get()),
       Types.NestedField.optional(15, "uuid", Types.UUIDType.get()));
 
-  @TempDir
-  Path dir;
-
   @Test
   void aStructsLogicalTypesJsonTakesTheFormsTheDecoderReads() {
     String json = new String(new ConnectJson().write(struct(1), VALUE), StandardCharsets.UTF_8);
@@ -105,57 +98,49 @@ class StructValuesTest {
 
   @Test
   void structsLandAsIcebergsConnectorWritesThem() throws Exception {
-    Path warehouse = dir.resolve("warehouse");
-    Catalog catalog = Catalogs.embedded(warehouse);
+    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+    TableIdentifier id = TableIdentifier.of("db", "structs");
+    catalog.createTable(id, TABLE, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+    Map<String, String> config = InJvmTasks.config("structs", warehouse(), id, 3);
+    config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
+    task.initialize(new RecordingContext());
+    task.start(config);
     try {
-      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-      TableIdentifier id = TableIdentifier.of("db", "structs");
-      catalog.createTable(id, TABLE, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
-      Map<String, String> config = InJvmTasks.config("structs", warehouse, id, 3);
-      config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-      FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-      task.initialize(new RecordingContext());
-      task.start(config);
-      try {
-        task.open(List.of(TP));
-        List<SinkRecord> records = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-          records.add(new SinkRecord(TP.topic(), TP.partition(), null, null, VALUE, struct(i), i));
-        }
-        Map<String, Object> schemaless = new LinkedHashMap<>();
-        schemaless.put("id", 2L);
-        schemaless.put("uuid", UUID.fromString("00000000-0000-0000-0000-00000000002a"));
-        schemaless.put("ts", new java.util.Date(1704067200123L));
-        records.add(new SinkRecord(TP.topic(), TP.partition(), null, null, null, schemaless, 2));
-        task.put(records);
-        awaitCommitted(task, 3);
-      } finally {
-        task.stop();
+      task.open(List.of(TP));
+      List<SinkRecord> records = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        records.add(new SinkRecord(TP.topic(), TP.partition(), null, null, VALUE, struct(i), i));
       }
-      Map<Long, Record> rows = new java.util.TreeMap<>();
-      try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(id)).build()) {
-        read.forEach(r -> rows.put((Long) r.getField("id"), r));
-      }
-      assertEquals(3, rows.size());
-      Record row = rows.get(1L);
-      assertEquals(LocalDate.of(2024, 1, 1), row.getField("day"));
-      assertEquals(LocalTime.of(1, 2, 3, 4_000_000), row.getField("at"));
-      assertEquals(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000), row.getField("ts"));
-      assertEquals(OffsetDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC), row.getField("tstz"));
-      assertEquals(new BigDecimal("19.99"), row.getField("price"));
-      assertEquals((double) 0.1f, row.getField("ratio"), "a FLOAT32 widened as Java widens it");
-      assertEquals(ByteBuffer.wrap(new byte[] {2, 3}), row.getField("blob"));
-      assertEquals(7, ((Record) row.getField("inner")).getField("n"));
-      assertEquals(Map.of("1", "a"), row.getField("tags"));
-      assertEquals("none", row.getField("note"), "a null field takes its default");
-      Record schemalessRow = rows.get(2L);
-      assertEquals(UUID.fromString("00000000-0000-0000-0000-00000000002a"), schemalessRow.getField("uuid"));
-      assertEquals(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000), schemalessRow.getField("ts"));
+      Map<String, Object> schemaless = new LinkedHashMap<>();
+      schemaless.put("id", 2L);
+      schemaless.put("uuid", UUID.fromString("00000000-0000-0000-0000-00000000002a"));
+      schemaless.put("ts", new java.util.Date(1704067200123L));
+      records.add(new SinkRecord(TP.topic(), TP.partition(), null, null, null, schemaless, 2));
+      task.put(records);
+      awaitCommitted(task, 3);
     } finally {
-      if (catalog instanceof AutoCloseable c) {
-        c.close();
-      }
+      task.stop();
     }
+    Map<Long, Record> rows = new java.util.TreeMap<>();
+    try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(id)).build()) {
+      read.forEach(r -> rows.put((Long) r.getField("id"), r));
+    }
+    assertEquals(3, rows.size());
+    Record row = rows.get(1L);
+    assertEquals(LocalDate.of(2024, 1, 1), row.getField("day"));
+    assertEquals(LocalTime.of(1, 2, 3, 4_000_000), row.getField("at"));
+    assertEquals(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000), row.getField("ts"));
+    assertEquals(OffsetDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC), row.getField("tstz"));
+    assertEquals(new BigDecimal("19.99"), row.getField("price"));
+    assertEquals((double) 0.1f, row.getField("ratio"), "a FLOAT32 widened as Java widens it");
+    assertEquals(ByteBuffer.wrap(new byte[] {2, 3}), row.getField("blob"));
+    assertEquals(7, ((Record) row.getField("inner")).getField("n"));
+    assertEquals(Map.of("1", "a"), row.getField("tags"));
+    assertEquals("none", row.getField("note"), "a null field takes its default");
+    Record schemalessRow = rows.get(2L);
+    assertEquals(UUID.fromString("00000000-0000-0000-0000-00000000002a"), schemalessRow.getField("uuid"));
+    assertEquals(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000), schemalessRow.getField("ts"));
   }
 
   /** Row {@code id}: 2024-01-01, 01:02:03.004, 2024-01-01T00:00:00.123Z, 19.99, 0.1f, bytes {2, 3} (from a larger buffer). */

@@ -12,22 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
-import dev.floe.iceberg.Catalogs;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A task that fails must not commit the cycle it was filling. After a call into the task throws,
@@ -36,24 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  * records never reached the table. Each test then finds the table without those records and
  * without offsets past them, so the partition's next owner reads them again.
  */
-class TaskFailureTest {
-  @TempDir
-  Path dir;
-
-  private Catalog catalog;
+class TaskFailureTest extends InJvmTaskTest {
   private TableIdentifier id;
 
   @BeforeEach
   void createTable() {
-    catalog = Catalogs.embedded(dir.resolve("warehouse"));
     id = InJvmTasks.createTable(catalog, "events");
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    if (catalog instanceof AutoCloseable c) {
-      c.close();
-    }
   }
 
   @Test
@@ -122,7 +105,7 @@ class TaskFailureTest {
   }
 
   private Map<String, String> config(int cycleRecords) {
-    return InJvmTasks.config("failures", dir.resolve("warehouse"), id, cycleRecords);
+    return InJvmTasks.config("failures", warehouse(), id, cycleRecords);
   }
 
   private static FloeIcebergSinkTask start(RecordingContext context, Map<String, String> config) {

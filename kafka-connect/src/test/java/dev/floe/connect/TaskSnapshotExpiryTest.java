@@ -7,60 +7,45 @@ import static dev.floe.connect.InJvmTasks.records;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
-import dev.floe.iceberg.Catalogs;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code floe.expire-snapshots.interval-ms}: a task expires its table's old snapshots after its
  * commits, by the table's retention properties, and the table stays exact.
  */
-class TaskSnapshotExpiryTest {
-  @TempDir
-  Path dir;
-
+class TaskSnapshotExpiryTest extends InJvmTaskTest {
   @Test
   void aTaskExpiresItsTablesSnapshotsByTheTablesRetention() throws Exception {
-    Path warehouse = dir.resolve("warehouse");
-    Catalog catalog = Catalogs.embedded(warehouse);
+    TableIdentifier id = InJvmTasks.createTable(catalog, "pruned");
+    catalog.loadTable(id).updateProperties()
+        .set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1")
+        .set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "2")
+        .commit();
+    Map<String, String> config = InJvmTasks.config("pruning", warehouse(), id, 10);
+    config.put(ConnectorSettings.EXPIRE_SNAPSHOTS_INTERVAL, "1");
+    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
+    task.initialize(new RecordingContext());
+    task.start(config);
     try {
-      TableIdentifier id = InJvmTasks.createTable(catalog, "pruned");
-      catalog.loadTable(id).updateProperties()
-          .set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1")
-          .set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "2")
-          .commit();
-      Map<String, String> config = InJvmTasks.config("pruning", warehouse, id, 10);
-      config.put(ConnectorSettings.EXPIRE_SNAPSHOTS_INTERVAL, "1");
-      FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-      task.initialize(new RecordingContext());
-      task.start(config);
-      try {
-        task.open(List.of(TP));
-        for (long from = 0; from < 60; from += 10) {
-          task.put(records(from, from + 10));
-          awaitCommitted(task, from + 10);
-        }
-      } finally {
-        task.stop();
+      task.open(List.of(TP));
+      for (long from = 0; from < 60; from += 10) {
+        task.put(records(from, from + 10));
+        awaitCommitted(task, from + 10);
       }
-      Table table = catalog.loadTable(id);
-      long snapshots = 0;
-      for (var ignored : table.snapshots()) {
-        snapshots++;
-      }
-      assertEquals(2, snapshots, "six commits, the two snapshots the table keeps");
-      assertEquals(ids(0, 60), ids(table));
     } finally {
-      if (catalog instanceof AutoCloseable c) {
-        c.close();
-      }
+      task.stop();
     }
+    Table table = catalog.loadTable(id);
+    long snapshots = 0;
+    for (var ignored : table.snapshots()) {
+      snapshots++;
+    }
+    assertEquals(2, snapshots, "six commits, the two snapshots the table keeps");
+    assertEquals(ids(0, 60), ids(table));
   }
 }

@@ -206,19 +206,18 @@ public final class SinkSettings {
   }
 
   private static ConfigDef.Validator durationValidator() {
-    return (name, value) -> {
-      try {
-        duration(value);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(name, value, e.getMessage());
-      }
-    };
+    return parses(SinkSettings::duration);
   }
 
   private static ConfigDef.Validator zeroOrDurationValidator() {
+    return parses(SinkSettings::zeroOrDuration);
+  }
+
+  /** A validator that accepts what {@code parse} accepts, naming the setting otherwise. */
+  private static ConfigDef.Validator parses(java.util.function.Function<Object, ?> parse) {
     return (name, value) -> {
       try {
-        zeroOrDuration(value);
+        parse.apply(value);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(name, value, e.getMessage());
       }
