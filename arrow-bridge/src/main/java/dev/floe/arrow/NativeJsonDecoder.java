@@ -189,30 +189,10 @@ public final class NativeJsonDecoder extends NativeHandle {
       BadRecordPolicy policy,
       BufferAllocator allocator) {
     MemorySegment decoder = handle();
-    MemorySegment partitionerHandle = partitioner.handle();
     PartitionedBatch split;
-    try (Arena call = Arena.ofConfined()) {
-      split =
-          PartitionedBatch.receive(
-              allocator,
-              call,
-              (partitionsArray, partitionsSchema, outBatch, error) ->
-                  floe_h.floe_decoder_decode_partitioned(
-                      decoder,
-                      partitionerHandle,
-                      batch.data(),
-                      batch.byteSize(),
-                      batch.offsets(),
-                      batch.size(),
-                      policy == BadRecordPolicy.FAIL ? 1 : 0,
-                      partitionsArray,
-                      partitionsSchema,
-                      outBatch,
-                      result,
-                      error));
-    } catch (NativeException e) {
-      failOn(e);
-      throw e;
+    // The partitioner's lock for the call: closing it (from another thread) waits until the call is done.
+    synchronized (partitioner) {
+      split = callDecodePartitioned(decoder, batch, partitioner.handle(), policy, allocator);
     }
     List<RejectedMessage> rejected;
     try {
@@ -230,6 +210,34 @@ public final class NativeJsonDecoder extends NativeHandle {
             FloeDecodeResult.rows(result),
             FloeDecodeResult.rejected(result),
             collected(policy, rejected)));
+  }
+
+  /** The native decode into {@code partitionerHandle}'s groups; the caller holds the partitioner's lock. */
+  private PartitionedBatch callDecodePartitioned(
+      MemorySegment decoder, MessageBatch batch, MemorySegment partitionerHandle, BadRecordPolicy policy,
+      BufferAllocator allocator) {
+    try (Arena call = Arena.ofConfined()) {
+      return PartitionedBatch.receive(
+          allocator,
+          call,
+          (partitionsArray, partitionsSchema, outBatch, error) ->
+              floe_h.floe_decoder_decode_partitioned(
+                  decoder,
+                  partitionerHandle,
+                  batch.data(),
+                  batch.byteSize(),
+                  batch.offsets(),
+                  batch.size(),
+                  policy == BadRecordPolicy.FAIL ? 1 : 0,
+                  partitionsArray,
+                  partitionsSchema,
+                  outBatch,
+                  result,
+                  error));
+    } catch (NativeException e) {
+      failOn(e);
+      throw e;
+    }
   }
 
   /**

@@ -203,7 +203,12 @@ public final class NativeParquetWriter extends NativeHandle {
     if (arrowArrayAddress == 0) {
       throw new IllegalArgumentException("arrowArrayAddress must not be 0");
     }
-    writableHandle();
+    try {
+      writableHandle();
+    } catch (RuntimeException unusable) {
+      ArrowArray.wrap(arrowArrayAddress).release(); // moved to this call, even when it is refused
+      throw unusable;
+    }
     writeExported(arrowArrayAddress, arrowSchemaAddress);
   }
 

@@ -77,9 +77,10 @@ public final class NativePartitioner extends NativeHandle {
   /**
    * Regroups {@code root}'s rows by partition. The root is exported (its buffers are shared, not
    * copied) and stays owned by the caller; the returned batch holds its own references, and its
-   * partition values are allocated from {@code allocator}.
+   * partition values are allocated from {@code allocator}. Holds the partitioner's lock, as {@link
+   * #close()} does: a close from another thread waits for the split.
    */
-  public PartitionedBatch split(VectorSchemaRoot root, BufferAllocator allocator) {
+  public synchronized PartitionedBatch split(VectorSchemaRoot root, BufferAllocator allocator) {
     Objects.requireNonNull(root, "root");
     MemorySegment partitioner = handle();
     try (Arena call = Arena.ofConfined();
@@ -105,7 +106,7 @@ public final class NativePartitioner extends NativeHandle {
     }
   }
 
-  /** Frees the native partitioner (no split may be running). Idempotent. */
+  /** Frees the native partitioner, after any split running (here or in a decoder). Idempotent. */
   @Override
   public synchronized void close() {
     super.close();

@@ -254,6 +254,21 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
   }
 
   @Test
+  void aRawArrayGivenToAFinishedWriterIsReleased() throws Exception {
+    Path file = dir.resolve("raw-late.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 4, 5);
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      writer.finish();
+      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+      assertThrows(IllegalStateException.class, () -> writer.write(array.memoryAddress(), schema.memoryAddress()));
+      schema.release();
+    }
+    // The allocator closing in tearDown proves the moved array was released although refused.
+  }
+
+  @Test
   void rawCDataStructsAreAccepted() throws Exception {
     Path file = dir.resolve("raw-ok.parquet");
     try (NativeParquetWriter writer = openLongs(file);
