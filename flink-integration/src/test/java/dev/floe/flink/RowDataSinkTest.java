@@ -313,6 +313,14 @@ public class RowDataSinkTest {
     assertTrue(commitsWithDeletes > 1, commitsWithDeletes + " commits with delete files");
   }
 
+  /** An upsert sink needs its keyed shuffle: built alone (for sinkTo), it is refused. */
+  @Test
+  void anUpsertSinkBuiltWithoutItsShuffleIsRefused() {
+    IllegalStateException e = assertThrows(
+        IllegalStateException.class, () -> FloeIcebergSink.forRowData(ref("unkeyed")).upsert(true).build());
+    assertTrue(e.getMessage().contains("append(input)"), e.getMessage());
+  }
+
   @Test
   void anAppendOnlySinkRefusesChangelogRowsNamingUpsertMode() {
     RowType type = FlinkSchemaUtil.convert(ACCOUNTS);

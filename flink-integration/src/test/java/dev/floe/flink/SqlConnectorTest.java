@@ -157,6 +157,32 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     }
   }
 
+  /**
+   * floe upserts by the table's identifier fields; a DDL whose primary key differs would have the
+   * planner send changes of another key, so the sink is refused, naming both.
+   */
+  @Test
+  void anUpsertTableWhosePrimaryKeyIsNotItsIdentifierFieldsIsRefused() {
+    catalog.createTable(TableIdentifier.of("nexmark", "keyed"),
+        new org.apache.iceberg.Schema(
+            List.of(
+                org.apache.iceberg.types.Types.NestedField.required(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
+                org.apache.iceberg.types.Types.NestedField.required(2, "bids", org.apache.iceberg.types.Types.LongType.get())),
+            java.util.Set.of(1)),
+        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE keyed (auction BIGINT, bids BIGINT, PRIMARY KEY (auction, bids) NOT ENFORCED) WITH ("
+        + catalogOptions("floe-iceberg", "keyed") + ", 'upsert-enabled' = 'true')");
+    Exception e = assertThrows(
+        Exception.class,
+        () -> sql.executeSql("INSERT INTO keyed SELECT bid.auction, COUNT(*) FROM events GROUP BY bid.auction").await());
+    Throwable cause = e;
+    while (cause.getCause() != null && !(cause instanceof IllegalArgumentException)) {
+      cause = cause.getCause();
+    }
+    assertTrue(cause.getMessage().contains("PRIMARY KEY is [auction, bids]"), cause.getMessage());
+  }
+
   @Test
   void anAppendOnlyTableRefusesAnUpdatingQueryAtPlanning() {
     StreamTableEnvironment sql = tables();

@@ -146,9 +146,22 @@ public final class FloeIcebergSink<T>
       return self();
     }
 
+    /**
+     * The sink, for {@code input.sinkTo(...)}: its input reaches the writers as it is. An upsert
+     * sink of {@code RowData} needs its rows keyed by the table's identifier fields (each key on
+     * one writer), so it is refused here: add it with {@code append(input)}.
+     */
     public FloeIcebergSink<T> build() {
+      requireNoShuffleNeeded();
+      return newSink();
+    }
+
+    private FloeIcebergSink<T> newSink() {
       return new FloeIcebergSink<>(table, writers(), uidSuffix);
     }
+
+    /** Throws when the sink needs its input shuffled first (see {@link #build()}). */
+    void requireNoShuffleNeeded() {}
 
     /** Adds the sink to {@code input} with uids from {@link #uidSuffix} (default: the table's name). */
     DataStreamSink<T> sinkTo(DataStream<T> input) {
@@ -156,7 +169,7 @@ public final class FloeIcebergSink<T>
         uidSuffix = table.toString();
       }
       String uid = "floe-iceberg: " + uidSuffix;
-      return input.sinkTo(build()).uid(uid).name(uid);
+      return input.sinkTo(newSink()).uid(uid).name(uid);
     }
   }
 
@@ -284,6 +297,15 @@ public final class FloeIcebergSink<T>
         } catch (Exception e) {
           throw new IllegalStateException("cannot close the catalog of " + table, e);
         }
+      }
+    }
+
+    @Override
+    void requireNoShuffleNeeded() {
+      if (upsert) {
+        throw new IllegalStateException(
+            "an upsert sink into " + table + " needs its rows keyed by the table's identifier fields, so"
+                + " that every change of a key reaches one writer: add it with append(input), not sinkTo(build())");
       }
     }
 

@@ -1,6 +1,7 @@
 package dev.floe.flink.sink;
 
 import dev.floe.iceberg.ArrowSchemas;
+import java.util.EnumSet;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -132,6 +133,7 @@ final class RowDataToArrow implements AutoCloseable {
 
   private static FieldWriter writer(FieldVector vector, Types.NestedField field, LogicalType flink, String path) {
     Type type = field.type();
+    requireWritable(type, flink, path);
     boolean required = field.isRequired();
     return switch (type.typeId()) {
       case BOOLEAN -> new FieldWriter(vector, required, path) {
@@ -241,6 +243,42 @@ final class RowDataToArrow implements AutoCloseable {
       case MAP -> new MapWriter((MapVector) vector, type.asMapType(), (MapType) flink, required, path);
       default -> throw new IllegalArgumentException("column '" + path + "' has type " + type + ", which floe does not write");
     };
+  }
+
+  /**
+   * Refuses a row field whose Flink type is not the column's (as Iceberg's Flink module maps types)
+   * or one Iceberg promotes to it (narrower integers, FLOAT to double), as Iceberg's sink refuses
+   * the write schema: a binary row's slot would otherwise be read at the column's width (a BIGINT
+   * read as an INT), and a local timestamp taken for an instant or the other way round.
+   */
+  private static void requireWritable(Type type, LogicalType flink, String path) {
+    EnumSet<LogicalTypeRoot> accepted = switch (type.typeId()) {
+      case BOOLEAN -> EnumSet.of(LogicalTypeRoot.BOOLEAN);
+      case INTEGER -> EnumSet.of(LogicalTypeRoot.TINYINT, LogicalTypeRoot.SMALLINT, LogicalTypeRoot.INTEGER);
+      case LONG -> EnumSet.of(LogicalTypeRoot.TINYINT, LogicalTypeRoot.SMALLINT, LogicalTypeRoot.INTEGER, LogicalTypeRoot.BIGINT);
+      case FLOAT -> EnumSet.of(LogicalTypeRoot.FLOAT);
+      case DOUBLE -> EnumSet.of(LogicalTypeRoot.FLOAT, LogicalTypeRoot.DOUBLE);
+      case DATE -> EnumSet.of(LogicalTypeRoot.DATE);
+      case TIME -> EnumSet.of(LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
+      case TIMESTAMP, TIMESTAMP_NANO -> zoned(type)
+          ? EnumSet.of(LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE)
+          : EnumSet.of(LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE);
+      case DECIMAL -> EnumSet.of(LogicalTypeRoot.DECIMAL);
+      case STRING -> EnumSet.of(LogicalTypeRoot.CHAR, LogicalTypeRoot.VARCHAR);
+      case BINARY, FIXED, UUID -> EnumSet.of(LogicalTypeRoot.BINARY, LogicalTypeRoot.VARBINARY);
+      case STRUCT -> EnumSet.of(LogicalTypeRoot.ROW);
+      case LIST -> EnumSet.of(LogicalTypeRoot.ARRAY);
+      case MAP -> EnumSet.of(LogicalTypeRoot.MAP);
+      default -> EnumSet.allOf(LogicalTypeRoot.class); // refused by name below
+    };
+    if (!accepted.contains(flink.getTypeRoot())) {
+      throw new IllegalArgumentException(
+          "column '" + path + "' is " + type + " but the rows hold " + flink + " (Iceberg's sink refuses it too)");
+    }
+  }
+
+  private static boolean zoned(Type type) {
+    return type instanceof Types.TimestampType t ? t.shouldAdjustToUTC() : ((Types.TimestampNanoType) type).shouldAdjustToUTC();
   }
 
   /** Whether a string's UTF-8 bytes sit in one heap array (materialized first if lazy). */

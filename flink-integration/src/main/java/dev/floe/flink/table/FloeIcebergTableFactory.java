@@ -119,8 +119,12 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     FlinkWriteConf write;
     try {
       // read while the catalog is open: a JDBC catalog's tables load their metadata lazily
-      write = new FlinkWriteConf(loadOrCreate(catalog, tableId, ddl), options, context.getConfiguration());
+      Table table = loadOrCreate(catalog, tableId, ddl);
+      write = new FlinkWriteConf(table, options, context.getConfiguration());
       refuseWhatFloeDoesNotWrite(write, tableId);
+      if (write.upsertMode()) {
+        requireKeyIsIdentifierFields(ddl, table, tableId);
+      }
     } finally {
       try {
         IcebergTableRef.close(catalog);
@@ -199,6 +203,23 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     if (write.distributionMode() == DistributionMode.RANGE) {
       throw new IllegalArgumentException("floe distributes by 'none' or 'hash'; table " + path + " asks for 'range'");
     }
+  }
+
+  /**
+   * floe upserts by the table's identifier fields. The planner sends the changes of the DDL's
+   * primary key; where the two differ, rows would be replaced or deleted by the wrong key (two
+   * rows of one identifier, or a key's row deleted by another's change), so it is refused.
+   */
+  private static void requireKeyIsIdentifierFields(ResolvedCatalogTable ddl, Table table, TableIdentifier path) {
+    java.util.Set<String> identifiers = new java.util.TreeSet<>(table.schema().identifierFieldNames());
+    ddl.getResolvedSchema().getPrimaryKey().ifPresent(key -> {
+      java.util.Set<String> primaryKey = new java.util.TreeSet<>(key.getColumns());
+      if (!primaryKey.equals(identifiers)) {
+        throw new IllegalArgumentException(
+            "floe upserts into " + path + " by its identifier fields " + identifiers + ", but the table's"
+                + " PRIMARY KEY is " + primaryKey + ": declare the identifier fields as the primary key");
+      }
+    });
   }
 
   /** The file-writing settings the options resolve to, as table properties for the writers. */
