@@ -58,6 +58,9 @@ final class OlderSpecDeletes implements AutoCloseable {
 
   /** Deletes every key of {@code keys} (a batch of the key schema) in each older spec. */
   void delete(VectorSchemaRoot keys) {
+    if (specs.isEmpty()) {
+      return; // the common case, on every group of every batch: nothing to allocate
+    }
     int[] allColumns = KeyRows.allColumns(keys);
     for (SpecDeletes older : specs) {
       if (older.partitioner() == null) {
