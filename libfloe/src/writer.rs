@@ -26,15 +26,35 @@ pub enum OutputSink {
     Stream(Box<dyn Write + Send>),
 }
 
-/// Counts the bytes that reach the sink, so the file size is known without a stat,
-/// and can keep a copy of the last bytes written (the footer), see [`Self::capture`].
+/// Buffers the bytes for the sink (fewer, larger writes and upcalls), counts them, so the file
+/// size is known without a stat, and can keep a copy of the last bytes written (the footer), see
+/// [`Self::capture`].
 struct CountingWrite {
-    inner: Box<dyn Write + Send>,
+    inner: BufWriter<Box<dyn Write + Send>>,
     written: u64,
     captured: Option<Vec<u8>>,
 }
 
 impl CountingWrite {
+    fn new(sink: Box<dyn Write + Send>) -> Self {
+        Self {
+            inner: BufWriter::with_capacity(SINK_BUFFER_BYTES, sink),
+            written: 0,
+            captured: None,
+        }
+    }
+
+    /// Drops what is buffered without sending it: a `BufWriter` flushes when dropped, and an
+    /// aborted file must not reach the sink (a caller's stream would get the head of a file that
+    /// was given up, from inside `free`).
+    fn discard_buffered(&mut self) {
+        let buffered = std::mem::replace(
+            &mut self.inner,
+            BufWriter::with_capacity(0, Box::new(io::sink())),
+        );
+        drop(buffered.into_parts());
+    }
+
     /// From now on, also keep a copy of everything written.
     fn capture(&mut self) {
         self.captured = Some(Vec::new());
@@ -107,16 +127,9 @@ impl ParquetFileWriter {
         config.run_limits()?;
         let (out, path): (Box<dyn Write + Send>, Option<PathBuf>) = match sink {
             OutputSink::Path(path) => (Box::new(create_file(&path)?), Some(path)),
-            OutputSink::Stream(stream) => (
-                Box::new(BufWriter::with_capacity(SINK_BUFFER_BYTES, stream)),
-                None,
-            ),
+            OutputSink::Stream(stream) => (stream, None),
         };
-        let counting = CountingWrite {
-            inner: out,
-            written: 0,
-            captured: None,
-        };
+        let counting = CountingWrite::new(out);
         let mut writer = Self {
             nans: NanCounter::new(&schema),
             schema,
@@ -216,6 +229,7 @@ impl ParquetFileWriter {
     /// layer, after a panic left the writer in an unknown state.
     pub fn fail(&mut self, reason: &str) {
         if !matches!(self.state, State::Failed(_)) {
+            self.discard_buffered();
             self.state = State::Failed(reason.to_string());
             self.remove_incomplete_file();
         }
@@ -309,9 +323,20 @@ impl ParquetFileWriter {
     /// stays as it is.
     pub fn abort(&mut self) {
         if matches!(self.state, State::Pending(_) | State::Open(_)) {
+            self.discard_buffered();
             self.state = State::Closed;
         }
         self.remove_incomplete_file();
+    }
+
+    /// Bytes an abandoned file still buffers are dropped, never sent on (see
+    /// [`CountingWrite::discard_buffered`]).
+    fn discard_buffered(&mut self) {
+        match &mut self.state {
+            State::Pending(out) => out.discard_buffered(),
+            State::Open(encoder) => encoder.inner_mut().discard_buffered(),
+            State::Closed | State::Failed(_) => {}
+        }
     }
 
     fn remove_incomplete_file(&mut self) {
@@ -331,14 +356,14 @@ impl Drop for ParquetFileWriter {
     }
 }
 
-fn create_file(path: &Path) -> Result<BufWriter<File>> {
+fn create_file(path: &Path) -> Result<File> {
     let file = File::create(path).map_err(|e| {
         FloeError::io(format!(
             "cannot create parquet file '{}': {e}",
             path.display()
         ))
     })?;
-    Ok(BufWriter::with_capacity(SINK_BUFFER_BYTES, file))
+    Ok(file)
 }
 
 /// Checks that a batch has the writer's columns, in order, with the same types and

@@ -350,6 +350,28 @@ fn an_aborted_path_writer_leaves_no_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `docs/ffi.md`: freeing a writer without closing it aborts; an aborted stream writer must not
+/// push the bytes it still buffers into the caller's stream (nor call the stream at all from
+/// `free`), so a caller never sees the head of a file that was given up.
+#[test]
+fn an_aborted_stream_writer_sends_nothing_more() {
+    let schema = schema();
+    let buffer = SharedBuffer::default();
+    {
+        let mut writer = ParquetFileWriter::open(
+            OutputSink::Stream(Box::new(buffer.clone())),
+            schema.clone(),
+            &WriterConfig::default(),
+        )
+        .unwrap();
+        writer.write(&batch(&schema, 0, 1_000)).unwrap();
+        writer.flush_row_group().unwrap();
+        writer.write(&batch(&schema, 1_000, 10)).unwrap();
+        assert!(buffer.0.lock().unwrap().is_empty(), "all still buffered");
+    } // dropped without close
+    assert_eq!(buffer.0.lock().unwrap().len(), 0);
+}
+
 #[test]
 fn dictionaries_only_where_they_pay() {
     use parquet::file::reader::{FileReader, SerializedFileReader};
