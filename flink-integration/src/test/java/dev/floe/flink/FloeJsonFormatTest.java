@@ -341,6 +341,9 @@ class FloeJsonFormatTest {
           "{\"ratio\": 3.4028235E38, \"score\": 1.7976931348623157E308}",
           "{\"ratio\": 1e39, \"score\": -0}",
           "{\"ratio\": 0.1, \"score\": 123456789012345678901234567890}",
+          // just above the midpoint of two floats: one rounding and rounding through a double differ
+          "{\"ratio\": 1.0000000596046447753906251, \"score\": 1.00000000000000011102230246251565404236316680908203126}",
+          "{\"ratio\": \"1.0000000596046447753906251\"}",
           "\"just a string\"",
           "42",
           "not json",
