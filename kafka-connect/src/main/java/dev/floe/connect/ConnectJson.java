@@ -43,6 +43,10 @@ import org.apache.kafka.connect.errors.DataException;
  *       {@code java.time} values in ISO form, with their offset when they have one;
  *   <li>FLOAT32: the float's exact value as a double ({@code 0.1f} is {@code 0.10000000149011612}),
  *       so a double column gets what Java's widening gives and a float column the float itself;
+ *   <li>FLOAT64: its shortest text, which reads back as the double itself; a double that lies
+ *       exactly halfway between two floats is written in full, so a float column takes what
+ *       Java's {@code (float)} cast gives, as in Iceberg's connector (its shortest text can lie on
+ *       the other side of the halfway point);
  *   <li>bytes: base64 of the bytes ({@code ByteBuffer}s from position to limit); UUIDs as text;
  *   <li>map keys as text; Structs inside schemaless values by their own schemas.
  * </ul>
@@ -109,7 +113,7 @@ final class ConnectJson {
     switch (schema.type()) {
       case INT8, INT16, INT32, INT64 -> json.writeNumber(((Number) value).longValue());
       case FLOAT32 -> json.writeNumber((double) (Float) value);
-      case FLOAT64 -> json.writeNumber((Double) value);
+      case FLOAT64 -> writeDouble(json, (Double) value);
       case BOOLEAN -> json.writeBoolean((Boolean) value);
       case STRING -> json.writeString((String) value);
       case BYTES -> json.writeString(base64(value));
@@ -132,6 +136,24 @@ final class ConnectJson {
     }
   }
 
+  private static void writeDouble(JsonGenerator json, double value) throws IOException {
+    if (halfwayBetweenFloats(value)) {
+      json.writeNumber(new BigDecimal(value).toString());
+    } else {
+      json.writeNumber(value);
+    }
+  }
+
+  /** Whether {@code value} is exactly the midpoint of two adjacent floats (a rounding tie). */
+  static boolean halfwayBetweenFloats(double value) {
+    double magnitude = Math.abs(value);
+    if (magnitude >= 0x1p-126) { // a normal float's binade: the 29 bits a float drops are 1000...0
+      return (Double.doubleToRawLongBits(value) & 0x1FFF_FFFFL) == 0x1000_0000L;
+    }
+    double inSubnormalSteps = Math.scalb(magnitude, 150); // half-steps of the smallest float
+    return inSubnormalSteps == Math.rint(inSubnormalSteps) && inSubnormalSteps % 2 == 1;
+  }
+
   private static void writeStruct(JsonGenerator json, Struct struct) throws IOException {
     json.writeStartObject();
     for (Field field : struct.schema().fields()) {
@@ -147,7 +169,7 @@ final class ConnectJson {
       case Boolean b -> json.writeBoolean(b);
       case Byte _, Short _, Integer _, Long _ -> json.writeNumber(((Number) value).longValue());
       case Float f -> json.writeNumber((double) f);
-      case Double d -> json.writeNumber(d);
+      case Double d -> writeDouble(json, d);
       case BigDecimal d -> json.writeNumber(d.toPlainString());
       case BigInteger i -> json.writeNumber(i);
       case byte[] _, ByteBuffer _ -> json.writeString(base64(value));

@@ -58,7 +58,11 @@ class StructValuesTest extends InJvmTaskTest {
       .field("inner", INNER)
       .field("tags", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build())
       .field("note", SchemaBuilder.string().optional().defaultValue("none").build())
+      .field("weight", Schema.FLOAT64_SCHEMA)
       .build();
+
+  /** 1 + 2^-24: halfway between the floats 1 and 1 + 2^-23; Java's cast rounds it to even, 1. */
+  private static final double HALFWAY = 1.000000059604644775390625;
 
   private static final org.apache.iceberg.Schema TABLE = new org.apache.iceberg.Schema(
       Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -73,14 +77,35 @@ class StructValuesTest extends InJvmTaskTest {
           Types.NestedField.optional(10, "n", Types.IntegerType.get()))),
       Types.NestedField.optional(11, "tags", Types.MapType.ofOptional(12, 13, Types.StringType.get(), Types.StringType.get())),
       Types.NestedField.optional(14, "note", Types.StringType.get()),
-      Types.NestedField.optional(15, "uuid", Types.UUIDType.get()));
+      Types.NestedField.optional(15, "uuid", Types.UUIDType.get()),
+      Types.NestedField.optional(16, "weight", Types.FloatType.get()));
 
   @Test
   void aStructsLogicalTypesJsonTakesTheFormsTheDecoderReads() {
     String json = new String(new ConnectJson().write(struct(1), VALUE), StandardCharsets.UTF_8);
     assertEquals("{\"id\":1,\"day\":\"2024-01-01\",\"at\":\"01:02:03.004\",\"ts\":1704067200123,\"tstz\":1704067200123,"
         + "\"price\":19.99,\"ratio\":0.10000000149011612,\"blob\":\"AgM=\",\"inner\":{\"n\":7},"
-        + "\"tags\":{\"1\":\"a\"},\"note\":\"none\"}", json);
+        + "\"tags\":{\"1\":\"a\"},\"note\":\"none\",\"weight\":1.000000059604644775390625}", json);
+  }
+
+  @Test
+  void onlyDoublesHalfwayBetweenFloatsAreWrittenInFull() {
+    assertEquals(true, ConnectJson.halfwayBetweenFloats(HALFWAY));
+    assertEquals(true, ConnectJson.halfwayBetweenFloats(-HALFWAY));
+    assertEquals(true, ConnectJson.halfwayBetweenFloats(0x1p-150), "half the smallest float");
+    assertEquals(true, ConnectJson.halfwayBetweenFloats(3 * 0x1p-150));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(0x1p-149), "the smallest float itself");
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(Math.nextUp(HALFWAY)));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(0.1));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(1.0));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(0.0));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(Double.NaN));
+    assertEquals(false, ConnectJson.halfwayBetweenFloats(Double.POSITIVE_INFINITY));
+    // why: the shortest text of the tie reads as the float above it, the cast gives the even one
+    assertEquals(1.0000001f, Float.parseFloat(Double.toString(HALFWAY)));
+    for (double tie : new double[] {HALFWAY, 0x1p-150, 3 * 0x1p-150}) {
+      assertEquals((float) tie, Float.parseFloat(new BigDecimal(tie).toString()), Double.toString(tie));
+    }
   }
 
   @Test
@@ -138,6 +163,7 @@ class StructValuesTest extends InJvmTaskTest {
     assertEquals(7, ((Record) row.getField("inner")).getField("n"));
     assertEquals(Map.of("1", "a"), row.getField("tags"));
     assertEquals("none", row.getField("note"), "a null field takes its default");
+    assertEquals((float) HALFWAY, row.getField("weight"), "a FLOAT64 into a float column, as Java's cast rounds it");
     Record schemalessRow = rows.get(2L);
     assertEquals(UUID.fromString("00000000-0000-0000-0000-00000000002a"), schemalessRow.getField("uuid"));
     assertEquals(LocalDateTime.of(2024, 1, 1, 0, 0, 0, 123_000_000), schemalessRow.getField("ts"));
@@ -156,6 +182,7 @@ class StructValuesTest extends InJvmTaskTest {
         .put("ratio", 0.1f)
         .put("blob", blob)
         .put("inner", new Struct(INNER).put("n", (short) 7))
-        .put("tags", Map.of(1, "a"));
+        .put("tags", Map.of(1, "a"))
+        .put("weight", HALFWAY);
   }
 }
