@@ -12,6 +12,7 @@ import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.Canonical;
 import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,6 +111,35 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
     List<Snapshot> commits = new ArrayList<>();
     table.snapshots().forEach(commits::add);
     assertTrue(commits.size() >= 2, "checkpoints committed before the failure and after the restore: " + commits.size());
+    assertEquals(expected(), TableFingerprint.of(table));
+  }
+
+  /**
+   * Snapshot expiry from the committer (every commit here, with a table that keeps only its
+   * current snapshot): the restore after a failure still finds the job's last commit, so the
+   * table is exact, and the old snapshots are gone.
+   */
+  @Test
+  void snapshotsExpiredByTheCommitterLeaveARestoreExact() throws Exception {
+    Table table = createTable("q0_expiring");
+    table.updateProperties().set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1").commit();
+    FailOnceAfterACheckpoint.reset();
+    InMemoryReporter reporter = InMemoryReporter.createWithRetainedMetrics();
+    StreamExecutionEnvironment env = environment(1, reporter.addToConfiguration(new Configuration()));
+    DataStream<KafkaPayload> payloads = payloads(env, true).map(new FailOnceAfterACheckpoint());
+    FloeIcebergSink.forKafkaPayloads(tableRef("q0_expiring"))
+        .expireSnapshotsEvery(Duration.ofMillis(1))
+        .append(payloads);
+    JobID job = env.execute("q0 raw, expiring snapshots, one failure").getJobID();
+
+    assertEquals(1, FailOnceAfterACheckpoint.FAILURES.get(), "the job failed once");
+    table.refresh();
+    List<Snapshot> snapshots = new ArrayList<>();
+    table.snapshots().forEach(snapshots::add);
+    assertEquals(1, snapshots.size(), "only the current snapshot stays");
+    long commits = sum(metricsOf(reporter, job), ".floe.commits");
+    assertTrue(commits >= 2, "commits before the failure and after: " + commits);
+    assertEquals(commits - 1, sum(metricsOf(reporter, job), ".floe.expiredSnapshots"));
     assertEquals(expected(), TableFingerprint.of(table));
   }
 

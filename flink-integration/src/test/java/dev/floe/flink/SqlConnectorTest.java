@@ -1,6 +1,7 @@
 package dev.floe.flink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import java.util.stream.StreamSupport;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -111,6 +113,34 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     assertEquals(List.of(1), List.copyOf(floe.schema().identifierFieldIds()), "the primary key became the identifier field");
     assertEquals(expected, bidsPerAuction(floe));
     assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "bids_stock"))), bidsPerAuction(floe));
+  }
+
+  /**
+   * {@code floe.expire-snapshots.interval}: each job's committer expires the table's old snapshots
+   * after its commits, by the table's retention (here a snapshot is old after 1 ms, so only the
+   * current one stays); the option is the sink's, not a table property. The upserts of two runs
+   * still read back exact.
+   */
+  @Test
+  void theExpiryOptionKeepsOnlyTheSnapshotsTheTablesRetentionKeeps() throws Exception {
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE bids_expiring (auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED) WITH ("
+        + catalogOptions("floe-iceberg", "bids_expiring") + ", 'format-version' = '2', 'upsert-enabled' = 'true', "
+        + "'history.expire.max-snapshot-age-ms' = '1', 'floe.expire-snapshots.interval' = '1 ms')");
+    String insert = "INSERT INTO bids_expiring SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction";
+    sql.executeSql(insert).await();
+    sql.executeSql(insert).await();
+
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "bids_expiring"));
+    List<Snapshot> snapshots = new java.util.ArrayList<>();
+    table.snapshots().forEach(snapshots::add);
+    assertEquals(1, snapshots.size(), "only the current snapshot stays");
+    assertFalse(table.properties().containsKey("floe.expire-snapshots.interval"));
+    Map<Long, Long> expected =
+        events.stream()
+            .filter(e -> e instanceof Bid)
+            .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
+    assertEquals(expected, bidsPerAuction(table));
   }
 
   /**

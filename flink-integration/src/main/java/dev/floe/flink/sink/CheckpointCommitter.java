@@ -2,6 +2,7 @@ package dev.floe.flink.sink;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.SnapshotExpiry;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collection;
@@ -30,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * <p>Appends of several pending checkpoints go in one commit; with delete files each checkpoint is
  * its own row delta, in order, because a checkpoint's equality deletes must apply to the rows of
  * the checkpoints before it and not to its own.
+ *
+ * <p>With snapshot expiry on, the table's old snapshots are expired after a commit when due. The
+ * snapshot a restore looks for (this job's last commit) is the current one right after the
+ * commit, which expiry always keeps.
  */
 final class CheckpointCommitter implements Committer<FloeCommittable> {
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
@@ -38,14 +43,18 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   private final Table table;
   private final Counter commits;
   private final Counter committedFiles;
+  private final Counter expiredSnapshots;
+  private final SnapshotExpiry expiry;
   private volatile long lastCommitMillis;
 
-  CheckpointCommitter(IcebergTableRef tableRef, MetricGroup metrics) {
+  CheckpointCommitter(IcebergTableRef tableRef, MetricGroup metrics, SnapshotExpiry expiry) {
+    this.expiry = expiry;
     this.catalog = tableRef.openCatalog();
     this.table = catalog.loadTable(tableRef.identifier());
     MetricGroup group = metrics.addGroup("floe");
     this.commits = group.counter("commits");
     this.committedFiles = group.counter("committedFiles");
+    this.expiredSnapshots = group.counter("expiredSnapshots");
     group.gauge("lastCommitMillis", () -> lastCommitMillis);
   }
 
@@ -70,6 +79,10 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     }
     if (!pending.isEmpty()) {
       commitPending(pending);
+      SnapshotExpiry.Result expired = expiry.maybeExpire(table);
+      if (expired != null) {
+        expiredSnapshots.inc(expired.expired());
+      }
     }
   }
 

@@ -3,6 +3,8 @@ package dev.floe.flink.sink;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import dev.floe.iceberg.SnapshotExpiry;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
@@ -61,11 +63,15 @@ public final class FloeIcebergSink<T>
   private final IcebergTableRef table;
   private final WriterFactory<T> writers;
   private final String uidSuffix;
+  /** How often the committer expires the table's old snapshots; null: never. */
+  private final Duration expireSnapshotsEvery;
 
-  private FloeIcebergSink(IcebergTableRef table, WriterFactory<T> writers, String uidSuffix) {
+  private FloeIcebergSink(
+      IcebergTableRef table, WriterFactory<T> writers, String uidSuffix, Duration expireSnapshotsEvery) {
     this.table = table;
     this.writers = writers;
     this.uidSuffix = uidSuffix;
+    this.expireSnapshotsEvery = expireSnapshotsEvery;
   }
 
   /** A sink for raw Kafka payloads into {@code table}, whose schema the JSON must match. */
@@ -85,7 +91,7 @@ public final class FloeIcebergSink<T>
 
   @Override
   public Committer<FloeCommittable> createCommitter(CommitterInitContext context) {
-    return new CheckpointCommitter(table, context.metricGroup());
+    return new CheckpointCommitter(table, context.metricGroup(), SnapshotExpiry.every(expireSnapshotsEvery));
   }
 
   @Override
@@ -127,6 +133,7 @@ public final class FloeIcebergSink<T>
   private abstract static class BaseBuilder<T, B extends BaseBuilder<T, B>> {
     final IcebergTableRef table;
     String uidSuffix;
+    Duration expireSnapshotsEvery;
 
     BaseBuilder(IcebergTableRef table) {
       this.table = table;
@@ -147,6 +154,19 @@ public final class FloeIcebergSink<T>
     }
 
     /**
+     * Has the committer expire the table's old snapshots after a commit, at most once per {@code
+     * interval} (and at its first commit), by the table's retention properties ({@code
+     * history.expire.max-snapshot-age-ms}, default 5 days; {@code
+     * history.expire.min-snapshots-to-keep}, default 1): a table committed to at every checkpoint
+     * otherwise keeps every snapshot, and each commit rewrites them all. Null or zero: never (the
+     * default, as in Iceberg's sink). See {@link SnapshotExpiry}.
+     */
+    public B expireSnapshotsEvery(Duration interval) {
+      this.expireSnapshotsEvery = interval;
+      return self();
+    }
+
+    /**
      * The sink, for {@code input.sinkTo(...)}: its input reaches the writers as it is. An upsert
      * sink of {@code RowData} needs its rows keyed by the table's identifier fields (each key on
      * one writer), so it is refused here: add it with {@code append(input)}.
@@ -157,7 +177,7 @@ public final class FloeIcebergSink<T>
     }
 
     private FloeIcebergSink<T> newSink() {
-      return new FloeIcebergSink<>(table, writers(), uidSuffix);
+      return new FloeIcebergSink<>(table, writers(), uidSuffix, expireSnapshotsEvery);
     }
 
     /** Throws when the sink needs its input shuffled first (see {@link #build()}). */

@@ -1,6 +1,7 @@
 package dev.floe.flink.table;
 
 import dev.floe.flink.IcebergTableRef;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -62,6 +63,13 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   static final ConfigOption<String> CATALOG_NAME = ConfigOptions.key("catalog-name").stringType().noDefaultValue();
   static final ConfigOption<String> CATALOG_DATABASE = ConfigOptions.key("catalog-database").stringType().noDefaultValue();
   static final ConfigOption<String> CATALOG_TABLE = ConfigOptions.key("catalog-table").stringType().noDefaultValue();
+  /**
+   * floe's own: how often the committer expires the table's old snapshots (after a commit, by the
+   * table's retention properties); unset or zero, never. As an option or in the Flink
+   * configuration ({@code SET 'floe.expire-snapshots.interval' = '1 h'}); not a table property.
+   */
+  public static final ConfigOption<Duration> EXPIRE_SNAPSHOTS_INTERVAL =
+      ConfigOptions.key("floe.expire-snapshots.interval").durationType().noDefaultValue();
 
   /** Set when this factory serves the tables of a {@link FloeFlinkCatalog}. */
   private final FloeFlinkCatalog boundCatalog;
@@ -89,7 +97,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   @Override
   public Set<ConfigOption<?>> optionalOptions() {
     // Like Iceberg's connector, every other option goes to the catalog and the table as well.
-    return Set.of(CATALOG_DATABASE, CATALOG_TABLE);
+    return Set.of(CATALOG_DATABASE, CATALOG_TABLE, EXPIRE_SNAPSHOTS_INTERVAL);
   }
 
   @Override
@@ -134,8 +142,11 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     }
     IcebergTableRef ref = IcebergTableRef.of(catalogName, loader, tableId);
     RowType rowType = (RowType) ddl.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+    Duration expireSnapshotsEvery = org.apache.flink.configuration.Configuration.fromMap(options).getOptional(EXPIRE_SNAPSHOTS_INTERVAL)
+        .orElseGet(() -> context.getConfiguration().get(EXPIRE_SNAPSHOTS_INTERVAL));
     return new FloeIcebergTableSink(
-        ref, rowType, write.upsertMode(), write.distributionMode(), write.writeParallelism(), fileProperties(write));
+        ref, rowType, write.upsertMode(), write.distributionMode(), write.writeParallelism(), fileProperties(write),
+        expireSnapshotsEvery);
   }
 
   /**
@@ -185,6 +196,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     ddl.getPartitionKeys().forEach(spec::identity);
     Map<String, String> properties = new HashMap<>(ddl.getOptions());
     String location = properties.remove("location");
+    properties.remove(EXPIRE_SNAPSHOTS_INTERVAL.key()); // the sink's setting, not the table's
     try {
       return catalog.createTable(id, schema, spec.build(), location, properties);
     } catch (AlreadyExistsException raced) {

@@ -2,6 +2,7 @@ package dev.floe.flink.table;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.sink.FloeIcebergSink;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -26,6 +27,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final DistributionMode distribution;
   private final Integer writeParallelism;
   private final Map<String, String> fileProperties;
+  private final Duration expireSnapshotsEvery;
 
   FloeIcebergTableSink(
       IcebergTableRef table,
@@ -33,13 +35,15 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       boolean upsert,
       DistributionMode distribution,
       Integer writeParallelism,
-      Map<String, String> fileProperties) {
+      Map<String, String> fileProperties,
+      Duration expireSnapshotsEvery) {
     this.table = table;
     this.rowType = rowType;
     this.upsert = upsert;
     this.distribution = distribution;
     this.writeParallelism = writeParallelism;
     this.fileProperties = fileProperties;
+    this.expireSnapshotsEvery = expireSnapshotsEvery;
   }
 
   @Override
@@ -54,7 +58,11 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       @Override
       public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> rows) {
         FloeIcebergSink.RowDataBuilder sink =
-            FloeIcebergSink.forRowData(table).rowType(rowType).upsert(upsert).distributionMode(distribution);
+            FloeIcebergSink.forRowData(table)
+                .rowType(rowType)
+                .upsert(upsert)
+                .distributionMode(distribution)
+                .expireSnapshotsEvery(expireSnapshotsEvery);
         fileProperties.forEach(sink::tableProperty);
         if (writeParallelism != null) {
           sink.writeParallelism(writeParallelism);
@@ -71,7 +79,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
 
   @Override
   public DynamicTableSink copy() {
-    return new FloeIcebergTableSink(table, rowType, upsert, distribution, writeParallelism, fileProperties);
+    return new FloeIcebergTableSink(
+        table, rowType, upsert, distribution, writeParallelism, fileProperties, expireSnapshotsEvery);
   }
 
   @Override
