@@ -120,12 +120,12 @@ abstract class NativeHandle implements AutoCloseable {
     try (Arena call = Arena.ofConfined();
         BufferAllocator allocator = new RootAllocator();
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportSchema(allocator, schema, null, ffiSchema);
       MemorySegment blob = call.allocate(Math.max(1, config.length));
       MemorySegment.copy(config, 0, blob, ValueLayout.JAVA_BYTE, 0, config.length);
       MemorySegment out = call.allocate(ValueLayout.ADDRESS);
       MemorySegment error = call.allocate(ValueLayout.ADDRESS);
       try {
+        Data.exportSchema(allocator, schema, null, ffiSchema); // in the try: a failed export is released too
         int status = constructor.call(MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, config.length, out, error);
         check(status, error, null);
       } finally {

@@ -144,8 +144,10 @@ public final class NativeParquetWriter extends NativeHandle {
     MemorySegment blob = arena().allocate(json.length);
     MemorySegment.copy(json, 0, blob, ValueLayout.JAVA_BYTE, 0, json.length);
     try (ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportSchema(allocator, schema, null, ffiSchema);
       try {
+        // in the try: an export that fails part way (a child field) has set the top-level
+        // release callback already, and only that frees what was exported
+        Data.exportSchema(allocator, schema, null, ffiSchema);
         int status = call.open(segment(ffiSchema.memoryAddress()), blob);
         check(status, errorSlot, null);
       } finally {
@@ -180,10 +182,13 @@ public final class NativeParquetWriter extends NativeHandle {
     writableHandle();
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
       try {
+        Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
         writeExported(array.memoryAddress(), ffiSchema.memoryAddress());
       } finally {
+        // The write moves the array; if the export failed part way (the schema after the array)
+        // the array is still ours, and releasing it lets go of the root's buffers.
+        array.release();
         ffiSchema.release();
       }
     }

@@ -86,8 +86,8 @@ public final class NativePartitioner extends NativeHandle {
     try (Arena call = Arena.ofConfined();
         ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
       try {
+        Data.exportVectorSchemaRoot(allocator, root, null, array, ffiSchema);
         return PartitionedBatch.receive(
             allocator,
             call,
@@ -101,6 +101,10 @@ public final class NativePartitioner extends NativeHandle {
                     outBatch,
                     error));
       } finally {
+        // The array moves into the call; when the call never ran (the export failed part way,
+        // the schema after the array, or the result's structs could not be allocated) it is
+        // still ours, and releasing it lets go of the root's buffers.
+        array.release();
         ffiSchema.release();
       }
     }
