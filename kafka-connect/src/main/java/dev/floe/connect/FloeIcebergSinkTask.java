@@ -93,6 +93,18 @@ public class FloeIcebergSinkTask extends SinkTask {
   private long cycleBytes;
   /** The first offset put in the cycle, per partition: where to read again if the cycle is dropped. */
   private final Map<TopicPartition, Long> cycleFirst = new HashMap<>();
+  /**
+   * Where the task last asked Connect to seek each partition, until its first record after the
+   * seek arrives: a first record below it means the consumer found the offset past the log's end
+   * and reset (the topic was recreated, or its log truncated).
+   */
+  private final Map<TopicPartition, Long> seekedTo = new HashMap<>();
+  /**
+   * Partitions whose offsets were reused, from the first offset read again: the records from there
+   * on are new, whatever offsets the tables hold for them. Kept until the partition is revoked or a
+   * fence makes the task read the tables again.
+   */
+  private final Map<TopicPartition, Long> reusedFrom = new HashMap<>();
   /** See {@link Routed}; null at the start of each put. */
   private Routed routed;
   private long lastCommitNanos;
@@ -261,7 +273,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       rewind = applyOutcome(commits.await()); // the tables are read next: let a commit in flight land
     }
     if (rewind != null) {
-      context.offset(rewind);
+      seek(rewind);
     }
     assigned.addAll(partitions);
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
@@ -305,7 +317,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       }
     }
     if (!seeks.isEmpty()) {
-      context.offset(seeks);
+      seek(seeks);
       committed.putAll(seeks);
       LOG.info("resuming from the tables' offsets: {}", seeks);
     }
@@ -350,8 +362,32 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (SinkRecord record : records) {
       seeks.merge(new TopicPartition(record.topic(), record.kafkaPartition()), record.kafkaOffset(), Math::min);
     }
-    context.offset(seeks);
+    seek(seeks);
     LOG.info("rewinding after a fenced commit: {}", seeks);
+  }
+
+  /** Asks Connect to seek, and remembers where, to tell a reset consumer from a seek (see {@link #seekedTo}). */
+  private void seek(Map<TopicPartition, Long> offsets) {
+    context.offset(offsets);
+    seekedTo.putAll(offsets);
+  }
+
+  /**
+   * The first record of {@code tp} since the task asked Connect to seek it: below the seek's
+   * offset, the consumer did not find that offset and reset to the log's start (Connect's default
+   * {@code auto.offset.reset}). The tables hold offsets past the log's end, so the topic was
+   * recreated or its log truncated: its offsets were reused, and the records read now are new ones.
+   * Without this they would be skipped as already held, up to the offsets the tables hold.
+   */
+  private void checkSeek(TopicPartition tp, long offset) {
+    Long target = seekedTo.remove(tp);
+    if (target != null && offset < target) {
+      LOG.error("partition {}: the tables hold it up to offset {} but Connect's consumer reset it to {}: the topic was "
+          + "recreated or its log truncated (its offsets reused). The records from {} on are written as new ones, "
+          + "and the offsets the tables store for it move back", tp, target, offset, offset);
+      reusedFrom.put(tp, offset);
+      routed = null;
+    }
   }
 
   private void putLocked(Collection<SinkRecord> records) {
@@ -367,6 +403,7 @@ public class FloeIcebergSinkTask extends SinkTask {
             cycleNext.put(tp, next);
           }
           tp = new TopicPartition(record.topic(), record.kafkaPartition());
+          checkSeek(tp, record.kafkaOffset());
           if (!cycleFirst.containsKey(tp)) {
             cycleFirst.put(tp, record.kafkaOffset());
           }
@@ -408,10 +445,10 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (String name : tables) {
       Routed to = routed;
       if (to == null || to.partition != tp || !to.table.equals(name)) {
-        to = routed = new Routed(name, tp, sink(name), held.get(name).get(tp));
+        to = routed = new Routed(name, tp, sink(name), skipBelow(held.get(name).get(tp), tp));
         cycleTables.add(name);
       }
-      if (to.stored != null && record.kafkaOffset() < to.stored.next()) {
+      if (record.kafkaOffset() < to.skipBelow) {
         continue; // the table has it already (a task before this one committed it)
       }
       to.sink.add(record, tp, value, key);
@@ -424,7 +461,16 @@ public class FloeIcebergSinkTask extends SinkTask {
    * while one table takes it. Valid for one {@link #put}: commits and rebalances, which change
    * what tables hold, come between puts.
    */
-  private record Routed(String table, TopicPartition partition, TableSink sink, Position stored) {}
+  private record Routed(String table, TopicPartition partition, TableSink sink, long skipBelow) {}
+
+  /** Records below this are in the table already: its stored offset, unless the offsets were reused. */
+  private long skipBelow(Position stored, TopicPartition tp) {
+    if (stored == null) {
+      return Long.MIN_VALUE;
+    }
+    Long reused = reusedFrom.get(tp);
+    return reused != null ? Math.min(reused, stored.next()) : stored.next();
+  }
 
   private void tombstone(SinkRecord record, TopicPartition tp) {
     if (!settings.upsert()) {
@@ -470,7 +516,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   private void commitAndRewind() {
     Map<TopicPartition, Long> rewind = commit();
     if (rewind != null) {
-      context.offset(rewind);
+      seek(rewind);
     }
   }
 
@@ -560,6 +606,7 @@ public class FloeIcebergSinkTask extends SinkTask {
    * @return the offsets to rewind to
    */
   private Map<TopicPartition, Long> resumeFromTables(Map<TopicPartition, Long> readAgain) {
+    reusedFrom.clear(); // the tables say again what they hold; a reset consumer is found again after the seek
     Map<TopicPartition, Long> seeks = new HashMap<>(readAgain);
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
       e.getValue().table().refresh();
@@ -584,7 +631,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (rewind != null) {
       rewind.keySet().removeAll(leaving);
       if (!rewind.isEmpty()) {
-        context.offset(rewind);
+        seek(rewind);
       }
     } else if (!always) {
       commitIfDue();
@@ -631,6 +678,8 @@ public class FloeIcebergSinkTask extends SinkTask {
       assigned.removeAll(partitions);
       for (TopicPartition tp : partitions) {
         committed.remove(tp);
+        seekedTo.remove(tp);
+        reusedFrom.remove(tp);
         for (Map<TopicPartition, Position> positions : held.values()) {
           positions.remove(tp);
         }

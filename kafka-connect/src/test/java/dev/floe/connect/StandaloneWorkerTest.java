@@ -280,6 +280,39 @@ class StandaloneWorkerTest {
     assertEquals(Map.of(0, 500L), storedOffsets(table, "connect-floe-idle"));
   }
 
+  /**
+   * A topic deleted and created again under its name while the table holds offsets past the new
+   * log's end. The task seeks to the table's offset, Connect's consumer finds it out of range and
+   * resets to the new log's start, and the new topic's records land from there (they were skipped
+   * as already held before); the offset the table stores moves back to the new topic's.
+   */
+  @Test
+  void aTopicCreatedAgainUnderItsNameLandsFromItsStart() throws Exception {
+    kafka.createTopic("recreated", 1);
+    List<byte[]> old = ConnectFixture.synthetic(41, 300);
+    ConnectFixture.produce(kafka.bootstrapServers(), "recreated", 1, old);
+    TableIdentifier id = TableIdentifier.of("db", "recreated");
+    Table table = ConnectFixture.createTable(catalog, id, ConnectFixture.SYNTHETIC, "id");
+    Map<String, String> config = config(FLOE, "recreated", id, warehouse);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    run("floe-recreated", config, table, 300);
+
+    kafka.deleteTopic("recreated");
+    kafka.createTopic("recreated", 1);
+    List<byte[]> renewed = ConnectFixture.synthetic(42, 100);
+    ConnectFixture.produce(kafka.bootstrapServers(), "recreated", 1, renewed);
+    run("floe-recreated", config, table, 400); // the same connector name: the same group and its offsets
+
+    List<byte[]> both = new ArrayList<>(old);
+    both.addAll(renewed);
+    assertEquals(ConnectFixture.syntheticFingerprint(both), TableFingerprint.of(table));
+    table.refresh();
+    Map<Integer, Long> latest = new HashMap<>();
+    String json = table.currentSnapshot().summary().get(SnapshotOffsets.key("connect-floe-recreated"));
+    SnapshotOffsets.nextOffsets(SnapshotOffsets.parse(json)).forEach((tp, next) -> latest.put(tp.partition(), next));
+    assertEquals(Map.of(0, 100L), latest, "the stored offset is the new topic's");
+  }
+
   @Test
   void aColumnAddedAndARenameWhileTheConnectorRunsApplyFromTheNextCycle() throws Exception {
     TableIdentifier id = TableIdentifier.of("db", "altered");

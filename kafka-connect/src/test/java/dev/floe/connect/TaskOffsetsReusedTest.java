@@ -1,0 +1,87 @@
+package dev.floe.connect;
+
+import static dev.floe.connect.InJvmTasks.TP;
+import static dev.floe.connect.InJvmTasks.awaitCommitted;
+import static dev.floe.connect.InJvmTasks.ids;
+import static dev.floe.connect.InJvmTasks.record;
+import static dev.floe.connect.InJvmTasks.records;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.floe.connect.InJvmTasks.RecordingContext;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A topic deleted and created again under its name (or a log truncated) while the table holds
+ * offsets past the new log's end. On restart the task asks Connect to seek there; Connect's
+ * consumer finds no such offset and resets to the log's start (its default {@code
+ * auto.offset.reset}), so the first records come back below the seek. They are new records, and
+ * must land, not be skipped as ones the table already holds.
+ */
+class TaskOffsetsReusedTest extends InJvmTaskTest {
+  @Test
+  void recordsReadAfterTheConsumerResetBelowTheTablesOffsetsLand() throws Exception {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "reused");
+    Map<String, String> config = InJvmTasks.config("reused", warehouse(), id, 10);
+
+    FloeIcebergSinkTask before = new FloeIcebergSinkTask();
+    before.initialize(new RecordingContext());
+    before.start(config);
+    try {
+      before.open(List.of(TP));
+      before.put(records(0, 100)); // the old topic
+      awaitCommitted(before, 100);
+    } finally {
+      before.stop();
+    }
+
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask after = new FloeIcebergSinkTask();
+    after.initialize(context);
+    after.start(config);
+    try {
+      after.open(List.of(TP));
+      assertEquals(List.of(Map.of(TP, 100L)), context.rewinds, "the task seeks to where the table left off");
+      after.put(newTopic(0, 20)); // the consumer reset to the new log's start
+      after.put(newTopic(20, 30));
+      awaitCommitted(after, 30);
+    } finally {
+      after.stop();
+    }
+
+    Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
+    expected.putAll(ids(1_000, 1_030));
+    assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records and the new one's, each once");
+
+    // Started again, the task seeks to the offset the table now holds, and skips what it holds.
+    RecordingContext again = new RecordingContext();
+    FloeIcebergSinkTask restarted = new FloeIcebergSinkTask();
+    restarted.initialize(again);
+    restarted.start(config);
+    try {
+      restarted.open(List.of(TP));
+      assertEquals(List.of(Map.of(TP, 30L)), again.rewinds, "the stored offset moved back to the new topic's");
+      restarted.put(newTopic(30, 40));
+      awaitCommitted(restarted, 40);
+    } finally {
+      restarted.stop();
+    }
+    expected.putAll(ids(1_030, 1_040));
+    assertEquals(expected, ids(catalog.loadTable(id)));
+  }
+
+  /** Records {@code from..to-1} of the recreated topic: ids 1000 + offset, unlike the old topic's. */
+  private static List<SinkRecord> newTopic(long from, long to) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      out.add(record(offset, ("{\"id\":" + (1_000 + offset) + ",\"name\":\"new\"}").getBytes(StandardCharsets.UTF_8)));
+    }
+    return out;
+  }
+}
