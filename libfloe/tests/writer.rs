@@ -89,16 +89,21 @@ fn assert_same_rows(schema: &SchemaRef, written: &[RecordBatch], read: Vec<Recor
     }
 }
 
-#[test]
-fn flushing_a_row_group_frees_its_memory_and_keeps_every_row() {
-    let schema = schema();
-    let buffer = SharedBuffer::default();
-    let mut writer = ParquetFileWriter::open(
+/// A writer with the default config into `buffer`.
+fn stream_writer(schema: &SchemaRef, buffer: &SharedBuffer) -> ParquetFileWriter {
+    ParquetFileWriter::open(
         OutputSink::Stream(Box::new(buffer.clone())),
         schema.clone(),
         &WriterConfig::default(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn flushing_a_row_group_frees_its_memory_and_keeps_every_row() {
+    let schema = schema();
+    let buffer = SharedBuffer::default();
+    let mut writer = stream_writer(&schema, &buffer);
     assert_eq!(
         writer.buffered_bytes(),
         0,
@@ -358,12 +363,7 @@ fn an_aborted_stream_writer_sends_nothing_more() {
     let schema = schema();
     let buffer = SharedBuffer::default();
     {
-        let mut writer = ParquetFileWriter::open(
-            OutputSink::Stream(Box::new(buffer.clone())),
-            schema.clone(),
-            &WriterConfig::default(),
-        )
-        .unwrap();
+        let mut writer = stream_writer(&schema, &buffer);
         writer.write(&batch(&schema, 0, 1_000)).unwrap();
         writer.flush_row_group().unwrap();
         writer.write(&batch(&schema, 1_000, 10)).unwrap();

@@ -30,9 +30,7 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reused");
     Map<String, String> config = InJvmTasks.config("reused", warehouse(), id, 10);
 
-    FloeIcebergSinkTask before = new FloeIcebergSinkTask();
-    before.initialize(new RecordingContext());
-    before.start(config);
+    FloeIcebergSinkTask before = started(config, new RecordingContext());
     try {
       before.open(List.of(TP));
       before.put(records(0, 100)); // the old topic
@@ -42,9 +40,7 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     }
 
     RecordingContext context = new RecordingContext();
-    FloeIcebergSinkTask after = new FloeIcebergSinkTask();
-    after.initialize(context);
-    after.start(config);
+    FloeIcebergSinkTask after = started(config, context);
     try {
       after.open(List.of(TP));
       assertEquals(List.of(Map.of(TP, 100L)), context.rewinds, "the task seeks to where the table left off");
@@ -61,9 +57,7 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
 
     // Started again, the task seeks to the offset the table now holds, and skips what it holds.
     RecordingContext again = new RecordingContext();
-    FloeIcebergSinkTask restarted = new FloeIcebergSinkTask();
-    restarted.initialize(again);
-    restarted.start(config);
+    FloeIcebergSinkTask restarted = started(config, again);
     try {
       restarted.open(List.of(TP));
       assertEquals(List.of(Map.of(TP, 30L)), again.rewinds, "the stored offset moved back to the new topic's");
@@ -74,6 +68,13 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     }
     expected.putAll(ids(1_030, 1_040));
     assertEquals(expected, ids(catalog.loadTable(id)));
+  }
+
+  private static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
+    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
+    task.initialize(context);
+    task.start(config);
+    return task;
   }
 
   /** Records {@code from..to-1} of the recreated topic: ids 1000 + offset, unlike the old topic's. */
