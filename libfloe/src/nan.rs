@@ -1,6 +1,9 @@
 //! NaN counts per float/double leaf, which Parquet statistics do not carry but
-//! Iceberg metrics need. Like Iceberg's own writer, only leaves at the top level or
-//! inside structs are counted (Iceberg keeps no metrics under lists and maps).
+//! Iceberg metrics need, and which signs of zero the leaf holds: Parquet statistics
+//! always give -0.0 for a zero minimum and 0.0 for a zero maximum, while Iceberg's
+//! writer keeps the zero it met (its bounds order -0.0 below 0.0). Like Iceberg's own
+//! writer, only leaves at the top level or inside structs are counted (Iceberg keeps no
+//! metrics under lists and maps).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type};
@@ -16,6 +19,10 @@ pub struct NanCount {
     /// Its `PARQUET:field_id`, when the schema has one.
     pub field_id: Option<i32>,
     pub count: u64,
+    /// Whether a valid -0.0 was written.
+    pub negative_zero: bool,
+    /// Whether a valid 0.0 was written.
+    pub positive_zero: bool,
 }
 
 pub struct NanCounter {
@@ -43,10 +50,12 @@ impl NanCounter {
                 array = array.as_struct().column(i).clone();
                 nulls = NullBuffer::union(nulls.as_ref(), array.logical_nulls().as_ref());
             }
-            leaf.count += match array.data_type() {
-                DataType::Float32 => nans(array.as_primitive::<Float32Type>().values(), &nulls),
-                _ => nans(array.as_primitive::<Float64Type>().values(), &nulls),
-            };
+            match array.data_type() {
+                DataType::Float32 => {
+                    scan(array.as_primitive::<Float32Type>().values(), &nulls, leaf)
+                }
+                _ => scan(array.as_primitive::<Float64Type>().values(), &nulls, leaf),
+            }
         }
     }
 
@@ -55,31 +64,59 @@ impl NanCounter {
     }
 }
 
-/// NaNs among the valid values. NaN is rare, so the validity bit is only read for NaNs, and
-/// the common pass is a branch-free compare-and-add over the values.
-fn nans<T: num_like::IsNan>(values: &[T], nulls: &Option<NullBuffer>) -> u64 {
-    match nulls {
+/// Adds the NaNs among the valid values and notes the signs of their zeros. NaN is rare, so the
+/// validity bit is only read for NaNs, and the common pass is a branch-free compare-and-add over
+/// the values; a sign of zero once seen is not looked for again.
+fn scan<T: num_like::Float>(values: &[T], nulls: &Option<NullBuffer>, leaf: &mut NanCount) {
+    let valid = |i: usize| nulls.as_ref().is_none_or(|n| n.is_valid(i));
+    leaf.count += match nulls {
         None => values.iter().map(|v| u64::from(v.is_nan())).sum(),
         Some(n) => values
             .iter()
             .enumerate()
             .filter(|(i, v)| v.is_nan() && n.is_valid(*i))
             .count() as u64,
+    };
+    if !leaf.negative_zero {
+        leaf.negative_zero = values
+            .iter()
+            .enumerate()
+            .any(|(i, v)| v.is_negative_zero() && valid(i));
+    }
+    if !leaf.positive_zero {
+        leaf.positive_zero = values
+            .iter()
+            .enumerate()
+            .any(|(i, v)| v.is_positive_zero() && valid(i));
     }
 }
 
 mod num_like {
-    pub trait IsNan: Copy {
+    pub trait Float: Copy {
         fn is_nan(&self) -> bool;
+        fn is_negative_zero(&self) -> bool;
+        fn is_positive_zero(&self) -> bool;
     }
-    impl IsNan for f32 {
+    impl Float for f32 {
         fn is_nan(&self) -> bool {
             f32::is_nan(*self)
         }
+        fn is_negative_zero(&self) -> bool {
+            self.to_bits() == (-0.0f32).to_bits()
+        }
+        fn is_positive_zero(&self) -> bool {
+            self.to_bits() == 0
+        }
     }
-    impl IsNan for f64 {
+    impl Float for f64 {
         fn is_nan(&self) -> bool {
             f64::is_nan(*self)
+        }
+        fn is_negative_zero(&self) -> bool {
+            self.to_bits() == (-0.0f64).to_bits()
+        }
+        fn is_positive_zero(&self) -> bool {
+            self.to_bits() == 0
         }
     }
 }
@@ -103,6 +140,8 @@ fn collect(
                         .get(parquet::arrow::PARQUET_FIELD_ID_META_KEY)
                         .and_then(|id| id.parse().ok()),
                     count: 0,
+                    negative_zero: false,
+                    positive_zero: false,
                 },
             )),
             DataType::Struct(children) => collect(children, indices, path, out),

@@ -464,3 +464,31 @@ fn nan_counts_cover_top_level_and_struct_floats_but_not_lists() {
         ]
     );
 }
+
+#[test]
+fn the_signs_of_zeros_written_are_noted_for_valid_values_only() {
+    use arrow_array::Float64Array;
+    let schema = Arc::new(Schema::new(vec![
+        with_id(Field::new("neg", DataType::Float64, true), 1),
+        with_id(Field::new("pos", DataType::Float64, true), 2),
+    ]));
+    // A null slot holds 0.0 underneath: it is not a value written.
+    let neg = Float64Array::from(vec![Some(-0.0), None, Some(1.0)]);
+    let pos = Float64Array::from(vec![Some(0.0), Some(-2.0), None]);
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(neg), Arc::new(pos)]).unwrap();
+    let mut writer = stream_writer(&schema, &SharedBuffer::default());
+    writer.write(&batch).unwrap();
+    let summary = writer.close().unwrap();
+    let signs: Vec<(String, bool, bool)> = summary
+        .nan_counts
+        .iter()
+        .map(|c| (c.path.join("."), c.negative_zero, c.positive_zero))
+        .collect();
+    assert_eq!(
+        signs,
+        [
+            ("neg".to_string(), true, false),
+            ("pos".to_string(), false, true)
+        ]
+    );
+}

@@ -26,13 +26,16 @@ public record ParquetFileSummary(
   }
 
   /**
-   * NaN values of one float/double leaf.
+   * NaN values of one float/double leaf, and the signs of its zeros (Parquet statistics give -0.0
+   * for any zero minimum and 0.0 for any zero maximum; Iceberg's bounds keep the zero written).
    *
    * @param path the leaf's path (struct field names)
    * @param fieldId its {@code PARQUET:field_id}, or null
    * @param count NaN values written
+   * @param negativeZero whether a -0.0 was written
+   * @param positiveZero whether a 0.0 was written
    */
-  public record NanCount(List<String> path, Integer fieldId, long count) {
+  public record NanCount(List<String> path, Integer fieldId, long count, boolean negativeZero, boolean positiveZero) {
     public NanCount {
       path = List.copyOf(path);
     }

@@ -30,7 +30,8 @@ import org.apache.parquet.schema.PrimitiveType;
  * and their truncation follow the table's {@link MetricsConfig} exactly as for a file Iceberg
  * wrote. Float and double columns outside lists and maps also get their NaN counts (counted
  * natively; Parquet statistics have none) and NaN-free bounds, as Iceberg's own Parquet writer
- * reports them.
+ * reports them, with the sign of a zero at either end as written (Parquet statistics say -0.0 for
+ * every zero minimum and 0.0 for every zero maximum).
  */
 public final class FileMetrics {
   /**
@@ -62,9 +63,9 @@ public final class FileMetrics {
 
   /** Writer-side metrics for float/double leaves: footer counts and bounds plus NaN counts. */
   private static List<FieldMetrics<?>> floatMetrics(ParquetMetadata footer, ParquetFileSummary summary) {
-    Map<String, Long> nanByPath = new HashMap<>();
+    Map<String, ParquetFileSummary.NanCount> nanByPath = new HashMap<>();
     for (ParquetFileSummary.NanCount n : summary.nanCounts()) {
-      nanByPath.put(String.join(".", n.path()), n.count());
+      nanByPath.put(String.join(".", n.path()), n);
     }
     Map<String, Accumulator> byPath = new HashMap<>();
     for (BlockMetaData block : footer.getBlocks()) {
@@ -125,7 +126,15 @@ public final class FileMetrics {
       return isFloat ? b.getFloat() : b.getDouble();
     }
 
-    FieldMetrics<?> build(long nanCount) {
+    FieldMetrics<?> build(ParquetFileSummary.NanCount written) {
+      long nanCount = written.count();
+      // a zero at either end: the one written, as Iceberg's Float.compare keeps it (-0.0 < 0.0)
+      if (min != null && min == 0.0) {
+        min = written.negativeZero() ? -0.0 : 0.0;
+      }
+      if (max != null && max == 0.0) {
+        max = written.positiveZero() ? 0.0 : -0.0;
+      }
       if (isFloat) {
         return new FieldMetrics<>(
             id, values, nulls, nanCount,

@@ -243,6 +243,50 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
     }
   }
 
+  /**
+   * Zeros at the ends of float and double columns: Iceberg's writer keeps the sign of the zero it
+   * met ({@code Float.compare} orders -0.0 below 0.0), while Parquet statistics always say -0.0
+   * for a zero minimum and 0.0 for a zero maximum. Engines answer MIN and MAX from the bounds.
+   */
+  @Test
+  void zerosAtTheEndsOfFloatColumnsAreTheBoundsIcebergRecords() throws IOException {
+    double[][] columns = { // f, d, st.x per row
+      {0.0, -5.0, 0.0}, {5.0, -0.0, -0.0}, {Double.NaN, -0.0, 1.0}};
+    double[][] zerosOnly = {{-0.0, 0.0, -0.0}, {-0.0, 0.0, -0.0}};
+    double[][] bothZeros = {{-0.0, 0.0, 0.0}, {0.0, -0.0, -0.0}};
+    int n = 0;
+    for (double[][] values : List.of(columns, zerosOnly, bothZeros)) {
+      List<Record> rows = new ArrayList<>();
+      for (double[] v : values) {
+        Record r = org.apache.iceberg.data.GenericRecord.create(SCHEMA);
+        r.setField("id", (long) rows.size());
+        r.setField("f", (float) v[0]);
+        r.setField("d", v[1]);
+        Record st = org.apache.iceberg.data.GenericRecord.create(SCHEMA.findType("st").asStructType());
+        st.setField("x", v[2]);
+        r.setField("st", st);
+        rows.add(r);
+      }
+      Table floe = table("zeros_floe_" + n, Map.of());
+      Table stock = table("zeros_java_" + n, Map.of());
+      n++;
+      DataFile ours = writeWithFloe(floe, rows).dataFiles()[0];
+      DataFile theirs = writeWithIceberg(stock, rows);
+      String where = java.util.Arrays.deepToString(values);
+      assertEquals(decoded(floats(theirs.lowerBounds())), decoded(floats(ours.lowerBounds())), where);
+      assertEquals(decoded(floats(theirs.upperBounds())), decoded(floats(ours.upperBounds())), where);
+      assertEquals(theirs.nanValueCounts(), ours.nanValueCounts(), where);
+    }
+  }
+
+  /** Bounds as their values, by field id (a float's -0.0 and 0.0 differ here, as in the bytes). */
+  private static Map<Integer, String> decoded(Map<Integer, java.nio.ByteBuffer> bounds) {
+    Map<Integer, String> out = new java.util.TreeMap<>();
+    bounds.forEach((id, bytes) -> out.put(id, String.valueOf(
+        (Object) org.apache.iceberg.types.Conversions.fromByteBuffer(SCHEMA.findType(id), bytes))));
+    return out;
+  }
+
   private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Table table, DataFile file)
       throws IOException {
     String location = file.location().replaceFirst("^file:", "");

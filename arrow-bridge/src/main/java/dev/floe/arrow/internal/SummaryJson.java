@@ -49,7 +49,11 @@ public final class SummaryJson {
       n.path("path").forEach(p -> path.add(p.asText()));
       nanCounts.add(
           new ParquetFileSummary.NanCount(
-              path, n.path("field_id").isNumber() ? n.path("field_id").asInt() : null, n.path("count").asLong()));
+              path,
+              n.path("field_id").isNumber() ? n.path("field_id").asInt() : null,
+              n.path("count").asLong(),
+              n.path("negative_zero").asBoolean(),
+              n.path("positive_zero").asBoolean()));
     }
     return new ParquetFileSummary(
         root.path("num_rows").asLong(),
