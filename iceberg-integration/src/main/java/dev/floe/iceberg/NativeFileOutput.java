@@ -121,6 +121,11 @@ final class NativeFileOutput {
 
   /** What Iceberg records about a finished file, from its footer facts. */
   record Finished(String location, long fileSize, Metrics metrics, List<Long> splitOffsets) {
+    /** The same file with other metrics. */
+    Finished withMetrics(Metrics other) {
+      return new Finished(location, fileSize, other, splitOffsets);
+    }
+
     /** The file as a data file of {@code partition}. */
     DataFile dataFile(PartitionSpec spec, StructLike partition) {
       return DataFiles.builder(spec)

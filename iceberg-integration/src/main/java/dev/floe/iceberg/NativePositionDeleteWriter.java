@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -12,7 +13,10 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.MetricsUtil;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.deletes.PositionDelete;
@@ -29,6 +33,9 @@ import org.apache.iceberg.util.CharSequenceSet;
  * thread-safe.
  */
 final class NativePositionDeleteWriter implements FileWriter<PositionDelete<?>, DeleteWriteResult> {
+  private static final Set<Integer> PATH_AND_POS =
+      Set.of(MetadataColumns.DELETE_FILE_PATH.fieldId(), MetadataColumns.DELETE_FILE_POS.fieldId());
+
   private final OutputFileSource files;
   private final FileIO io;
   private final org.apache.arrow.vector.types.pojo.Schema pathPosSchema;
@@ -107,7 +114,9 @@ final class NativePositionDeleteWriter implements FileWriter<PositionDelete<?>, 
         new NativeFileOutput(files.newOutputFile(), io, pathPosSchema, settings.parquet(), allocator);
     try {
       writeSorted(output);
-      FileMetadata.Builder builder = output.finish(metricsConfig).deleteFile(spec, partition).ofPositionDeletes();
+      NativeFileOutput.Finished finished = output.finish(metricsConfig);
+      FileMetadata.Builder builder = finished.withMetrics(keptMetrics(finished.metrics()))
+          .deleteFile(spec, partition).ofPositionDeletes();
       if (positions.size() == 1) {
         builder.withReferencedDataFile(positions.keySet().iterator().next());
       }
@@ -116,6 +125,17 @@ final class NativePositionDeleteWriter implements FileWriter<PositionDelete<?>, 
       output.abort();
       throw e;
     }
+  }
+
+  /**
+   * The metrics Iceberg's {@code PositionDeleteWriter} keeps: never the counts of {@code file_path}
+   * and {@code pos}, and their bounds only when the file refers to one data file (then they name
+   * it; otherwise they would be long paths in every manifest, of little use for pruning).
+   */
+  private Metrics keptMetrics(Metrics metrics) {
+    return positions.size() > 1
+        ? MetricsUtil.copyWithoutFieldCountsAndBounds(metrics, PATH_AND_POS)
+        : MetricsUtil.copyWithoutFieldCounts(metrics, PATH_AND_POS);
   }
 
   private void writeSorted(NativeFileOutput output) {
