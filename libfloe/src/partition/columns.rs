@@ -171,8 +171,9 @@ fn truncate(source: &ArrayRef, width: u32) -> Option<ArrayRef> {
     })
 }
 
-/// year/month/day/hour: `from_days` for dates, `from_micros` for timestamps
-/// (nanosecond timestamps floor to micros first; floor division composes).
+/// year/month/day/hour: `from_days` for dates, `from_micros` for timestamps, as Iceberg Java
+/// computes them (see [`java_micros`]; nanosecond timestamps floor to micros after that, and
+/// floor division composes).
 fn temporal(
     source: &ArrayRef,
     from_days: impl Fn(i32) -> i32,
@@ -182,13 +183,36 @@ fn temporal(
         DataType::Date32 => source.as_primitive::<Date32Type>().unary(from_days),
         DataType::Timestamp(TimeUnit::Microsecond, _) => source
             .as_primitive::<TimestampMicrosecondType>()
-            .unary(from_micros),
+            .unary(|v| from_micros(java_micros(v))),
         DataType::Timestamp(TimeUnit::Nanosecond, _) => source
             .as_primitive::<TimestampNanosecondType>()
-            .unary(|v| from_micros(v.div_euclid(1000))),
+            .unary(|v| from_micros(java_nanos(v).div_euclid(1000))),
         _ => return None,
     };
     Some(Arc::new(result))
+}
+
+/// The instant Iceberg Java's timestamp transforms floor (`DateTimeUtil.convertMicros`): the
+/// timestamp itself, except before 1970 when its fraction of a second is the second's last micro
+/// (`.999999`): Java then takes the whole second it is in as one second earlier, and a timestamp
+/// that is the first second of an hour, day, month or year lands in the unit before (the
+/// spec's floor would say the unit itself). Spark's and Flink's writers partition so; matching
+/// them keeps a row, and the deletes of its key, in the partition their files are in.
+fn java_micros(micros: i64) -> i64 {
+    if micros < 0 && micros.rem_euclid(1_000_000) == 999_999 {
+        micros.saturating_sub(1_000_000)
+    } else {
+        micros
+    }
+}
+
+/// As [`java_micros`] for nanoseconds (`DateTimeUtil.convertNanos`): the last nano of a second.
+fn java_nanos(nanos: i64) -> i64 {
+    if nanos < 0 && nanos.rem_euclid(1_000_000_000) == 999_999_999 {
+        nanos.saturating_sub(1_000_000_000)
+    } else {
+        nanos
+    }
 }
 
 #[cfg(test)]
@@ -263,6 +287,56 @@ mod tests {
             ints(&apply(Transform::Hour, &nanos, "t").unwrap()),
             [Some(-1), Some(419_686)]
         );
+    }
+
+    /// Iceberg Java's values (`Transforms.hour/day/month/year` of 1.10 and 1.11) at the last
+    /// micro (nano) of the first second of a unit before 1970, and around it.
+    #[test]
+    fn temporal_transforms_match_iceberg_java_before_1970() {
+        use arrow_array::TimestampMicrosecondArray;
+        const HOUR: i64 = 3_600_000_000;
+        const DAY: i64 = 24 * HOUR;
+        let cases: [(Transform, i64, i32); 10] = [
+            (Transform::Hour, -HOUR + 999_999, -2), // 1969-12-31T23:00:00.999999
+            (Transform::Hour, -HOUR + 999_998, -1),
+            (Transform::Hour, -HOUR + 1_999_999, -1), // the second after: floor again
+            (Transform::Hour, -HOUR, -1),
+            (Transform::Hour, -HOUR - 1, -2),
+            (Transform::Day, -DAY + 999_999, -2), // 1969-12-31T00:00:00.999999
+            (Transform::Day, -1, -1),
+            (Transform::Month, -31 * DAY + 999_999, -2), // 1969-12-01T00:00:00.999999
+            (Transform::Year, -365 * DAY + 999_999, -2), // 1969-01-01T00:00:00.999999
+            (Transform::Year, -365 * DAY + 1_000_000, -1),
+        ];
+        for (transform, micros, java) in cases {
+            let source: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![micros]));
+            let result = ints(&apply(transform.clone(), &source, "t").unwrap());
+            assert_eq!(result, [Some(java)], "{transform:?} of {micros} micros");
+            let nanos: ArrayRef = Arc::new(TimestampNanosecondArray::from(vec![
+                micros * 1000 + 999, // the last nano of that micro
+            ]));
+            let nano_micros = micros * 1000 + 999;
+            let expected = if nano_micros.rem_euclid(1_000_000_000) == 999_999_999 {
+                java
+            } else {
+                apply_floor(transform.clone(), micros)
+            };
+            assert_eq!(
+                ints(&apply(transform, &nanos, "t").unwrap()),
+                [Some(expected)],
+                "{nano_micros} nanos"
+            );
+        }
+    }
+
+    /// The spec's floor value, for nanos whose last micro is not the quirk's.
+    fn apply_floor(transform: Transform, micros: i64) -> i32 {
+        match transform {
+            Transform::Hour => hour_from_micros(micros),
+            Transform::Day => day_from_micros(micros),
+            Transform::Month => month_from_micros(micros),
+            _ => year_from_micros(micros),
+        }
     }
 
     #[test]

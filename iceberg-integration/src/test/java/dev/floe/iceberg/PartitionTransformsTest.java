@@ -15,6 +15,7 @@ import dev.floe.arrow.PartitionField;
 import dev.floe.arrow.PartitionedBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -23,6 +24,7 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
@@ -117,6 +119,53 @@ class PartitionTransformsTest {
       }
     }
     assertEquals(2000 * CASES.stream().mapToInt(c -> c.transforms().length).sum(), checked);
+  }
+
+  /**
+   * Before 1970, at the last micro (nano) of the first second of an hour, day, month or year, and
+   * around it: Iceberg Java's hour/day/month/year take such an instant one unit lower than the
+   * spec's floor does, and floe's transforms give Java's values (Spark's and Flink's writers
+   * partition so).
+   */
+  @Test
+  void timestampsAtTheLastMicroOfAUnitsFirstSecondEqualIcebergJava() {
+    List<java.time.LocalDateTime> starts = List.of(
+        java.time.LocalDateTime.parse("1969-12-31T23:00:00"),
+        java.time.LocalDateTime.parse("1969-12-31T00:00:00"),
+        java.time.LocalDateTime.parse("1969-12-01T00:00:00"),
+        java.time.LocalDateTime.parse("1969-01-01T00:00:00"),
+        java.time.LocalDateTime.parse("1969-07-20T20:00:00"),
+        java.time.LocalDateTime.parse("1900-03-01T00:00:00"),
+        java.time.LocalDateTime.parse("1970-01-01T00:00:00"));
+    long[] nanosAfter = {999_999_999, 999_999_000, 999_998_000, 1_999_999_000, 0, -1_000, -1};
+    List<Record> records = new ArrayList<>();
+    for (java.time.LocalDateTime start : starts) {
+      for (long after : nanosAfter) {
+        java.time.LocalDateTime nanos = start.plusNanos(after);
+        java.time.LocalDateTime micros = start.plusNanos(Math.floorDiv(after, 1000) * 1000);
+        Record r = GenericRecord.create(SCHEMA);
+        r.setField("id", (long) records.size());
+        r.setField("ts", micros);
+        r.setField("tstz", micros.atOffset(java.time.ZoneOffset.UTC));
+        r.setField("tsns", nanos);
+        r.setField("tsnstz", nanos.atOffset(java.time.ZoneOffset.UTC));
+        records.add(r);
+      }
+    }
+    org.apache.arrow.vector.types.pojo.Schema arrow = ArrowSchemas.toArrow(SCHEMA);
+    int checked = 0;
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(arrow, JsonDecoderConfig.defaults());
+        MessageBatch messages = new MessageBatch()) {
+      records.forEach(r -> messages.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8)));
+      try (DecodedBatch decoded = decoder.decode(messages, BadRecordPolicy.FAIL, allocator)) {
+        for (String column : List.of("ts", "tstz", "tsns", "tsnstz")) {
+          for (String transform : List.of("year", "month", "day", "hour")) {
+            checked += checkRowForRow(decoded, records, specOf(column, transform));
+          }
+        }
+      }
+    }
+    assertEquals(records.size() * 16, checked);
   }
 
   /**
