@@ -313,6 +313,37 @@ fn temporal_types_from_every_format() {
     assert!(reason.contains("invalid date \"2026-02-30\""), "{reason}");
     let reason = only_reject(&s, r#"{"ts":"2026-11-30T12:00:00.1234567"}"#);
     assert!(reason.contains("finer than"), "{reason}");
+    // Offsets from -18:00 to +18:00, as java.time allows.
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"tz":"2026-11-30T12:00:00+18:00"}"#,
+            r#"{"tz":"2026-11-30T12:00:00-18:00"}"#,
+        ],
+    );
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let tz = batch.column(3).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(tz.value(1) - tz.value(0), 36 * 3_600_000_000);
+    for beyond in ["+18:01", "-18:30", "+19"] {
+        let reason = only_reject(&s, &format!(r#"{{"tz":"2026-11-30T12:00:00{beyond}"}}"#));
+        assert!(reason.contains("offset"), "{beyond}: {reason}");
+    }
+}
+
+/// A UTF-8 byte order mark before a message is stepped over, as Jackson steps over it.
+#[test]
+fn a_byte_order_mark_before_the_message_is_skipped() {
+    let s = schema(vec![Field::new("a", DataType::Int64, true)]);
+    let (batch, rejects) = decode(&s, &["\u{feff}{\"a\":1}", "{\"a\":2}"]);
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let a = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!((a.value(0), a.value(1)), (1, 2));
+    let reason = only_reject(&s, "\u{feff}{\"a\":x}");
+    assert!(
+        reason.contains("at byte 8"),
+        "positions are the message's bytes: {reason}"
+    );
+    only_reject(&s, "{\"a\":1}\u{feff}"); // only at the start
 }
 
 #[test]
@@ -340,6 +371,13 @@ fn binary_uuid_and_fixed() {
     assert!(only_reject(&s, r#"{"id":"not-a-uuid"}"#).contains("is not a UUID"));
     assert!(only_reject(&s, r#"{"fixed":"AQIDBA=="}"#).contains("expected 3 bytes"));
     assert!(only_reject(&s, r#"{"bin":"***"}"#).contains("invalid base64"));
+    // As java.util.Base64's decoder (Jackson, Iceberg's connector): padding optional, a last
+    // symbol's unused bits ignored; a wrong padding is still refused.
+    let (batch, rejects) = decode(&s, &[r#"{"bin":"AQ"}"#, r#"{"bin":"AR=="}"#]);
+    assert!(rejects.is_empty(), "{rejects:?}");
+    let bin = batch.column(0).as_binary::<i32>();
+    assert_eq!((bin.value(0), bin.value(1)), (&[1u8][..], &[1u8][..]));
+    assert!(only_reject(&s, r#"{"bin":"AQ="}"#).contains("invalid base64"));
 }
 
 #[test]
@@ -409,6 +447,53 @@ fn nested_struct_list_and_map() {
     assert_eq!(attrs.keys().as_string::<i32>().value(1), "k2");
     assert!(attrs.values().is_null(1));
     assert!(attrs.is_null(2));
+}
+
+/// Iceberg's maps hold each key once: a key given twice in one object (also as an escape of the
+/// same text) is refused, naming the map, and a map with many keys is checked as well.
+#[test]
+fn a_map_key_given_twice_is_refused() {
+    let entries = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Int64, true),
+        ])),
+        false,
+    ));
+    let s = schema(vec![Field::new("m", DataType::Map(entries, false), true)]);
+    let many: String = (0..40).map(|i| format!("\"k{i}\":{i},")).collect();
+    let many_twice = format!(r#"{{"m":{{{many}"k7":0}}}}"#);
+    let many_once = format!(r#"{{"m":{{{many}"k40":40}}}}"#);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"m":{"k":1,"k":2}}"#,
+            r#"{"m":{"k":1,"\u006b":2}}"#,
+            r#"{"m":{"k":1,"j":2}}"#,
+            &many_twice,
+            &many_once,
+            r#"{"m":{"k":3}}"#,
+        ],
+    );
+    assert_eq!(
+        rejects.iter().map(|r| r.index).collect::<Vec<_>>(),
+        [0, 1, 3]
+    );
+    for reject in &rejects {
+        assert!(
+            reject.reason.contains("field 'm': duplicate map key"),
+            "{}",
+            reject.reason
+        );
+    }
+    let m = batch.column(0).as_map();
+    assert_eq!(
+        (0..batch.num_rows())
+            .map(|r| m.value_length(r))
+            .collect::<Vec<_>>(),
+        [2, 41, 1]
+    );
 }
 
 #[test]

@@ -18,8 +18,33 @@ use arrow_buffer::{
     BooleanBufferBuilder, Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer,
 };
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields, TimeUnit};
-use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::alphabet::STANDARD as BASE64_ALPHABET;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine;
+
+/// Standard base64, read as `java.util.Base64.getDecoder()` reads it (Jackson's and Iceberg's
+/// connector's): with its padding complete or without padding, a last symbol's unused bits
+/// ignored.
+fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Result<(), base64::DecodeError> {
+    const PADDED: GeneralPurpose = GeneralPurpose::new(
+        &BASE64_ALPHABET,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical)
+            .with_decode_allow_trailing_bits(true),
+    );
+    const UNPADDED: GeneralPurpose = GeneralPurpose::new(
+        &BASE64_ALPHABET,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let engine = if text.ends_with(b"=") {
+        &PADDED
+    } else {
+        &UNPADDED
+    };
+    engine.decode_vec(text, out)
+}
 
 use super::cursor::{Cursor, Token};
 use super::error::{DecodeError, SchemaError, ValueError};
@@ -622,8 +647,7 @@ impl ValueBytes for String {
 impl ValueBytes for Vec<u8> {
     fn decode(&mut self, cur: &mut Cursor, pos: usize) -> Result<(), DecodeError> {
         let text = cur.parse_str("base64 string")?;
-        BASE64
-            .decode_vec(&*text, self)
+        decode_base64(&text, self)
             .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))
     }
 
@@ -753,8 +777,7 @@ impl Column for FixedColumn {
             parse_uuid(&text, &mut self.values).map_err(|e| e.at(pos))?;
         } else {
             let text = cur.parse_str("base64 string")?;
-            BASE64
-                .decode_vec(&*text, &mut self.values)
+            decode_base64(&text, &mut self.values)
                 .map_err(|e| DecodeError::new(format!("invalid base64: {e}"), pos))?;
             let got = self.values.len() - start;
             if got != self.width as usize {
@@ -1140,6 +1163,41 @@ struct MapColumn {
     value_nullable: bool,
     offsets: Vec<i32>,
     nulls: NullBufferBuilder,
+    /// The keys of the map being decoded, to refuse one given twice.
+    map_keys: MapKeys,
+}
+
+/// The keys of one JSON object read as a map: Iceberg's maps hold each key once, so a key given
+/// twice is refused (as Jackson's strict duplicate detection refuses it), not written twice.
+#[derive(Default)]
+struct MapKeys {
+    keys: Vec<String>,
+    /// Past this many keys, a set: an object with thousands of keys stays linear.
+    set: std::collections::HashSet<String>,
+}
+
+impl MapKeys {
+    const LINEAR: usize = 16;
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.set.clear();
+    }
+
+    /// False if `key` came before in this map.
+    fn insert(&mut self, key: &str) -> bool {
+        if self.keys.len() < Self::LINEAR {
+            if self.keys.iter().any(|k| k == key) {
+                return false;
+            }
+            self.keys.push(key.to_string());
+            return true;
+        }
+        if self.set.is_empty() {
+            self.set.extend(self.keys.iter().cloned());
+        }
+        self.set.insert(key.to_string())
+    }
 }
 
 impl MapColumn {
@@ -1168,6 +1226,7 @@ impl MapColumn {
             values,
             offsets: vec![0],
             nulls: NullBufferBuilder::new(0),
+            map_keys: MapKeys::default(),
         })
     }
 }
@@ -1179,12 +1238,18 @@ impl Column for MapColumn {
 
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_object()?;
+        self.map_keys.clear();
         let mut first = true;
         loop {
             let pos = cur.pos();
             match cur.next_key(first)? {
                 None => break,
-                Some(key) => self.keys.append_str(key, pos)?,
+                Some(key) => {
+                    if !self.map_keys.insert(key) {
+                        return Err(DecodeError::new(format!("duplicate map key '{key}'"), pos));
+                    }
+                    self.keys.append_str(key, pos)?
+                }
             }
             first = false;
             decode_nullable(self.values.as_mut(), self.value_nullable, cur)

@@ -67,6 +67,14 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Steps over a UTF-8 byte order mark at the start, as Jackson does (positions stay those of
+    /// the message's bytes).
+    pub fn skip_byte_order_mark(&mut self) {
+        if self.pos == 0 && self.text.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
+    }
+
     pub fn pos(&self) -> usize {
         self.pos
     }

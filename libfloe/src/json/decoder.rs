@@ -226,6 +226,7 @@ impl JsonDecoder {
             })?,
         };
         let mut cur = Cursor::new(text, self.config.max_depth);
+        cur.skip_byte_order_mark();
         match cur.peek() {
             Token::Object => {}
             Token::End => return Err(DecodeError::new("empty message", 0)),

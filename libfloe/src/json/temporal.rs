@@ -279,7 +279,8 @@ pub fn parse_timestamp_after(
             sc.byte(b':');
             sc.digits(2, "offset minutes")?
         };
-        if hours > 18 || minutes > 59 {
+        // -18:00 to +18:00, as java.time (and so Iceberg's readers) allows
+        if minutes > 59 || hours * 60 + minutes > 18 * 60 {
             return Err(ValueError::OutOfRange { what: "offset" });
         }
         Some(sign * (hours as i64 * 3600 + minutes as i64 * 60))
