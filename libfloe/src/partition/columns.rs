@@ -310,7 +310,7 @@ mod tests {
         ];
         for (transform, micros, java) in cases {
             let source: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![micros]));
-            let result = ints(&apply(transform.clone(), &source, "t").unwrap());
+            let result = ints(&apply(transform, &source, "t").unwrap());
             assert_eq!(result, [Some(java)], "{transform:?} of {micros} micros");
             let nanos: ArrayRef = Arc::new(TimestampNanosecondArray::from(vec![
                 micros * 1000 + 999, // the last nano of that micro
@@ -319,7 +319,7 @@ mod tests {
             let expected = if nano_micros.rem_euclid(1_000_000_000) == 999_999_999 {
                 java
             } else {
-                apply_floor(transform.clone(), micros)
+                apply_floor(transform, micros)
             };
             assert_eq!(
                 ints(&apply(transform, &nanos, "t").unwrap()),
