@@ -162,6 +162,10 @@ fn merge_field(fields: &mut Vec<ShapeField>, name: String, shape: Shape) {
 pub struct UnknownField {
     /// Where: `a.b`, `list[]`, `map{}` as in decode errors.
     pub path: String,
+    /// An unknown field's own key, as the message had it (the path joins keys with `.`, and a
+    /// key may hold a `.` itself). Absent for a too-narrow column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The JSON kinds its values had.
     pub kinds: Vec<&'static str>,
     /// How many values came (or were too wide) since the last report.
@@ -236,10 +240,11 @@ impl UnknownLog {
         for entry in self.entries.drain(..) {
             out.push(UnknownField {
                 path: if path.is_empty() {
-                    entry.name.into()
+                    entry.name.to_string()
                 } else {
                     format!("{path}.{}", entry.name)
                 },
+                name: Some(entry.name.into()),
                 kinds: kind_names(entry.kinds),
                 count: entry.count,
                 parent_id: self.parent_id,
@@ -326,6 +331,7 @@ impl WideningLog {
         let precision = self.precision.replace(0);
         out.push(UnknownField {
             path: self.path.to_string(),
+            name: None,
             kinds: vec![self.kind],
             count,
             parent_id: None,

@@ -20,6 +20,8 @@ import java.util.OptionalInt;
  * @param fieldId a too-narrow column's field id
  * @param widenTo the type a too-narrow column needs ({@code long}, {@code double} or {@code
  *     decimal(P,S)}); empty for an unknown field
+ * @param key an unknown field's own key as the messages had it (the path joins keys with ".",
+ *     and a key may hold a "." itself); empty for a too-narrow column
  */
 public record UnknownField(
     String path,
@@ -28,14 +30,24 @@ public record UnknownField(
     OptionalInt parentId,
     Optional<ValueShape> shape,
     OptionalInt fieldId,
-    Optional<String> widenTo) {
+    Optional<String> widenTo,
+    Optional<String> key) {
   public UnknownField {
     kinds = List.copyOf(kinds);
   }
 
   /** An unknown field as reported without description. */
   public UnknownField(String path, List<String> kinds, long count) {
-    this(path, kinds, count, OptionalInt.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty());
+    this(path, kinds, count, OptionalInt.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(),
+        Optional.empty());
+  }
+
+  /**
+   * The field's own name: its key, or (from a report without keys) what follows the last "." of
+   * its path.
+   */
+  public String name() {
+    return key.orElseGet(() -> parentId.isEmpty() ? path : path.substring(path.lastIndexOf('.') + 1));
   }
 
   /** True for a column whose values need a wider type, false for a field with no column. */

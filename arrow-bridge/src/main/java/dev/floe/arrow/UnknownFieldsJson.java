@@ -32,7 +32,8 @@ final class UnknownFieldsJson {
             optionalInt(field, "parent_id"),
             field.has("shape") ? Optional.of(shape(field.get("shape"))) : Optional.empty(),
             optionalInt(field, "field_id"),
-            field.has("widen_to") ? Optional.of(field.get("widen_to").asText()) : Optional.empty()));
+            field.has("widen_to") ? Optional.of(field.get("widen_to").asText()) : Optional.empty(),
+            field.has("name") ? Optional.of(field.get("name").asText()) : Optional.empty()));
       }
       return out;
     } catch (IOException e) {

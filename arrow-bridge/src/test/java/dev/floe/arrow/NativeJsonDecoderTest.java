@@ -186,9 +186,11 @@ class NativeJsonDecoderTest extends AllocatorTest {
           new ValueShape.Field("b", new ValueShape.ArrayShape(new ValueShape.Scalar("float")))));
       assertEquals(List.of(
               new UnknownField("extra", List.of("object"), 2, java.util.OptionalInt.empty(),
-                  java.util.Optional.of(extra), java.util.OptionalInt.empty(), java.util.Optional.empty()),
+                  java.util.Optional.of(extra), java.util.OptionalInt.empty(), java.util.Optional.empty(),
+                  java.util.Optional.of("extra")),
               new UnknownField("price", List.of("decimal"), 1, java.util.OptionalInt.empty(),
-                  java.util.Optional.empty(), java.util.OptionalInt.of(3), java.util.Optional.of("decimal(14,2)"))),
+                  java.util.Optional.empty(), java.util.OptionalInt.of(3), java.util.Optional.of("decimal(14,2)"),
+                  java.util.Optional.empty())),
           report);
     }
   }

@@ -14,6 +14,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +63,11 @@ public final class SchemaEvolution {
     for (int attempt = 1; ; attempt++) {
       table.refresh();
       UpdateSchema update = table.updateSchema();
-      List<String> changes = plan(table.schema(), report, update);
+      List<String> changes = plan(table.schema(), report, update, true);
+      if (!changes.isEmpty() && !namesStayUnique(update, table)) {
+        update = table.updateSchema(); // keys with a "." made two fields of one name: leave them out
+        changes = plan(table.schema(), report, update, false);
+      }
       if (changes.isEmpty()) {
         return false;
       }
@@ -85,68 +90,116 @@ public final class SchemaEvolution {
    * each change (empty: nothing to do).
    */
   static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update) {
+    return plan(schema, report, update, true);
+  }
+
+  /**
+   * As above; without {@code dottedNames}, fields whose keys hold a "." are left out (Iceberg joins
+   * nested names with "."; such a key can name a field twice, e.g. {@code "a.b"} next to {@code
+   * "a": {"b": ..}}).
+   */
+  private static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update,
+      boolean dottedNames) {
     List<String> changes = new ArrayList<>();
     for (UnknownField field : report) {
       if (field.needsWidening()) {
         widen(schema, field, update, changes);
       } else if (field.shape().isPresent()) {
-        Optional<String> parent = parentName(schema, field);
+        Types.StructType parent = parentStruct(schema, field);
         if (parent != null) {
-          add(schema, parent.orElse(null), leafName(field), field.shape().get(), update, changes);
+          String parentName = field.parentId().isEmpty() ? null : schema.findColumnName(field.parentId().getAsInt());
+          add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, dottedNames);
         }
       }
     }
     return changes;
   }
 
-  /** The parent struct's full name (empty at the top level); null if it is gone. */
-  private static Optional<String> parentName(Schema schema, UnknownField field) {
-    if (field.parentId().isEmpty()) {
-      return Optional.empty();
+  /** A struct fields are added to: its full name for the update (null: the table's top level) and its type. */
+  private record Where(String name, Types.StructType struct) {
+    String childName(String child) {
+      return name == null ? child : name + "." + child;
     }
-    String name = schema.findColumnName(field.parentId().getAsInt());
-    return name == null ? null : Optional.of(name);
   }
 
-  /** The field's own name: what follows its parent's path ({@code a.b}, {@code list[].b}). */
-  private static String leafName(UnknownField field) {
-    String path = field.path();
+  /** The struct that lacks the field (the schema's top level when it has no parent); null if it is gone. */
+  private static Types.StructType parentStruct(Schema schema, UnknownField field) {
     if (field.parentId().isEmpty()) {
-      return path;
+      return schema.asStruct();
     }
-    int dot = path.lastIndexOf('.');
-    return path.substring(dot + 1);
+    Type type = schema.findType(field.parentId().getAsInt());
+    return type != null && type.isStructType() ? type.asStructType() : null;
   }
 
-  /** Adds the field, or, where a struct (or list of structs) of that name exists, its missing fields. */
-  private static void add(Schema schema, String parent, String name, ValueShape shape, UpdateSchema update,
-      List<String> changes) {
-    String fullName = parent == null ? name : parent + "." + name;
-    Types.NestedField existing = schema.findField(fullName);
+  /**
+   * Adds the field, or, where a struct (or list of structs) of that name exists, its missing
+   * fields. The name is the message's key, matched exactly among the struct's own fields (a key
+   * may hold a "."). A name that differs only in case from a field the struct has is not added:
+   * engines that read names case-insensitively (Spark's default) could no longer read the table.
+   */
+  private static void add(Schema schema, Where parent, String name, ValueShape shape, UpdateSchema update,
+      List<String> changes, boolean dottedNames) {
+    String fullName = parent.childName(name);
+    Types.NestedField existing = parent.struct().field(name);
     if (existing == null) {
-      typeOf(shape).ifPresent(type -> {
-        if (parent == null) {
-          update.addColumn(name, type);
-        } else {
-          update.addColumn(parent, name, type);
+      Types.NestedField otherCase = parent.struct().caseInsensitiveField(name);
+      if (otherCase != null) {
+        LOG.warn("not adding column {}: it differs only in case from column {}; its values are not written",
+            fullName, parent.childName(otherCase.name()));
+        return;
+      }
+      if (!dottedNames && name.contains(".")) {
+        LOG.warn("not adding column {}: its name holds a \".\" that names another field too; its values are not written",
+            fullName);
+        return;
+      }
+      typeOf(shape, new AtomicInteger(), dottedNames).ifPresent(type -> {
+        try {
+          update.addColumn(parent.name(), name, type);
+          changes.add("added " + fullName + " " + type);
+        } catch (IllegalArgumentException e) { // its full name is another field's ("a.b" next to a.b)
+          LOG.warn("not adding column {}: {}; its values are not written", fullName, e.getMessage());
         }
-        changes.add("added " + fullName + " " + type);
       });
       return;
     }
     Type type = existing.type();
     if (shape instanceof ValueShape.ObjectShape object && type.isStructType()) {
+      Where inside = new Where(schema.findColumnName(existing.fieldId()), type.asStructType());
       for (ValueShape.Field inner : object.fields()) {
-        add(schema, fullName, inner.name(), inner.shape(), update, changes);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, dottedNames);
       }
     } else if (shape instanceof ValueShape.ArrayShape array && type.isListType()
         && array.element() instanceof ValueShape.ObjectShape element && type.asListType().elementType().isStructType()) {
-      String elementName = fullName + "." + type.asListType().fields().get(0).name();
+      Types.NestedField elementField = type.asListType().fields().get(0);
+      Where inside = new Where(schema.findColumnName(elementField.fieldId()), elementField.type().asStructType());
       for (ValueShape.Field inner : element.fields()) {
-        add(schema, elementName, inner.name(), inner.shape(), update, changes);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, dottedNames);
       }
     }
     // Otherwise the column exists (another writer added it): values that do not fit it are bad records.
+  }
+
+  private static boolean uniqueNames(Types.StructType struct) {
+    try {
+      TypeUtil.indexByName(struct);
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("leaving out keys that hold a \".\" from a new struct: {}", e.getMessage());
+      return false;
+    }
+  }
+
+  /** Whether the planned schema still has one field per full name (Iceberg refuses it otherwise). */
+  private static boolean namesStayUnique(UpdateSchema update, Table table) {
+    try {
+      TypeUtil.indexByName(update.apply().asStruct());
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("table {}: the fields to add would give two fields one name ({}); adding them without keys that hold a \".\"",
+          table.name(), e.getMessage());
+      return false;
+    }
   }
 
   private static void widen(Schema schema, UnknownField field, UpdateSchema update, List<String> changes) {
@@ -190,10 +243,11 @@ public final class SchemaEvolution {
    * assigns fresh ones.
    */
   public static Optional<Type> typeOf(ValueShape shape) {
-    return typeOf(shape, new AtomicInteger());
+    return typeOf(shape, new AtomicInteger(), true);
   }
 
-  private static Optional<Type> typeOf(ValueShape shape, AtomicInteger ids) {
+  /** As above; without {@code dottedNames}, an object's fields whose keys hold a "." are left out. */
+  private static Optional<Type> typeOf(ValueShape shape, AtomicInteger ids, boolean dottedNames) {
     return switch (shape) {
       case ValueShape.Scalar scalar -> Optional.ofNullable(switch (scalar.kind()) {
         case "integer" -> Types.LongType.get();
@@ -205,13 +259,19 @@ public final class SchemaEvolution {
       case ValueShape.ObjectShape object -> {
         List<Types.NestedField> fields = new ArrayList<>();
         for (ValueShape.Field field : object.fields()) {
-          typeOf(field.shape(), ids).ifPresent(type ->
-              fields.add(Types.NestedField.optional(ids.incrementAndGet(), field.name(), type)));
+          if (dottedNames || !field.name().contains(".")) {
+            typeOf(field.shape(), ids, dottedNames).ifPresent(type ->
+                fields.add(Types.NestedField.optional(ids.incrementAndGet(), field.name(), type)));
+          }
+        }
+        if (dottedNames && !fields.isEmpty() && !uniqueNames(Types.StructType.of(fields))) {
+          yield typeOf(shape, ids, false); // "a.b" next to "a": {"b": ..}: without keys holding a "."
         }
         yield fields.isEmpty() ? Optional.empty() : Optional.of(Types.StructType.of(fields));
       }
       case ValueShape.ArrayShape array ->
-          typeOf(array.element(), ids).map(element -> Types.ListType.ofOptional(ids.incrementAndGet(), element));
+          typeOf(array.element(), ids, dottedNames)
+              .map(element -> Types.ListType.ofOptional(ids.incrementAndGet(), element));
     };
   }
 

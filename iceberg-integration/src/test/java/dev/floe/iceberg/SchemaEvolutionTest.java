@@ -143,9 +143,57 @@ class SchemaEvolutionTest extends EmbeddedCatalogTest {
     assertEquals(List.of(), report);
     List<UnknownField> stale = List.of(new UnknownField("a", List.of("integer"), 1, java.util.OptionalInt.empty(),
         java.util.Optional.of(new dev.floe.arrow.ValueShape.Scalar("integer")), java.util.OptionalInt.empty(),
-        java.util.Optional.empty()));
+        java.util.Optional.empty(), java.util.Optional.empty()));
     assertFalse(SchemaEvolution.evolve(table, stale));
     assertEquals(Types.StringType.get(), table.schema().findType("a"));
+  }
+
+  /**
+   * Keys that hold a "." (common in log and tracing JSON: {@code http.method}) are columns of that
+   * name, at the top level and in a struct, and their values land. A key that would name a field
+   * twice ({@code "a.b"} next to {@code "a": {"b": ..}}), or differ from a column only in case, is
+   * left out with a warning instead of failing every evolution of the table.
+   */
+  @Test
+  void keysHoldingADotAreColumnsOfThatName() throws Exception {
+    Table table = create("dotted");
+    String[] messages = {
+      "{\"id\":1,\"http.method\":\"GET\",\"point\":{\"x\":1,\"k8s.pod\":\"p-1\",\"rpc.method\":\"Get\"}}",
+      "{\"id\":2,\"point\":{\"x\":2,\"y\":7},\"m\":{\"a.b\":1,\"a\":{\"b\":2}},\"ID\":5}",
+    };
+    List<UnknownField> report = reportFor(table, messages);
+    assertTrue(SchemaEvolution.evolve(table, report));
+    assertFalse(SchemaEvolution.evolve(table, reportFor(table, messages)), "nothing left to do");
+
+    Types.StructType top = table.schema().asStruct();
+    assertEquals(Types.StringType.get(), top.field("http.method").type());
+    Types.StructType point = top.field("point").type().asStructType();
+    assertEquals(Types.StringType.get(), point.field("k8s.pod").type());
+    assertEquals(Types.StringType.get(), point.field("rpc.method").type());
+    assertEquals(Types.LongType.get(), point.field("y").type(), "a key without a dot as before");
+    Types.StructType m = top.field("m").type().asStructType();
+    assertEquals(null, m.field("a.b"), "would be the second field named m.a.b");
+    assertEquals(Types.LongType.get(), m.field("a").type().asStructType().field("b").type());
+    assertEquals(null, top.field("ID"), "differs from id only in case");
+
+    NativeFileWriterFactory after = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(after.arrowSchema(), DESCRIBING);
+        MessageBatch batch = batchOf(messages);
+        NativeTaskWriter writer = after.newTaskWriter()) {
+      DecodeStats stats = writer.write(decoder, batch, BadRecordPolicy.DEAD_LETTER);
+      assertEquals(List.of(), stats.rejected());
+      Commits.append(table, writer.complete(), Map.of());
+    }
+    Map<Object, Record> rows = new java.util.TreeMap<>();
+    for (Record r : readAll("dotted")) {
+      rows.put(r.getField("id"), r);
+    }
+    Record first = rows.get(1L);
+    assertEquals("GET", first.getField("http.method"));
+    assertEquals("p-1", ((Record) first.getField("point")).getField("k8s.pod"));
+    assertEquals("Get", ((Record) first.getField("point")).getField("rpc.method"));
+    Record second = (Record) rows.get(2L).getField("m");
+    assertEquals(2L, ((Record) second.getField("a")).getField("b"));
   }
 
   private List<UnknownField> reportFor(Table table, String... messages) {
