@@ -163,7 +163,7 @@ pub struct UnknownField {
     /// Where: `a.b`, `list[]`, `map{}` as in decode errors.
     pub path: String,
     /// An unknown field's own key, as the message had it (the path joins keys with `.`, and a
-    /// key may hold a `.` itself). Absent for a too-narrow column.
+    /// key may hold a `.` itself), when described. Absent for a too-narrow column.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The JSON kinds its values had.
@@ -244,7 +244,7 @@ impl UnknownLog {
                 } else {
                     format!("{path}.{}", entry.name)
                 },
-                name: Some(entry.name.into()),
+                name: self.describe.then(|| entry.name.to_string()),
                 kinds: kind_names(entry.kinds),
                 count: entry.count,
                 parent_id: self.parent_id,
