@@ -33,10 +33,12 @@ import org.slf4j.LoggerFactory;
 public final class CycleWriters {
   private static final Logger LOG = LoggerFactory.getLogger(CycleWriters.class);
   /**
-   * Rounds of evolution one batch may start: each round's decode shows what the next one needs (a
-   * message stops decoding at its first value the schema cannot hold, hiding its later fields).
+   * Rounds of evolution one batch may start, beyond one per column of the schema: each round's
+   * decode shows what the next one needs (a message stops decoding at its first value the schema
+   * cannot hold, hiding its later fields and values), and each round changes the schema or ends
+   * the loop, so a message whose every column needs widening still lands.
    */
-  private static final int MAX_EVOLUTIONS_PER_BATCH = 8;
+  private static final int MORE_EVOLUTIONS_PER_BATCH = 8;
 
   /** Every task writer, in the order they started. */
   private final List<NativeTaskWriter> writers = new CopyOnWriteArrayList<>();
@@ -97,7 +99,7 @@ public final class CycleWriters {
       // Whatever the policy: a value too wide for now must not fail the batch before evolving.
       DecodedMessages decoded = decodingWriter.decode(decoder, messages, BadRecordPolicy.DEAD_LETTER);
       List<UnknownField> report = decoder.takeUnknownFields();
-      NativeFileWriterFactory next = round <= MAX_EVOLUTIONS_PER_BATCH ? evolution.evolve(factory, report) : null;
+      NativeFileWriterFactory next = round <= maxRounds() ? evolution.evolve(factory, report) : null;
       if (next != null) {
         decoded.close();
         moveTo(next);
@@ -115,6 +117,18 @@ public final class CycleWriters {
       }
       return decoded;
     }
+  }
+
+  private int maxRounds() {
+    return MORE_EVOLUTIONS_PER_BATCH + leafCount(factory.arrowSchema().getFields());
+  }
+
+  private static int leafCount(List<org.apache.arrow.vector.types.pojo.Field> fields) {
+    int leaves = 0;
+    for (org.apache.arrow.vector.types.pojo.Field field : fields) {
+      leaves += field.getChildren().isEmpty() ? 1 : leafCount(field.getChildren());
+    }
+    return leaves;
   }
 
   private void moveTo(NativeFileWriterFactory next) {

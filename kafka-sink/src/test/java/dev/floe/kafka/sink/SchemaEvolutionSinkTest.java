@@ -129,6 +129,41 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     assertTrue(reason.contains("city"), reason);
   }
 
+  /**
+   * One message whose every one of ten int columns needs widening: a message stops decoding at
+   * its first value too wide, so each round of evolution finds one column; the message still
+   * lands (with eight rounds at most, it was dead-lettered).
+   */
+  @Test
+  void aMessageWideningEveryColumnLands() throws Exception {
+    List<Types.NestedField> columns = new ArrayList<>(List.of(Types.NestedField.required(1, "id", Types.LongType.get())));
+    StringBuilder json = new StringBuilder("{\"id\":1");
+    for (int c = 0; c < 10; c++) {
+      columns.add(Types.NestedField.optional(2 + c, "a" + c, Types.IntegerType.get()));
+      json.append(",\"a").append(c).append("\":").append(3_000_000_000L + c);
+    }
+    String topic = "wide-everywhere";
+    kafka.createTopic(topic, 1);
+    TableIdentifier id = TableIdentifier.of("evolve", "wide_everywhere");
+    catalog.createTable(id, new Schema(columns), PartitionSpec.unpartitioned(), SinkFixture.V2);
+    SinkFixture.produce(kafka.bootstrapServers(), topic, 1, List.of(json.append('}').toString().getBytes(StandardCharsets.UTF_8)));
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
+        .route(topic, id)
+        .evolveSchema(true)
+        .stopAtEnd(true)
+        .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(1, sink.metrics().getRowsWritten());
+    }
+    Table table = catalog.loadTable(id);
+    List<Object> values = dev.floe.testing.TableRows.byId(table, "id", "a0", "a9").get(1L);
+    assertEquals(List.of(3_000_000_000L, 3_000_000_009L), values);
+    for (int c = 0; c < 10; c++) {
+      assertEquals(Types.LongType.get(), table.schema().findType("a" + c));
+    }
+  }
+
   @Test
   void withoutEvolutionTheSameFieldsAreCountedAndTheWideValuesAreBadRecords() {
     String topic = "fixed";
