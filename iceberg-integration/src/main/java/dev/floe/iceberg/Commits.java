@@ -21,7 +21,7 @@ public final class Commits {
     }
     AppendFiles append = table.newAppend();
     for (DataFile file : result.dataFiles()) {
-      append.appendFile(file);
+      append.appendFile(PartitionTypes.aligned(table, file));
     }
     summary.forEach(append::set);
     append.commit();
@@ -60,10 +60,10 @@ public final class Commits {
   public static Snapshot rowDelta(Table table, WriteResult result, Map<String, String> summary) {
     RowDelta delta = table.newRowDelta();
     for (DataFile file : result.dataFiles()) {
-      delta.addRows(file);
+      delta.addRows(PartitionTypes.aligned(table, file));
     }
     for (var file : result.deleteFiles()) {
-      delta.addDeletes(file);
+      delta.addDeletes(PartitionTypes.aligned(table, file));
     }
     summary.forEach(delta::set);
     delta.commit();

@@ -164,6 +164,43 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     }
   }
 
+  /**
+   * An int column the table is partitioned by (identity and truncate) outgrows int in the middle of
+   * a cycle: the files written before the widening hold int partition values, those after long
+   * ones, and the cycle still commits once with both (Iceberg refused the int values before).
+   */
+  @Test
+  void widenedPartitionSourceColumnsCommitTheirCycle() throws Exception {
+    Schema start = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "n", Types.IntegerType.get()),
+        Types.NestedField.optional(3, "m", Types.IntegerType.get()));
+    String topic = "widened-partitions";
+    kafka.createTopic(topic, 1);
+    TableIdentifier id = TableIdentifier.of("evolve", "widened_partitions");
+    catalog.createTable(id, start, PartitionSpec.builderFor(start).identity("n").truncate("m", 10).build(), SinkFixture.V2);
+    SinkFixture.produce(kafka.bootstrapServers(), topic, 1, List.of(
+        "{\"id\":1,\"n\":5,\"m\":15}".getBytes(StandardCharsets.UTF_8),
+        "{\"id\":2,\"n\":3000000000,\"m\":3000000015}".getBytes(StandardCharsets.UTF_8)));
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
+        .route(topic, id)
+        .batches(1, 1 << 20, 64 << 20) // one record a batch: the widening comes mid-cycle
+        .commitEvery(Duration.ofMinutes(5), 1_000_000, Long.MAX_VALUE)
+        .evolveSchema(true)
+        .stopAtEnd(true)
+        .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(2, sink.metrics().getRowsWritten());
+    }
+    Table table = catalog.loadTable(id);
+    assertEquals(Map.of(1L, List.of(5L, 15L), 2L, List.of(3_000_000_000L, 3_000_000_015L)),
+        dev.floe.testing.TableRows.byId(table, "id", "n", "m"));
+    List<Snapshot> snapshots = new ArrayList<>();
+    table.snapshots().forEach(snapshots::add);
+    assertEquals(1, snapshots.size(), "one cycle, one commit");
+  }
+
   @Test
   void withoutEvolutionTheSameFieldsAreCountedAndTheWideValuesAreBadRecords() {
     String topic = "fixed";
