@@ -41,7 +41,8 @@ final class BadRecords {
   /** Reports one bad record (any thread). */
   void report(SinkRecord record, String reason) {
     metrics.badRecord();
-    String where = "topic " + record.topic() + ", partition " + record.kafkaPartition() + ", offset " + record.kafkaOffset();
+    String where = "topic " + record.originalTopic() + ", partition " + record.originalKafkaPartition() + ", offset "
+        + record.originalKafkaOffset();
     if (reporter == null) {
       LOG.warn("bad record at {} skipped (this worker has no errant record reporter): {}", where, reason);
       return;

@@ -360,10 +360,18 @@ public class FloeIcebergSinkTask extends SinkTask {
   private void rewindAlso(Collection<SinkRecord> records, Map<TopicPartition, Long> rewind) {
     Map<TopicPartition, Long> seeks = new HashMap<>(rewind);
     for (SinkRecord record : records) {
-      seeks.merge(new TopicPartition(record.topic(), record.kafkaPartition()), record.kafkaOffset(), Math::min);
+      seeks.merge(sourcePartition(record), record.originalKafkaOffset(), Math::min);
     }
     seek(seeks);
     LOG.info("rewinding after a fenced commit: {}", seeks);
+  }
+
+  /**
+   * The partition a record was read from: before any transform, which may rename its topic or
+   * partition (RegexRouter). Offsets are kept and reported by it, as Connect's consumer knows it.
+   */
+  static TopicPartition sourcePartition(SinkRecord record) {
+    return new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
   }
 
   /** Asks Connect to seek, and remembers where, to tell a reset consumer from a seek (see {@link #seekedTo}). */
@@ -398,17 +406,18 @@ public class FloeIcebergSinkTask extends SinkTask {
     routed = null;
     try {
       for (SinkRecord record : records) {
-        if (tp == null || record.kafkaPartition() != tp.partition() || !record.topic().equals(tp.topic())) {
+        if (tp == null || record.originalKafkaPartition() != tp.partition()
+            || !record.originalTopic().equals(tp.topic())) {
           if (tp != null) {
             cycleNext.put(tp, next);
           }
-          tp = new TopicPartition(record.topic(), record.kafkaPartition());
-          checkSeek(tp, record.kafkaOffset());
+          tp = sourcePartition(record);
+          checkSeek(tp, record.originalKafkaOffset());
           if (!cycleFirst.containsKey(tp)) {
-            cycleFirst.put(tp, record.kafkaOffset());
+            cycleFirst.put(tp, record.originalKafkaOffset());
           }
         }
-        next = record.kafkaOffset() + 1;
+        next = record.originalKafkaOffset() + 1;
         cycleRecords++;
         byte[] value;
         try {
@@ -448,7 +457,7 @@ public class FloeIcebergSinkTask extends SinkTask {
         to = routed = new Routed(name, tp, sink(name), skipBelow(held.get(name).get(tp), tp));
         cycleTables.add(name);
       }
-      if (record.kafkaOffset() < to.skipBelow) {
+      if (record.originalKafkaOffset() < to.skipBelow) {
         continue; // the table has it already (a task before this one committed it)
       }
       to.sink.add(record, tp, value, key);
@@ -478,8 +487,8 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (!warnedTombstones) {
         warnedTombstones = true;
         LOG.info("skipping records with a null value (tombstones) in append mode, first at topic {}, partition {}, "
-            + "offset {}; the TombstonesSkipped metric counts them", record.topic(), record.kafkaPartition(),
-            record.kafkaOffset());
+            + "offset {}; the TombstonesSkipped metric counts them", record.originalTopic(),
+            record.originalKafkaPartition(), record.originalKafkaOffset());
       }
       return;
     }
@@ -495,8 +504,9 @@ public class FloeIcebergSinkTask extends SinkTask {
 
   private void reject(SinkRecord record, String reason) {
     if (!badRecords.tolerated()) {
-      throw new ConnectException("bad record at topic " + record.topic() + ", partition " + record.kafkaPartition()
-          + ", offset " + record.kafkaOffset() + " (errors.tolerance=none): " + reason);
+      throw new ConnectException("bad record at topic " + record.originalTopic() + ", partition "
+          + record.originalKafkaPartition() + ", offset " + record.originalKafkaOffset() + " (errors.tolerance=none): "
+          + reason);
     }
     badRecords.report(record, reason);
   }

@@ -209,7 +209,7 @@ final class TableSink implements AutoCloseable {
       lastSource = sources.computeIfAbsent(tp, PartitionSource::new);
       lastPartition = tp;
     }
-    open.messages.add(keys ? key : value, lastSource, record.kafkaOffset());
+    open.messages.add(keys ? key : value, lastSource, record.originalKafkaOffset());
     if (badRecords.tolerated()) {
       // Kept only to hand a bad one to Connect's reporter; under errors.tolerance=none the first bad
       // record fails the cycle by its position alone, and holding every record for a batch's
