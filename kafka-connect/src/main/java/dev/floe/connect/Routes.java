@@ -36,6 +36,40 @@ final class Routes {
     this.dynamic = settings.dynamic();
   }
 
+  private static boolean isObject(byte[] value) {
+    for (byte b : value) {
+      if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+        return b == '{';
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A number's or boolean's JSON text as Iceberg's connector matches it: the text of the value
+   * JsonConverter reads ({@code routeValue.toString()}): an integer as a long's text, another
+   * number as a double's ({@code 7.50} is {@code 7.5}, {@code 1e3} is {@code 1000.0}), a boolean
+   * as {@code true} or {@code false}.
+   */
+  static String asIcebergText(String scalar) {
+    if (scalar == null || scalar.isEmpty()) {
+      return scalar;
+    }
+    char first = scalar.charAt(0);
+    if (first != '-' && !Character.isDigit(first)) {
+      return scalar;
+    }
+    try {
+      return Long.toString(Long.parseLong(scalar));
+    } catch (NumberFormatException notALong) {
+      try {
+        return Double.toString(Double.parseDouble(scalar));
+      } catch (NumberFormatException notANumber) {
+        return scalar;
+      }
+    }
+  }
+
   /** Whether every record goes to every table (tombstones can be routed). */
   boolean toEveryTable() {
     return field == null;
@@ -54,10 +88,17 @@ final class Routes {
     if (field == null) {
       return tables;
     }
+    if (!isObject(value)) {
+      throw new IllegalArgumentException("the value is not a JSON object, so it has no field '" + fieldName
+          + "' to route it by");
+    }
     String routeValue = field.read(ByteBuffer.wrap(value));
+    if (routeValue == null) { // not a string: a number or a boolean routes by its text, as in Iceberg's connector
+      routeValue = asIcebergText(field.readScalar(ByteBuffer.wrap(value)));
+    }
     if (dynamic) {
       if (routeValue == null) {
-        throw new IllegalArgumentException("no string field '" + fieldName + "' to route the record by");
+        throw new IllegalArgumentException("no field '" + fieldName + "' to route the record by");
       }
       return List.of(routeValue.toLowerCase(Locale.ROOT));
     }

@@ -26,16 +26,29 @@ public final class RouteField {
    * @throws MalformedValueException if the field's value is a string with an invalid escape
    */
   public String read(ByteBuffer message) {
+    return read(message, false);
+  }
+
+  /**
+   * As {@link #read(ByteBuffer)}, and a number's or boolean's JSON text too ({@code 7}, {@code
+   * 7.5e1}, {@code true}): for routes that match the value's text whatever its type, as Iceberg's
+   * Kafka Connect sink does. Null for a null, an object or an array.
+   */
+  public String readScalar(ByteBuffer message) {
+    return read(message, true);
+  }
+
+  private String read(ByteBuffer message, boolean scalars) {
     if (message.hasArray()) {
       int from = message.arrayOffset() + message.position();
-      return read(message.array(), from, from + message.remaining());
+      return read(message.array(), from, from + message.remaining(), scalars);
     }
     byte[] copy = new byte[message.remaining()]; // a direct or read-only buffer: rare
     message.get(message.position(), copy);
-    return read(copy, 0, copy.length);
+    return read(copy, 0, copy.length, scalars);
   }
 
-  private String read(byte[] json, int from, int end) {
+  private String read(byte[] json, int from, int end, boolean scalars) {
     int i = skipSpace(json, from, end);
     if (i >= end || json[i] != '{') {
       return null;
@@ -60,7 +73,10 @@ public final class RouteField {
         return null;
       }
       if (isName(json, keyStart, keyEnd)) {
-        return json[i] == '"' ? stringAt(json, i, end) : null;
+        if (json[i] == '"') {
+          return stringAt(json, i, end);
+        }
+        return scalars ? literalAt(json, i, end) : null;
       }
       i = skipValue(json, i, end);
       if (i < 0) {
@@ -149,6 +165,21 @@ public final class RouteField {
       }
     }
     return -1;
+  }
+
+  /** The text of the number or {@code true}/{@code false} at {@code i}; null for anything else. */
+  private static String literalAt(byte[] json, int i, int end) {
+    int stop = i;
+    while (stop < end && (json[stop] == '-' || json[stop] == '+' || json[stop] == '.'
+        || Character.isLetterOrDigit(json[stop]))) {
+      stop++;
+    }
+    String text = new String(json, i, stop - i, StandardCharsets.US_ASCII);
+    if (text.equals("true") || text.equals("false") || (!text.isEmpty() && (text.charAt(0) == '-'
+        || Character.isDigit(text.charAt(0))))) {
+      return text;
+    }
+    return null; // null, or not JSON
   }
 
   /** The decoded content of the string whose opening quote is at {@code quote}. */

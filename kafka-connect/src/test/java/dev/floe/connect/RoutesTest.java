@@ -1,0 +1,67 @@
+package dev.floe.connect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.Catalogs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Routing by a field's value, as Iceberg's connector routes: a number or boolean value by its text
+ * ({@code routeValue.toString()} of what JsonConverter reads), a value that is not a JSON object
+ * refused (it has no field to route by) rather than dropped without a word.
+ */
+class RoutesTest {
+  private static Routes routes(Map<String, String> extra) {
+    Map<String, String> config = new HashMap<>();
+    config.put("name", "routes");
+    config.put("connector.class", FloeIcebergSinkConnector.class.getName());
+    config.put("iceberg.catalog", Catalogs.EMBEDDED_NAME);
+    Catalogs.embeddedProperties(Path.of("/tmp/unused-warehouse")).forEach((k, v) -> config.put("iceberg.catalog." + k, v));
+    config.put("iceberg.tables.route-field", "kind");
+    config.putAll(extra);
+    return new Routes(new ConnectorSettings(config));
+  }
+
+  private static byte[] json(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void numbersAndBooleansRouteByTheirText() {
+    Routes routes = routes(Map.of(
+        "iceberg.tables", "db.nums,db.flags,db.text",
+        "iceberg.table.db.nums.route-regex", "7|7\\.5|1000\\.0",
+        "iceberg.table.db.flags.route-regex", "true",
+        "iceberg.table.db.text.route-regex", "007"));
+    assertEquals(List.of("db.nums"), routes.route(json("{\"kind\":7}")));
+    assertEquals(List.of("db.nums"), routes.route(json("{\"kind\":7.50}")));
+    assertEquals(List.of("db.nums"), routes.route(json("{\"kind\":1e3}")));
+    assertEquals(List.of("db.flags"), routes.route(json("{\"a\":[1,{\"kind\":1}],\"kind\":true}")));
+    assertEquals(List.of("db.text"), routes.route(json("{\"kind\":\"007\"}")), "a string stays as it is");
+    assertEquals(List.of(), routes.route(json("{\"kind\":null}")), "no value: no table, as in Iceberg's connector");
+    assertEquals(List.of(), routes.route(json("{\"other\":7}")));
+  }
+
+  @Test
+  void dynamicRoutingNamesTheTableByTheValuesText() {
+    Routes routes = routes(Map.of("iceberg.tables.dynamic-enabled", "true"));
+    assertEquals(List.of("db.t7"), routes.route(json("{\"kind\":\"DB.T7\"}")));
+    assertEquals(List.of("42"), routes.route(json("{\"kind\":42}")));
+  }
+
+  @Test
+  void aValueThatIsNotAnObjectIsRefused() {
+    Routes routes = routes(Map.of("iceberg.tables", "db.a", "iceberg.table.db.a.route-regex", ".*"));
+    for (String value : List.of("not json", "[{\"kind\":\"a\"}]", "\"a\"", "")) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> routes.route(json(value)), value);
+      assertTrue(e.getMessage().contains("not a JSON object"), e.getMessage());
+    }
+  }
+}
