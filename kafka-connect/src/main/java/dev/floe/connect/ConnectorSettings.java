@@ -67,7 +67,8 @@ final class ConnectorSettings extends AbstractConfig {
   /** Iceberg's keys for its control topic: accepted, and without effect here. */
   private static final Set<String> CONTROL_TOPIC_KEYS = Set.of(
       CONTROL_TOPIC, "iceberg.control.group-id-prefix", "iceberg.control.commit.timeout-ms",
-      "iceberg.control.commit.threads", "iceberg.coordinator.transactional.suffix");
+      "iceberg.control.commit.threads", "iceberg.coordinator.transactional.suffix",
+      "iceberg.coordinator.transactional.prefix", "iceberg.coordinator-executor-keep-alive-timeout-ms");
 
   static final ConfigDef CONFIG_DEF = new ConfigDef()
       .define(TABLES, Type.LIST, null, Importance.HIGH, "Comma-separated destination tables")
