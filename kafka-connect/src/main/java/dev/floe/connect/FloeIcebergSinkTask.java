@@ -105,6 +105,8 @@ public class FloeIcebergSinkTask extends SinkTask {
    * fence makes the task read the tables again.
    */
   private final Map<TopicPartition, Long> reusedFrom = new HashMap<>();
+  /** Tables a dynamic route named that do not exist, as found in this cycle. */
+  private final Map<String, TableLoader.MissingTableException> missingTables = new HashMap<>();
   /** See {@link Routed}; null at the start of each put. */
   private Routed routed;
   private long lastCommitNanos;
@@ -323,10 +325,21 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
   }
 
+  /** @throws TableLoader.MissingTableException for a table that is not there and not to be created (as in this cycle before) */
   private TableSink sink(String name) {
     TableSink sink = sinks.get(name);
     if (sink == null) {
-      Table table = loader.load(name);
+      TableLoader.MissingTableException missing = missingTables.get(name);
+      if (missing != null) {
+        throw missing; // looked up once a cycle, not once a record
+      }
+      Table table;
+      try {
+        table = loader.load(name);
+      } catch (TableLoader.MissingTableException e) {
+        missingTables.put(name, e);
+        throw e;
+      }
       org.apache.iceberg.catalog.TableIdentifier id = org.apache.iceberg.catalog.TableIdentifier.parse(name);
       sink = new TableSink(id, table, () -> catalog.loadTable(id), settings, settings.taskIndex(), allocator, badRecords,
           metrics);
@@ -454,7 +467,15 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (String name : tables) {
       Routed to = routed;
       if (to == null || to.partition != tp || !to.table.equals(name)) {
-        to = routed = new Routed(name, tp, sink(name), skipBelow(held.get(name).get(tp), tp));
+        TableSink sink;
+        try {
+          sink = sink(name);
+        } catch (TableLoader.MissingTableException e) {
+          // only a dynamic route names a table that is not there (static ones are loaded at start)
+          reject(record, e.getMessage());
+          continue;
+        }
+        to = routed = new Routed(name, tp, sink, skipBelow(held.get(name).get(tp), tp));
         cycleTables.add(name);
       }
       if (record.originalKafkaOffset() < to.skipBelow) {
@@ -600,6 +621,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   private void clearCycle() {
+    missingTables.clear();
     cycleFirst.clear();
     cycleNext.clear();
     cycleTables.clear();

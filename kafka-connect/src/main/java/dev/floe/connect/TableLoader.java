@@ -29,6 +29,13 @@ import org.apache.kafka.connect.errors.ConnectException;
  * loading the one that won.
  */
 final class TableLoader {
+  /** A table that does not exist and is not to be created. */
+  static final class MissingTableException extends ConnectException {
+    MissingTableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   private final Catalog catalog;
   private final ConnectorSettings settings;
 
@@ -43,7 +50,7 @@ final class TableLoader {
       return catalog.loadTable(id);
     } catch (NoSuchTableException e) {
       if (!settings.autoCreate()) {
-        throw new ConnectException("table " + name + " does not exist (and "
+        throw new MissingTableException("table " + name + " does not exist (and "
             + ConnectorSettings.AUTO_CREATE + " is false)", e);
       }
     }
