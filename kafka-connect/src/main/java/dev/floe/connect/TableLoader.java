@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -44,7 +45,47 @@ final class TableLoader {
     this.settings = settings;
   }
 
+  /**
+   * The table, created first when it is missing and auto-create is on.
+   *
+   * @throws ConnectException for a table floe cannot write as the config asks (see {@link #requireWritable})
+   */
   Table load(String name) {
+    Table table = loadOrCreate(name);
+    requireWritable(name, table);
+    return table;
+  }
+
+  /**
+   * Settings floe would otherwise not honour, refused by name rather than ignored: data files in a
+   * format other than Parquet ({@code write.format.default}, the table's or the connector's
+   * {@code iceberg.tables.write-props.}); in upsert mode, id columns other than the table's
+   * identifier fields (floe upserts by the table's identifier fields, Iceberg's connector by the
+   * configured ones).
+   */
+  private void requireWritable(String name, Table table) {
+    String format = settings.writeProperties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT,
+        table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, "parquet"));
+    if (!format.equalsIgnoreCase("parquet")) {
+      throw new ConnectException("table " + name + " asks for " + format + " data files ("
+          + TableProperties.DEFAULT_FILE_FORMAT + "); floe writes Parquet");
+    }
+    String idColumns = settings.idColumns(name);
+    if (settings.upsert() && idColumns != null && !idColumns.isBlank()) {
+      Set<String> configured = new TreeSet<>();
+      for (String column : idColumns.split(",")) {
+        configured.add(column.trim());
+      }
+      Set<String> identifiers = new TreeSet<>(table.schema().identifierFieldNames());
+      if (!configured.equals(identifiers)) {
+        throw new ConnectException("table " + name + " has identifier fields " + identifiers + " but the config's id "
+            + "columns are " + configured + ": floe upserts by the table's identifier fields; make them the same "
+            + "(ALTER TABLE ... SET IDENTIFIER FIELDS, or the id-columns keys)");
+      }
+    }
+  }
+
+  private Table loadOrCreate(String name) {
     TableIdentifier id = TableIdentifier.parse(name);
     try {
       return catalog.loadTable(id);

@@ -1,0 +1,59 @@
+package dev.floe.connect;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.connect.InJvmTasks.RecordingContext;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Table settings floe does not honour are refused by name when the task loads the table, not
+ * ignored: a data file format other than Parquet, and in upsert mode id columns other than the
+ * table's identifier fields.
+ */
+class TableSettingsTest extends InJvmTaskTest {
+  private String startFailure(Map<String, String> config) {
+    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
+    task.initialize(new RecordingContext());
+    try {
+      ConnectException e = assertThrows(ConnectException.class, () -> {
+        task.start(config);
+        task.open(List.of(InJvmTasks.TP));
+      });
+      return e.getMessage();
+    } finally {
+      task.stop();
+    }
+  }
+
+  @Test
+  void aFormatOtherThanParquetIsRefused() {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "orc");
+    Map<String, String> config = InJvmTasks.config("orc", warehouse(), id, 10);
+    config.put("iceberg.tables.write-props.write.format.default", "orc");
+    String reason = startFailure(config);
+    assertTrue(reason.contains("asks for orc data files"), reason);
+
+    catalog.loadTable(id).updateProperties().set("write.format.default", "avro").commit();
+    config.remove("iceberg.tables.write-props.write.format.default");
+    reason = startFailure(config);
+    assertTrue(reason.contains("asks for avro data files"), reason);
+  }
+
+  @Test
+  void upsertIdColumnsOtherThanTheIdentifierFieldsAreRefused() {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "keyed");
+    Table table = catalog.loadTable(id);
+    table.updateSchema().setIdentifierFields("id").commit();
+    Map<String, String> config = InJvmTasks.config("keyed", warehouse(), id, 10);
+    config.put("iceberg.tables.upsert-mode-enabled", "true");
+    config.put("iceberg.table." + id + ".id-columns", "name");
+    String reason = startFailure(config);
+    assertTrue(reason.contains("identifier fields [id] but the config's id columns are [name]"), reason);
+  }
+}
