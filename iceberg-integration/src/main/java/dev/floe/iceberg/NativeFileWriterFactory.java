@@ -14,6 +14,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.DVFileWriter;
@@ -99,6 +100,11 @@ public final class NativeFileWriterFactory {
       Table table, BufferAllocator allocator, int partitionId, long taskId, Map<String, String> overrides) {
     Map<String, String> properties = new HashMap<>(table.properties());
     properties.putAll(overrides);
+    String format = properties.getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
+    if (!format.equalsIgnoreCase("parquet")) { // refused, not ignored: the table's readers expect that format
+      throw new IllegalArgumentException("table " + table.name() + " asks for " + format + " data files ("
+          + TableProperties.DEFAULT_FILE_FORMAT + "); floe writes Parquet");
+    }
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PARQUET).build();
     OutputFileFactory deletionVectors =

@@ -243,6 +243,16 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
     }
   }
 
+  /** A table that asks for another data file format is refused, not written as Parquet. */
+  @Test
+  void aTableAskingForAnotherFormatIsRefused() {
+    Table orc = table("orc", Map.of(TableProperties.DEFAULT_FILE_FORMAT, "orc"));
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> NativeFileWriterFactory.forTable(orc, allocator));
+    assertTrue(e.getMessage().contains("asks for orc data files"), e.getMessage());
+  }
+
   /**
    * Zeros at the ends of float and double columns: Iceberg's writer keeps the sign of the zero it
    * met ({@code Float.compare} orders -0.0 below 0.0), while Parquet statistics always say -0.0
