@@ -16,7 +16,8 @@ import org.apache.iceberg.Schema;
  * --partition-by} and the sink's {@code partition.by} setting.
  */
 public final class PartitionSpecs {
-  private static final Pattern TERM = Pattern.compile("(\\w+)\\s*\\(([^()]*)\\)|([\\w.]+)");
+  /** {@code transform(args)}, or a column name (any characters but parentheses and commas). */
+  private static final Pattern TERM = Pattern.compile("(\\w+)\\s*\\(([^()]*)\\)|([^(),]+)");
 
   private PartitionSpecs() {}
 
