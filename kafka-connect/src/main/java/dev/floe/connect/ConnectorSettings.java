@@ -183,6 +183,11 @@ final class ConnectorSettings extends AbstractConfig {
     if (dynamic && (routeField == null || routeField.isBlank())) {
       problems.add("'" + ROUTE_FIELD + "' is required when '" + DYNAMIC + "' = true");
     }
+    String schema = props.get(SCHEMA);
+    if (dynamic && isTrue(props.get(AUTO_CREATE)) && (schema == null || schema.isBlank())) {
+      problems.add("'" + AUTO_CREATE + "' = true with '" + DYNAMIC + "' = true needs '" + SCHEMA
+          + "': raw JSON carries no schema to create the tables from");
+    }
     if (routeField != null && routeField.contains(".")) {
       problems.add("'" + ROUTE_FIELD + "' = " + routeField + ": floe routes on a top-level field only");
     }

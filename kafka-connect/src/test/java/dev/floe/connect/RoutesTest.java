@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Routing by a field's value, as Iceberg's connector routes: a number or boolean value by its text
  * ({@code routeValue.toString()} of what JsonConverter reads), a value that is not a JSON object
- * refused (it has no field to route by) rather than dropped without a word.
+ * refused (it has no field to route by) rather than dropped without a word; and the routing
+ * settings {@code validate()} refuses.
  */
 class RoutesTest {
   private static Routes routes(Map<String, String> extra) {
@@ -54,6 +55,20 @@ class RoutesTest {
     Routes routes = routes(Map.of("iceberg.tables.dynamic-enabled", "true"));
     assertEquals(List.of("db.t7"), routes.route(json("{\"kind\":\"DB.T7\"}")));
     assertEquals(List.of("42"), routes.route(json("{\"kind\":42}")));
+  }
+
+  @Test
+  void dynamicAutoCreateWithoutASchemaIsRefusedByValidation() {
+    Map<String, String> config = new HashMap<>();
+    config.put("iceberg.catalog.uri", "jdbc:sqlite::memory:");
+    config.put("iceberg.tables.dynamic-enabled", "true");
+    config.put("iceberg.tables.route-field", "kind");
+    config.put("iceberg.tables.auto-create-enabled", "true");
+    List<String> problems = ConnectorSettings.problems(config);
+    assertEquals(1, problems.size(), problems.toString());
+    assertTrue(problems.getFirst().contains("needs 'floe.tables.schema'"), problems.toString());
+    config.put("floe.tables.schema", "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[]}");
+    assertEquals(List.of(), ConnectorSettings.problems(config));
   }
 
   @Test
