@@ -77,6 +77,14 @@ final class InJvmTasks {
     return out;
   }
 
+  /** A task initialized with {@code context} and started on {@code config}. */
+  static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
+    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
+    task.initialize(context);
+    task.start(config);
+    return task;
+  }
+
   static void awaitCommitted(FloeIcebergSinkTask task, long next) throws InterruptedException {
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (System.nanoTime() < deadline) {

@@ -5,6 +5,7 @@ import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static dev.floe.connect.InJvmTasks.ids;
 import static dev.floe.connect.InJvmTasks.record;
 import static dev.floe.connect.InJvmTasks.records;
+import static dev.floe.connect.InJvmTasks.started;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
@@ -68,13 +69,6 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     }
     expected.putAll(ids(1_030, 1_040));
     assertEquals(expected, ids(catalog.loadTable(id)));
-  }
-
-  private static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
-    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-    task.initialize(context);
-    task.start(config);
-    return task;
   }
 
   /** Records {@code from..to-1} of the recreated topic: ids 1000 + offset, unlike the old topic's. */

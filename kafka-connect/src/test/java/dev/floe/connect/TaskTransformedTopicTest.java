@@ -3,6 +3,7 @@ package dev.floe.connect;
 import static dev.floe.connect.InJvmTasks.TP;
 import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static dev.floe.connect.InJvmTasks.ids;
+import static dev.floe.connect.InJvmTasks.started;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
@@ -27,9 +28,7 @@ class TaskTransformedTopicTest extends InJvmTaskTest {
     TableIdentifier id = InJvmTasks.createTable(catalog, "renamed");
     Map<String, String> config = InJvmTasks.config("renamed", warehouse(), id, 10);
 
-    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-    task.initialize(new RecordingContext());
-    task.start(config);
+    FloeIcebergSinkTask task = started(config, new RecordingContext());
     try {
       task.open(List.of(TP));
       task.put(renamed(0, 10));
@@ -39,9 +38,7 @@ class TaskTransformedTopicTest extends InJvmTaskTest {
     }
 
     RecordingContext context = new RecordingContext();
-    FloeIcebergSinkTask restarted = new FloeIcebergSinkTask();
-    restarted.initialize(context);
-    restarted.start(config);
+    FloeIcebergSinkTask restarted = started(config, context);
     try {
       restarted.open(List.of(TP));
       assertEquals(List.of(Map.of(TP, 10L)), context.rewinds, "resumes the partition it read from");
