@@ -843,19 +843,19 @@ fn described_unknown_fields_carry_their_shapes_and_parents() {
     unknown.sort_by(|a, b| a.path.cmp(&b.path));
     let json = serde_json::to_value(&unknown).unwrap();
     let expected = serde_json::json!([
-        {"path": "meta", "kinds": ["object"], "count": 1, "shape": {"object": [
+        {"path": "meta", "name": "meta", "kinds": ["object"], "count": 1, "shape": {"object": [
             {"name": "deep", "shape": {"array": "float"}},
             {"name": "n", "shape": "null"}]}},
         // The first kind met stays; the string will not fit the column made for it.
-        {"path": "odd", "kinds": ["string", "integer"], "count": 2, "shape": "integer"},
-        {"path": "point.y", "kinds": ["integer", "float"], "count": 2, "parent_id": 2,
+        {"path": "odd", "name": "odd", "kinds": ["string", "integer"], "count": 2, "shape": "integer"},
+        {"path": "point.y", "name": "y", "kinds": ["integer", "float"], "count": 2, "parent_id": 2,
             "shape": "float"},
-        {"path": "points[].z", "kinds": ["object"], "count": 2, "parent_id": 5,
+        {"path": "points[].z", "name": "z", "kinds": ["object"], "count": 2, "parent_id": 5,
             "shape": {"object": [
                 {"name": "k", "shape": "integer"},
                 {"name": "j", "shape": "boolean"}]}},
-        {"path": "seen", "kinds": ["integer", "null"], "count": 2, "shape": "integer"},
-        {"path": "tags", "kinds": ["array"], "count": 3, "shape": {"array": "string"}},
+        {"path": "seen", "name": "seen", "kinds": ["integer", "null"], "count": 2, "shape": "integer"},
+        {"path": "tags", "name": "tags", "kinds": ["array"], "count": 3, "shape": {"array": "string"}},
     ]);
     assert_eq!(json, expected);
 }
