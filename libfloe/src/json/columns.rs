@@ -704,6 +704,11 @@ impl<O: OffsetSizeTrait> BytesColumn<O, String> {
         self.values.push_str(value);
         self.end_value(pos)
     }
+
+    /// Value `i` (appended, not null).
+    fn str_at(&self, i: usize) -> &str {
+        &self.values[self.offsets[i].as_usize()..self.offsets[i + 1].as_usize()]
+    }
 }
 
 impl<O: OffsetSizeTrait, V: ValueBytes> Column for BytesColumn<O, V> {
@@ -1163,41 +1168,17 @@ struct MapColumn {
     value_nullable: bool,
     offsets: Vec<i32>,
     nulls: NullBufferBuilder,
-    /// The keys of the map being decoded, to refuse one given twice.
-    map_keys: MapKeys,
+    /// Hashes of the keys of the map being decoded: Iceberg's maps hold each key once, so a key
+    /// given twice is refused (as Jackson's strict duplicate detection refuses it), not written
+    /// twice. Cleared per map, so it allocates only while it grows.
+    key_hashes: std::collections::HashSet<u64>,
 }
 
-/// The keys of one JSON object read as a map: Iceberg's maps hold each key once, so a key given
-/// twice is refused (as Jackson's strict duplicate detection refuses it), not written twice.
-#[derive(Default)]
-struct MapKeys {
-    keys: Vec<String>,
-    /// Past this many keys, a set: an object with thousands of keys stays linear.
-    set: std::collections::HashSet<String>,
-}
-
-impl MapKeys {
-    const LINEAR: usize = 16;
-
-    fn clear(&mut self) {
-        self.keys.clear();
-        self.set.clear();
-    }
-
-    /// False if `key` came before in this map.
-    fn insert(&mut self, key: &str) -> bool {
-        if self.keys.len() < Self::LINEAR {
-            if self.keys.iter().any(|k| k == key) {
-                return false;
-            }
-            self.keys.push(key.to_string());
-            return true;
-        }
-        if self.set.is_empty() {
-            self.set.extend(self.keys.iter().cloned());
-        }
-        self.set.insert(key.to_string())
-    }
+/// FNV-1a: a map key's hash for [`MapColumn::key_hashes`] (equal hashes are compared by text).
+fn key_hash(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl MapColumn {
@@ -1226,7 +1207,7 @@ impl MapColumn {
             values,
             offsets: vec![0],
             nulls: NullBufferBuilder::new(0),
-            map_keys: MapKeys::default(),
+            key_hashes: std::collections::HashSet::new(),
         })
     }
 }
@@ -1238,14 +1219,17 @@ impl Column for MapColumn {
 
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_object()?;
-        self.map_keys.clear();
+        self.key_hashes.clear();
+        let first_key = self.keys.len();
         let mut first = true;
         loop {
             let pos = cur.pos();
             match cur.next_key(first)? {
                 None => break,
                 Some(key) => {
-                    if !self.map_keys.insert(key) {
+                    let seen = !self.key_hashes.insert(key_hash(key))
+                        && (first_key..self.keys.len()).any(|i| self.keys.str_at(i) == key);
+                    if seen {
                         return Err(DecodeError::new(format!("duplicate map key '{key}'"), pos));
                     }
                     self.keys.append_str(key, pos)?
