@@ -57,19 +57,12 @@ final class TableLoader {
   }
 
   /**
-   * Settings floe would otherwise not honour, refused by name rather than ignored: data files in a
-   * format other than Parquet ({@code write.format.default}, the table's or the connector's
-   * {@code iceberg.tables.write-props.}); in upsert mode, id columns other than the table's
-   * identifier fields (floe upserts by the table's identifier fields, Iceberg's connector by the
-   * configured ones).
+   * A setting floe would otherwise not honour, refused by name rather than ignored: in upsert mode,
+   * id columns other than the table's identifier fields (floe upserts by the table's identifier
+   * fields, Iceberg's connector by the configured ones). A data file format other than Parquet is
+   * refused by the writer factory ({@code TableSink}), with the connector's write-props.
    */
   private void requireWritable(String name, Table table) {
-    String format = settings.writeProperties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT,
-        table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT, "parquet"));
-    if (!format.equalsIgnoreCase("parquet")) {
-      throw new ConnectException("table " + name + " asks for " + format + " data files ("
-          + TableProperties.DEFAULT_FILE_FORMAT + "); floe writes Parquet");
-    }
     String idColumns = settings.idColumns(name);
     if (settings.upsert() && idColumns != null && !idColumns.isBlank()) {
       Set<String> configured = new TreeSet<>();

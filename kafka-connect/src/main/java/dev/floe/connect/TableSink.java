@@ -153,8 +153,12 @@ final class TableSink implements AutoCloseable {
 
   /** A writer factory for {@code current}'s schema and spec; checks that it can upsert if asked to. */
   private NativeFileWriterFactory writerFactory(Table current) {
-    NativeFileWriterFactory made = NativeFileWriterFactory.forTable(current, allocator, taskIndex, System.nanoTime(),
-        settings.writeProperties());
+    NativeFileWriterFactory made;
+    try {
+      made = NativeFileWriterFactory.forTable(current, allocator, taskIndex, System.nanoTime(), settings.writeProperties());
+    } catch (IllegalArgumentException e) { // a table floe cannot write as it asks (a format other than Parquet)
+      throw new ConnectException(e.getMessage(), e);
+    }
     if (upsert) {
       made.newUpsertTaskWriter().abort(); // checks now that the table has identifier fields
     }
