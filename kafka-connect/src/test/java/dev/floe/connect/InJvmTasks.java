@@ -77,8 +77,32 @@ final class InJvmTasks {
     return out;
   }
 
+  /**
+   * One run of a task on {@link #TP}: started, opened, given each of {@code puts}, and stopped once
+   * it reports offset {@code next} committed.
+   *
+   * @return the rewinds the task asked of Connect when it opened the partition
+   */
+  @SafeVarargs
+  static List<Map<TopicPartition, Long>> run(Map<String, String> config, long next, List<SinkRecord>... puts)
+      throws InterruptedException {
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask task = started(config, context);
+    try {
+      task.open(List.of(TP));
+      List<Map<TopicPartition, Long>> rewinds = List.copyOf(context.rewinds);
+      for (List<SinkRecord> records : puts) {
+        task.put(records);
+      }
+      awaitCommitted(task, next);
+      return rewinds;
+    } finally {
+      task.stop();
+    }
+  }
+
   /** A task initialized with {@code context} and started on {@code config}. */
-  static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
+  private static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
     FloeIcebergSinkTask task = new FloeIcebergSinkTask();
     task.initialize(context);
     task.start(config);

@@ -1,14 +1,12 @@
 package dev.floe.connect;
 
 import static dev.floe.connect.InJvmTasks.TP;
-import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static dev.floe.connect.InJvmTasks.ids;
 import static dev.floe.connect.InJvmTasks.record;
 import static dev.floe.connect.InJvmTasks.records;
-import static dev.floe.connect.InJvmTasks.started;
+import static dev.floe.connect.InJvmTasks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.floe.connect.InJvmTasks.RecordingContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,42 +29,18 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reused");
     Map<String, String> config = InJvmTasks.config("reused", warehouse(), id, 10);
 
-    FloeIcebergSinkTask before = started(config, new RecordingContext());
-    try {
-      before.open(List.of(TP));
-      before.put(records(0, 100)); // the old topic
-      awaitCommitted(before, 100);
-    } finally {
-      before.stop();
-    }
-
-    RecordingContext context = new RecordingContext();
-    FloeIcebergSinkTask after = started(config, context);
-    try {
-      after.open(List.of(TP));
-      assertEquals(List.of(Map.of(TP, 100L)), context.rewinds, "the task seeks to where the table left off");
-      after.put(newTopic(0, 20)); // the consumer reset to the new log's start
-      after.put(newTopic(20, 30));
-      awaitCommitted(after, 30);
-    } finally {
-      after.stop();
-    }
+    run(config, 100, records(0, 100)); // the old topic
+    // the consumer reset to the new log's start
+    assertEquals(List.of(Map.of(TP, 100L)), run(config, 30, newTopic(0, 20), newTopic(20, 30)),
+        "the task seeks to where the table left off");
 
     Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
     expected.putAll(ids(1_000, 1_030));
     assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records and the new one's, each once");
 
     // Started again, the task seeks to the offset the table now holds, and skips what it holds.
-    RecordingContext again = new RecordingContext();
-    FloeIcebergSinkTask restarted = started(config, again);
-    try {
-      restarted.open(List.of(TP));
-      assertEquals(List.of(Map.of(TP, 30L)), again.rewinds, "the stored offset moved back to the new topic's");
-      restarted.put(newTopic(30, 40));
-      awaitCommitted(restarted, 40);
-    } finally {
-      restarted.stop();
-    }
+    assertEquals(List.of(Map.of(TP, 30L)), run(config, 40, newTopic(30, 40)),
+        "the stored offset moved back to the new topic's");
     expected.putAll(ids(1_030, 1_040));
     assertEquals(expected, ids(catalog.loadTable(id)));
   }

@@ -1,12 +1,10 @@
 package dev.floe.connect;
 
 import static dev.floe.connect.InJvmTasks.TP;
-import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static dev.floe.connect.InJvmTasks.ids;
-import static dev.floe.connect.InJvmTasks.started;
+import static dev.floe.connect.InJvmTasks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.floe.connect.InJvmTasks.RecordingContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,25 +26,8 @@ class TaskTransformedTopicTest extends InJvmTaskTest {
     TableIdentifier id = InJvmTasks.createTable(catalog, "renamed");
     Map<String, String> config = InJvmTasks.config("renamed", warehouse(), id, 10);
 
-    FloeIcebergSinkTask task = started(config, new RecordingContext());
-    try {
-      task.open(List.of(TP));
-      task.put(renamed(0, 10));
-      awaitCommitted(task, 10); // preCommit reports TP, the partition Connect owns
-    } finally {
-      task.stop();
-    }
-
-    RecordingContext context = new RecordingContext();
-    FloeIcebergSinkTask restarted = started(config, context);
-    try {
-      restarted.open(List.of(TP));
-      assertEquals(List.of(Map.of(TP, 10L)), context.rewinds, "resumes the partition it read from");
-      restarted.put(renamed(10, 20));
-      awaitCommitted(restarted, 20);
-    } finally {
-      restarted.stop();
-    }
+    run(config, 10, renamed(0, 10)); // committed once preCommit reports TP, the partition Connect owns
+    assertEquals(List.of(Map.of(TP, 10L)), run(config, 20, renamed(10, 20)), "resumes the partition it read from");
     assertEquals(ids(0, 20), ids(catalog.loadTable(id)));
   }
 
