@@ -4,9 +4,13 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.UnknownField;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.SchemaEvolution;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
@@ -22,12 +26,26 @@ public final class TableEvolution {
   private static final Logger LOG = LoggerFactory.getLogger(TableEvolution.class);
   /** Decoders that describe what they meet, as evolution needs. */
   public static final JsonDecoderConfig DESCRIBING = JsonDecoderConfig.defaults().withDescribeUnknownFields(true);
+  /**
+   * How long a field evolution left out stays settled: a user may meanwhile change the table so
+   * that it fits (drop the column whose name differs only in case), and nothing else would tell.
+   */
+  static final long SETTLED_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Supplier<Table> loader;
   private final Function<Table, NativeFileWriterFactory> factories;
   private final LongConsumer onEvolved;
+  private final LongSupplier nanoClock;
   /** The table as evolution reads and changes it; loaded on first use. */
   private Table table;
+  /**
+   * Fields of reports that evolution changed nothing for (left out, or a widening Iceberg does not
+   * allow), at schema {@link #settledSchemaId}: a producer sends them in every batch, and planning
+   * them again would cost a table refresh and a warning per batch.
+   */
+  private final Set<UnknownField> settled = new HashSet<>();
+  private int settledSchemaId = -1;
+  private long settledSince;
 
   /**
    * @param loader loads an instance of the table of this object's own (refreshed here only)
@@ -38,9 +56,15 @@ public final class TableEvolution {
    */
   public TableEvolution(
       Supplier<Table> loader, Function<Table, NativeFileWriterFactory> factories, LongConsumer onEvolved) {
+    this(loader, factories, onEvolved, System::nanoTime);
+  }
+
+  TableEvolution(Supplier<Table> loader, Function<Table, NativeFileWriterFactory> factories, LongConsumer onEvolved,
+      LongSupplier nanoClock) {
     this.loader = loader;
     this.factories = factories;
     this.onEvolved = onEvolved;
+    this.nanoClock = nanoClock;
   }
 
   /**
@@ -52,16 +76,38 @@ public final class TableEvolution {
     if (!SchemaEvolution.anythingToEvolve(report)) {
       return null;
     }
+    List<UnknownField> open = unsettled(current, report);
+    if (open.isEmpty()) {
+      return null;
+    }
     if (table == null) {
       table = loader.get();
     }
-    SchemaEvolution.evolve(table, report);
+    SchemaEvolution.evolve(table, open);
     if (current.writesCurrentSchemaOf(table)) {
+      open.forEach(field -> settled.add(identity(field))); // nothing changed for any of them
       return null;
     }
     NativeFileWriterFactory next = factories.apply(table);
     LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
     return next;
+  }
+
+  /** The fields of {@code report} not settled at {@code current}'s schema. */
+  private List<UnknownField> unsettled(NativeFileWriterFactory current, List<UnknownField> report) {
+    long now = nanoClock.getAsLong();
+    if (settledSchemaId != current.schema().schemaId() || now - settledSince >= SETTLED_NANOS) {
+      settled.clear();
+      settledSchemaId = current.schema().schemaId();
+      settledSince = now;
+    }
+    return report.stream().filter(field -> !settled.contains(identity(field))).toList();
+  }
+
+  /** A reported field without what varies between batches of the same field (its counts and kinds). */
+  private static UnknownField identity(UnknownField field) {
+    return new UnknownField(field.path(), List.of(), 0, field.parentId(), field.shape(), field.fieldId(),
+        field.widenTo(), field.key());
   }
 
   /** After a batch that moved its cycle to a new schema: it was held up {@code nanos}. */
