@@ -125,9 +125,22 @@ public final class NativeJsonDecoder extends NativeHandle {
               result,
               errorSlot);
       check(status, errorSlot, null);
-      List<RejectedMessage> rejected = takeRejects(batch, policy);
-      // The structs now own the decoded batch; importing moves it into Java vectors.
-      VectorSchemaRoot root = Data.importVectorSchemaRoot(allocator, array, ffiSchema, null);
+      // The structs now own the decoded batch; importing moves it into Java vectors, which the
+      // root then owns: imported first, so that nothing below can leave the batch unowned.
+      VectorSchemaRoot root;
+      try {
+        root = Data.importVectorSchemaRoot(allocator, array, ffiSchema, null);
+      } catch (RuntimeException | Error e) {
+        discardRejects();
+        throw e;
+      }
+      List<RejectedMessage> rejected;
+      try {
+        rejected = takeRejects(batch, policy);
+      } catch (RuntimeException | Error e) {
+        root.close();
+        throw e;
+      }
       if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
         root.close();
         throw new BadRecordException(rejected.getFirst());
@@ -275,6 +288,15 @@ public final class NativeJsonDecoder extends NativeHandle {
       return RejectsJson.parse(json.reinterpret(length).toArray(ValueLayout.JAVA_BYTE), batch);
     } finally {
       floe_h.floe_bytes_free(json, length);
+    }
+  }
+
+  /** Frees the native reject list unread (the batch it describes is lost anyway). */
+  private void discardRejects() {
+    MemorySegment json = FloeDecodeResult.rejects_json(result);
+    if (!MemorySegment.NULL.equals(json)) {
+      floe_h.floe_bytes_free(json, FloeDecodeResult.rejects_len(result));
+      FloeDecodeResult.rejects_json(result, MemorySegment.NULL);
     }
   }
 
