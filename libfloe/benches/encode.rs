@@ -13,7 +13,9 @@
 //! - `raw_zstd3`: zstd level 3 alone over the column bytes of the uncompressed file, in
 //!   1 MiB chunks (the JMH benchmark's ceiling);
 //! - `raw_zstd3_pages`: zstd level 3 over the same file's page bodies, one call per page,
-//!   as a Parquet writer must compress them.
+//!   as a Parquet writer must compress them;
+//! - `validate_columns`: the full validation (offsets, UTF-8) that batches imported from Java
+//!   get before they are written, alone.
 //!
 //! On a shared machine, `FLOE_BENCH_CLOCK=cpu` measures the thread's time on a CPU
 //! (`/proc/thread-self/schedstat`) instead of wall time, so waiting for a core does not count.
@@ -25,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{
-    ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    Array, ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray, UInt32Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -384,13 +386,14 @@ struct Fixture {
     out: Vec<u8>,
 }
 
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 7] = [
     "floe_zstd3",
     "floe_zstd3_batch_by_batch",
     "floe_uncompressed",
     "raw_zstd3",
     "raw_zstd3_pages",
     "raw_zstd3_pages_per_column",
+    "validate_columns",
 ];
 
 impl Fixture {
@@ -455,6 +458,14 @@ impl Fixture {
                     }
                 }
                 total
+            }
+            "validate_columns" => {
+                for batch in &self.batches {
+                    for column in batch.columns() {
+                        column.to_data().validate_full().unwrap();
+                    }
+                }
+                self.batches.len()
             }
             other => panic!("no benchmark {other}; there are {NAMES:?}"),
         }

@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_data::ArrayData;
 use arrow_schema::{DataType, Schema};
 
 use crate::config::WriterConfig;
@@ -1454,6 +1455,7 @@ unsafe fn import_batch(
     }
     data.validate()
         .map_err(|e| FloeError::invalid_argument(format!("invalid arrow array: {e}")))?;
+    validate_columns(&data, target)?;
     let columns = StructArray::from(data);
     if columns.null_count() > 0 {
         return Err(FloeError::invalid_argument(
@@ -1469,6 +1471,22 @@ unsafe fn import_batch(
         &RecordBatchOptions::new().with_row_count(Some(num_rows)),
     )
     .map_err(|e| FloeError::schema_mismatch(format!("batch does not fit the writer schema: {e}")))
+}
+
+/// Checks every column's values the way [`ArrayData::validate_full`] does: offsets in bounds and
+/// never going backwards, strings UTF-8. `validate` checks only buffer sizes and first and last
+/// offsets, and arrays from Java carry whatever bytes their caller put there (Arrow Java's
+/// `VarCharVector` takes any bytes), which libfloe must not read as strings.
+fn validate_columns(data: &ArrayData, target: &Schema) -> Result<()> {
+    for (field, column) in target.fields().iter().zip(data.child_data()) {
+        column.validate_full().map_err(|e| {
+            FloeError::invalid_argument(format!(
+                "invalid arrow array in column '{}': {e}",
+                field.name()
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

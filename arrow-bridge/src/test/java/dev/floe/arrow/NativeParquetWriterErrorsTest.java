@@ -21,6 +21,7 @@ import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -232,6 +233,47 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
     IllegalStateException closed = assertThrows(IllegalStateException.class, writer::finish);
     assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
     // The allocator closing in tearDown proves the failed writer released the batch it held.
+  }
+
+  /**
+   * Arrow Java's vectors take any bytes: a string that is not UTF-8, or offsets a caller set by
+   * hand that go backwards, would make libfloe read strings it cannot hold (or past a buffer). The
+   * batch is refused naming the column, and the writer goes on.
+   */
+  @Test
+  void aBatchWithBrokenStringsIsRefusedByColumnAndTheWriterGoesOn() throws Exception {
+    Schema strings = new Schema(List.of(
+        new Field("id", new FieldType(false, new ArrowType.Int(64, true), null, Map.of("PARQUET:field_id", "1")), null),
+        new Field("name", new FieldType(true, ArrowType.Utf8.INSTANCE, null, Map.of("PARQUET:field_id", "2")), null)));
+    Path file = dir.resolve("strings.parquet");
+    try (NativeParquetWriter writer = NativeParquetWriter.open(file, strings, ParquetWriterConfig.defaults(), allocator)) {
+      try (VectorSchemaRoot latin1 = stringBatch(strings, "ok", "caf\u00e9")) {
+        ((VarCharVector) latin1.getVector(1)).setSafe(1, new byte[] {'c', 'a', 'f', (byte) 0xE9});
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> writer.write(latin1));
+        assertTrue(e.getMessage().contains("name") && e.getMessage().contains("UTF"), e.getMessage());
+      }
+      try (VectorSchemaRoot backwards = stringBatch(strings, "abc", "de", "f")) {
+        VarCharVector names = (VarCharVector) backwards.getVector(1);
+        names.getOffsetBuffer().setInt(2L * Integer.BYTES, 1_000); // row 1 ends beyond the data
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> writer.write(backwards));
+        assertTrue(e.getMessage().contains("name") && e.getMessage().contains("offset"), e.getMessage());
+      }
+      try (VectorSchemaRoot ok = stringBatch(strings, "caf\u00e9")) {
+        writer.write(ok);
+      }
+      assertEquals(1, writer.finish().rowCount());
+    }
+    assertEquals(List.of(Map.of("id", 0L, "name", "caf\u00e9")), ParquetReadBack.rows(file));
+  }
+
+  private VectorSchemaRoot stringBatch(Schema schema, String... names) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+    for (int i = 0; i < names.length; i++) {
+      ((BigIntVector) root.getVector(0)).setSafe(i, i);
+      ((VarCharVector) root.getVector(1)).setSafe(i, names[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    root.setRowCount(names.length);
+    return root;
   }
 
   @Test
