@@ -17,11 +17,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -242,6 +247,68 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
             env -> FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint")).append(throttled(payloads(env, false))),
             env -> FloeIcebergSink.forKafkaPayloads(tableRef("q0_savepoint")).append(throttled(payloads(env, false))));
     assertEquals(resumedJob, table.currentSnapshot().summary().get("flink.job-id"));
+  }
+
+  /**
+   * A rollback under a fixed job id (Flink's application mode with high availability): run A stops
+   * with a savepoint; run B starts from it, commits, and is cancelled; run C starts from the same
+   * savepoint again, so its checkpoint ids repeat B's. C's checkpoints are not B's and must land:
+   * the table ends with every event after the savepoint once more on top of what B committed (a
+   * rollback replays what it rolls back, as with Iceberg's {@code FlinkSink}). With the run id
+   * restored from the savepoint, C's first checkpoints looked committed by B and were dropped.
+   */
+  @Test
+  void aRollbackToASavepointUnderAFixedJobIdLosesNothing() throws Exception {
+    Table table = createTable("q0_rollback");
+    Configuration fixedJobId = new Configuration();
+    fixedJobId.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, JobID.generate().toHexString());
+    Job job = env -> FloeIcebergSink.forKafkaPayloads(tableRef("q0_rollback")).append(throttled(payloads(env, false)));
+    Throttle.SLOW.set(true);
+    try {
+      StreamExecutionEnvironment runA = environment(0, fixedJobId.clone());
+      job.build(runA);
+      JobClient a = runA.executeAsync("run A");
+      awaitRows(table, 1, Duration.ofSeconds(60));
+      String savepoint = a.stopWithSavepoint(false, warehouse.resolve("savepoints").toUri().toString(),
+          SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+      table.refresh();
+      TableFingerprint atSavepoint = TableFingerprint.of(table);
+
+      Configuration fromSavepoint = fixedJobId.clone();
+      fromSavepoint.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+      StreamExecutionEnvironment runB = environment(0, fromSavepoint.clone());
+      job.build(runB);
+      JobClient b = runB.executeAsync("run B");
+      try {
+        long rows = atSavepoint.rows();
+        for (int commits = 0; commits < 3; commits++) { // three of B's checkpoints in the table
+          awaitRows(table, rows + 1, Duration.ofSeconds(60));
+          rows = Long.parseLong(table.currentSnapshot().summary().get("total-records"));
+        }
+      } finally {
+        b.cancel().get(60, TimeUnit.SECONDS);
+      }
+      table.refresh();
+      TableFingerprint afterB = TableFingerprint.of(table);
+      assertTrue(afterB.rows() > atSavepoint.rows() && afterB.rows() < EVENTS, "B stopped part-way: " + afterB.rows());
+
+      Throttle.SLOW.set(false);
+      StreamExecutionEnvironment runC = environment(0, fromSavepoint.clone());
+      job.build(runC);
+      JobClient c = runC.executeAsync("run C");
+      try {
+        long rows = afterB.rows() + EVENTS - atSavepoint.rows();
+        awaitRows(table, rows, Duration.ofSeconds(120));
+        Thread.sleep(1_000); // a few more checkpoints: a row committed twice would show now
+        table.refresh();
+        assertEquals(new TableFingerprint(rows, afterB.hashSum() + expected().hashSum() - atSavepoint.hashSum()),
+            TableFingerprint.of(table), "what B committed, and every event after the savepoint once more");
+      } finally {
+        c.cancel().get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      Throttle.SLOW.set(false);
+    }
   }
 
   /**

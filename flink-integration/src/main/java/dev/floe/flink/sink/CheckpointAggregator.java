@@ -19,7 +19,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * a checkpoint into one {@link FloeCommittable}, so each checkpoint is one commit. Writers send
  * their files ahead of the checkpoint's barrier; with aligned checkpoints all of them are here when
  * this operator's own barrier arrives. What it emits is the committer's state; its own is the last
- * checkpoint and the run id.
+ * checkpoint.
  */
 final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
     implements OneInputStreamOperator<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> {
@@ -32,12 +32,14 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
    */
   private ListState<Long> lastCheckpoint;
   /**
-   * This run of the job: a new id when the operator starts without state, the restored one
-   * otherwise. Every committable carries it into its snapshot summary, so the committer tells this
-   * run's commits from an earlier run's under the same job id ({@link FlinkCheckpoints}).
+   * This run of the job: a new id every time the operator starts, with state or without. Every
+   * committable carries it into its snapshot summary, so the committer tells this run's commits from
+   * an earlier run's under the same job id ({@link FlinkCheckpoints}). Kept across a restore, it
+   * would name two runs restored from one savepoint (a rollback), whose checkpoint ids repeat: the
+   * second run's checkpoints would look committed by the first and be dropped. Committables restored
+   * into the committer keep the id of the run that made them.
    */
-  private String runId;
-  private ListState<String> runIdState;
+  private final String runId = UUID.randomUUID().toString();
 
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
@@ -48,20 +50,12 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
       lastCheckpointId = Math.max(lastCheckpointId, id);
     }
     context.getRestoredCheckpointId().ifPresent(id -> lastCheckpointId = Math.max(lastCheckpointId, id));
-    runIdState = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("floe-run-id", String.class));
-    for (String id : runIdState.get()) {
-      runId = id;
-    }
-    if (runId == null) {
-      runId = UUID.randomUUID().toString();
-    }
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     lastCheckpoint.update(List.of(context.getCheckpointId()));
-    runIdState.update(List.of(runId));
   }
 
   @Override

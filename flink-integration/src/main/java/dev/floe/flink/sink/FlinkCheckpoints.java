@@ -12,9 +12,10 @@ import org.apache.iceberg.util.SnapshotUtil;
  * <p>floe also writes {@value #RUN_ID}, which Iceberg's sinks do not: a job id alone does not name
  * one run of a job. Flink's application mode with high availability gives every deployment of a
  * job the id its cluster id makes, also a deployment started without state, whose checkpoint ids
- * start from 1 again. Matched on the job id alone, that run's checkpoints look committed by the run
- * before it and are dropped, as Iceberg's {@code IcebergSink} 1.11 drops them
- * (apache/iceberg#18098).
+ * start from 1 again, and one restored from a savepoint an earlier run also started from (a
+ * rollback), whose checkpoint ids repeat that run's. Matched on the job id alone, such a run's
+ * checkpoints look committed by the run before it and are dropped, as Iceberg's {@code IcebergSink}
+ * 1.11 drops them (apache/iceberg#18098). Every start of the job is a run of its own.
  */
 final class FlinkCheckpoints {
   static final String JOB_ID = "flink.job-id";
