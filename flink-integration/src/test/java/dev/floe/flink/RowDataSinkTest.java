@@ -313,6 +313,23 @@ public class RowDataSinkTest {
     assertTrue(commitsWithDeletes > 1, commitsWithDeletes + " commits with delete files");
   }
 
+  /**
+   * A table whose {@code write.upsert.enabled} is true takes upserts without {@code upsert(true)}
+   * on the builder, as Iceberg's sink does: the changelog applies. Before, the builder appended and
+   * the table held every version of a key.
+   */
+  @Test
+  void theTablesUpsertPropertyTurnsUpsertModeOn() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
+    List<RowData> changes = changelog(7, 1_000);
+    Table table = create("upsert_property", ACCOUNTS, PartitionSpec.unpartitioned());
+    table.updateProperties().set(TableProperties.UPSERT_ENABLED, "true").commit();
+    StreamExecutionEnvironment env = environment();
+    FloeIcebergSink.forRowData(ref("upsert_property")).append(input(env, changes, type, false));
+    env.execute("upserts by the table's property");
+    assertEquals(applied(changes), rows(table));
+  }
+
   /** An upsert sink needs its keyed shuffle: built alone (for sinkTo), it is refused. */
   @Test
   void anUpsertSinkBuiltWithoutItsShuffleIsRefused() {

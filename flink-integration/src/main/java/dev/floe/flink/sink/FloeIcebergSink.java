@@ -10,6 +10,8 @@ import java.util.Map;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
@@ -238,12 +240,16 @@ public final class FloeIcebergSink<T>
    * Settings of the {@code RowData} path. Distribution follows Iceberg's Flink sink: upserts are
    * keyed by identifier fields (or by partition, under {@code HASH}) so every change of a key
    * reaches one writer in order; appends under {@code HASH} are keyed by partition, so each writer
-   * keeps few files open; otherwise rows stay on their subtask.
+   * keeps few files open; otherwise rows stay on their subtask. Upsert and distribution mode not set
+   * here come from the table's {@code write.upsert.enabled} and {@code write.distribution-mode}, as
+   * in Iceberg's sink.
    */
   public static final class RowDataBuilder extends BaseBuilder<RowData, RowDataBuilder> {
     private RowType rowType;
-    private boolean upsert;
-    private DistributionMode distribution = DistributionMode.NONE;
+    /** Null until set or read from the table ({@link #resolveModes}). */
+    private Boolean upsert;
+    /** Null until set or read from the table ({@link #resolveModes}). */
+    private DistributionMode distribution;
     private int batchRows = RowDataWriterSettings.DEFAULT_BATCH_ROWS;
     private Integer writeParallelism;
     private final Map<String, String> tableProperties = new HashMap<>();
@@ -263,13 +269,20 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
-    /** Rows replace the table's row with the same identifier-field values; deletes remove it. */
+    /**
+     * Rows replace the table's row with the same identifier-field values; deletes remove it.
+     * Default: the table's {@code write.upsert.enabled} (false if unset).
+     */
     public RowDataBuilder upsert(boolean upsert) {
       this.upsert = upsert;
       return this;
     }
 
-    /** {@code NONE} (default) or {@code HASH} (by partition); {@code RANGE} is not supported. */
+    /**
+     * {@code NONE} or {@code HASH} (by partition); {@code RANGE} is not supported. Default: the
+     * table's {@code write.distribution-mode} ({@code none} if unset; {@code range} is taken as
+     * {@code hash}, which also clusters each writer's rows by partition).
+     */
     public RowDataBuilder distributionMode(DistributionMode mode) {
       if (mode == DistributionMode.RANGE) {
         throw new IllegalArgumentException("floe's Flink sink distributes by NONE or HASH, not RANGE");
@@ -301,10 +314,28 @@ public final class FloeIcebergSink<T>
 
     @Override
     WriterFactory<RowData> writers() {
-      if (rowType == null) {
-        rowType = FlinkSchemaUtil.convert(loadTable().schema());
+      if (rowType == null || upsert == null || distribution == null) {
+        resolveModes(loadTable());
       }
       return new RowDataWriterSettings(rowType, upsert, batchRows, tableProperties);
+    }
+
+    /** Fills in what was not set from {@code loaded}: the row type, upsert and distribution mode. */
+    private void resolveModes(Table loaded) {
+      if (rowType == null) {
+        rowType = FlinkSchemaUtil.convert(loaded.schema());
+      }
+      if (upsert == null) {
+        upsert = PropertyUtil.propertyAsBoolean(
+            loaded.properties(), TableProperties.UPSERT_ENABLED, TableProperties.UPSERT_ENABLED_DEFAULT);
+      }
+      if (distribution == null) {
+        String mode = loaded.properties().getOrDefault(
+            TableProperties.WRITE_DISTRIBUTION_MODE, TableProperties.WRITE_DISTRIBUTION_MODE_NONE);
+        distribution = DistributionMode.fromName(mode) == DistributionMode.RANGE
+            ? DistributionMode.HASH
+            : DistributionMode.fromName(mode);
+      }
     }
 
     private Table loadTable() {
@@ -322,6 +353,9 @@ public final class FloeIcebergSink<T>
 
     @Override
     void requireNoShuffleNeeded() {
+      if (upsert == null) {
+        resolveModes(loadTable());
+      }
       if (upsert) {
         throw new IllegalStateException(
             "an upsert sink into " + table + " needs its rows keyed by the table's identifier fields, so"
@@ -335,9 +369,7 @@ public final class FloeIcebergSink<T>
      */
     public DataStreamSink<RowData> append(DataStream<RowData> input) {
       Table loaded = loadTable();
-      if (rowType == null) {
-        rowType = FlinkSchemaUtil.convert(loaded.schema());
-      }
+      resolveModes(loaded);
       if (upsert && loaded.schema().identifierFieldIds().isEmpty()) {
         throw new IllegalArgumentException("upserts into " + table + " need identifier fields in its schema");
       }

@@ -128,7 +128,8 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     if (!upsert) {
       throw new IllegalArgumentException(
           "a " + row.getRowKind() + " row reached an append-only floe sink: changelog input needs upsert mode"
-              + " (FloeIcebergSink.forRowData(...).upsert(true), or 'upsert-enabled'='true' in SQL)"
+              + " (FloeIcebergSink.forRowData(...).upsert(true), the table's write.upsert.enabled=true, or"
+              + " 'upsert-enabled'='true' in SQL)"
               + " on a table with identifier fields");
     }
   }
