@@ -31,7 +31,7 @@ use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef, TimeUnit};
 use serde::Deserialize;
 
 use crate::error::{FloeError, Result};
-use crate::json::{DecodedBatch, Reject};
+use crate::json::{bounded_reason, DecodedBatch, Reject};
 
 /// A row type as Flink describes it: fields by name, each with its `LogicalTypeRoot`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -97,7 +97,10 @@ impl FlinkRowDecoder {
                 Ok(()) => count += 1,
                 Err(reason) => {
                     self.root.truncate(count);
-                    rejects.push(Reject { index, reason });
+                    rejects.push(Reject {
+                        index,
+                        reason: bounded_reason(reason),
+                    });
                     if stop_at_first_reject {
                         stopped = true;
                         break;

@@ -496,6 +496,70 @@ fn a_map_key_given_twice_is_refused() {
     );
 }
 
+/// A reason quotes at most an excerpt of the bad value: reasons travel into dead-letter headers,
+/// where a megabyte of digits made the dead letter larger than the topic takes (the sink then
+/// stops at the bad record).
+#[test]
+fn reasons_quote_an_excerpt_of_a_huge_bad_value() {
+    let entries = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Int64, true),
+        ])),
+        false,
+    ));
+    let s = schema(vec![
+        Field::new("i", DataType::Int64, true),
+        Field::new("f", DataType::Float64, true),
+        Field::new("d", DataType::Decimal128(10, 2), true),
+        Field::new("t", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+        Field::new("date", DataType::Date32, true),
+        uuid_field("u"),
+        Field::new("m", DataType::Map(entries, false), true),
+    ]);
+    let digits = "9".repeat(1_000_000);
+    let long_key = "k".repeat(1_000_000);
+    let messages = [
+        format!(r#"{{"i":{digits}}}"#),
+        format!(r#"{{"i":1.{digits}}}"#),
+        format!(r#"{{"f":{digits}e{digits}}}"#),
+        format!(r#"{{"f":"{digits}"}}"#),
+        format!(r#"{{"d":{digits}}}"#),
+        format!(r#"{{"t":"{digits}"}}"#),
+        format!(r#"{{"date":"2024-01-0{digits}"}}"#),
+        format!(r#"{{"u":"{digits}"}}"#),
+        format!(r#"{{"m":{{"{long_key}":1,"{long_key}":2}}}}"#),
+    ];
+    let (batch, rejects) = decode(&s, &messages.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(batch.num_rows(), 0);
+    assert_eq!(rejects.len(), messages.len());
+    for reject in &rejects {
+        assert!(
+            reject.reason.len() < 200 && reject.reason.contains("..."),
+            "message {}: {} bytes: {}",
+            reject.index,
+            reject.reason.len(),
+            &reject.reason[..reject.reason.len().min(300)]
+        );
+    }
+    let mut strict = JsonDecoder::new(
+        s.clone(),
+        DecoderConfig {
+            strict: true,
+            ..DecoderConfig::default()
+        },
+    )
+    .unwrap();
+    let unknown = format!(r#"{{"{long_key}":1}}"#);
+    let out = strict.decode([unknown.as_bytes()], false).unwrap();
+    assert!(
+        out.rejects[0].reason.len() < 200,
+        "{}",
+        out.rejects[0].reason.len()
+    );
+}
+
 #[test]
 fn bad_messages_at_start_middle_and_end_are_isolated() {
     let s = schema(vec![

@@ -47,7 +47,7 @@ fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Result<(), base64::DecodeErr
 }
 
 use super::cursor::{Cursor, Token};
-use super::error::{DecodeError, SchemaError, ValueError};
+use super::error::{excerpt, DecodeError, SchemaError, ValueError};
 use super::numbers::{parse_decimal, parse_f32, parse_f64, parse_uuid, special_float};
 use super::temporal::{parse_date, parse_time, parse_timestamp_after, LastDate, Unit};
 use super::unchecked::string_array;
@@ -339,7 +339,7 @@ fn float_text<'a>(cur: &mut Cursor<'a>, type_name: &str) -> Result<FloatText<'a>
             DecodeError::new(
                 format!(
                     "expected {type_name}, found string \"{}\"",
-                    String::from_utf8_lossy(&text)
+                    excerpt(&text, false)
                 ),
                 pos,
             )
@@ -479,7 +479,7 @@ fn with_string<T>(
     parse(&text).map_err(|reason| {
         ValueError::InvalidText {
             expected,
-            text: String::from_utf8_lossy(&text).into_owned(),
+            text: excerpt(&text, false),
             reason: Box::new(reason),
         }
         .at(pos)
@@ -1012,7 +1012,10 @@ impl Column for StructColumn {
                 }
                 Err(unknown) if self.strict => {
                     return Err(DecodeError::new(
-                        format!("unknown field '{unknown}' (strict mode)"),
+                        format!(
+                            "unknown field '{}' (strict mode)",
+                            excerpt(unknown.as_bytes(), false)
+                        ),
                         key_pos,
                     ));
                 }
@@ -1230,7 +1233,10 @@ impl Column for MapColumn {
                     let seen = !self.key_hashes.insert(key_hash(key))
                         && (first_key..self.keys.len()).any(|i| self.keys.str_at(i) == key);
                     if seen {
-                        return Err(DecodeError::new(format!("duplicate map key '{key}'"), pos));
+                        return Err(DecodeError::new(
+                            format!("duplicate map key '{}'", excerpt(key.as_bytes(), false)),
+                            pos,
+                        ));
                     }
                     self.keys.append_str(key, pos)?
                 }

@@ -529,7 +529,7 @@ impl<'a> Cursor<'a> {
             return Err(DecodeError::new(
                 format!(
                     "expected {type_name}, found non-integer number {}",
-                    String::from_utf8_lossy(number.text)
+                    excerpt(number.text, false)
                 ),
                 start,
             ));
@@ -540,7 +540,7 @@ impl<'a> Cursor<'a> {
             _ => Err(DecodeError::new(
                 format!(
                     "number {} is out of range for {type_name}",
-                    String::from_utf8_lossy(&buf[start..i])
+                    excerpt(&buf[start..i], false)
                 ),
                 start,
             )),

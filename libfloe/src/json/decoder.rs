@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::columns::{Column, StructColumn};
 use super::cursor::{Cursor, Token};
-use super::error::DecodeError;
+use super::error::{bounded_reason, DecodeError};
 use super::unknown::{UnknownField, UnknownKeys};
 use crate::error::{FloeError, Result};
 use crate::flink_rows::FlinkRowType;
@@ -179,7 +179,7 @@ impl JsonDecoder {
                     self.root.truncate(rows);
                     rejects.push(Reject {
                         index,
-                        reason: e.to_string(),
+                        reason: bounded_reason(e.to_string()),
                     });
                     if stop_at_first_reject {
                         stopped = true;

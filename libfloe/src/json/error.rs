@@ -265,6 +265,26 @@ impl From<SchemaError> for FloeError {
     }
 }
 
+/// Longest reason a reject carries, in bytes: reasons travel into dead-letter headers, exceptions
+/// and logs, and one too large for a Kafka record would stop a sink at the bad record.
+pub const REASON_MAX_BYTES: usize = 1024;
+
+/// `reason`, cut at a character boundary after [`REASON_MAX_BYTES`] and marked so. The decoder's
+/// reasons quote [`excerpt`]s and are far shorter; this bounds any that is not.
+pub fn bounded_reason(mut reason: String) -> String {
+    if reason.len() <= REASON_MAX_BYTES {
+        return reason;
+    }
+    let all = reason.len();
+    let mut cut = REASON_MAX_BYTES;
+    while !reason.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    reason.truncate(cut);
+    reason.push_str(&format!("... (a reason of {all} bytes, cut)"));
+    reason
+}
+
 /// Longest part of a token that an error message quotes, in bytes.
 const EXCERPT_MAX_BYTES: usize = 40;
 
@@ -300,6 +320,17 @@ pub fn excerpt(token: &[u8], quoted: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_are_bounded_at_a_character_boundary() {
+        let short = "field 'a': expected int64".to_string();
+        assert_eq!(bounded_reason(short.clone()), short);
+        let long = format!("field 'a': {}", "é".repeat(2 * REASON_MAX_BYTES));
+        let bounded = bounded_reason(long.clone());
+        assert!(bounded.len() <= REASON_MAX_BYTES + 40, "{}", bounded.len());
+        assert!(bounded.ends_with(&format!("... (a reason of {} bytes, cut)", long.len())));
+        assert!(long.starts_with(bounded.split("...").next().unwrap()));
+    }
 
     #[test]
     fn short_tokens_are_quoted_whole() {

@@ -15,7 +15,7 @@ mod unknown;
 mod unchecked;
 
 pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
-pub use error::DecodeError;
+pub use error::{bounded_reason, DecodeError};
 pub use row_tape::{
     Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,
     TIMESTAMP_PRECISION,

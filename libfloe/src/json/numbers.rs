@@ -1,13 +1,13 @@
 //! Exact number conversions: decimals from the number's text, floats correctly
 //! rounded by the standard library's parser.
 
-use super::error::ValueError;
+use super::error::{excerpt, ValueError};
 
 /// Parses decimal text (`-12.340`, `1.5e3`) into the unscaled value of a
 /// `decimal(precision, scale)`. More fraction digits than the scale allows (unless
 /// they are zeros) and values beyond the precision are errors, never rounded.
 pub fn parse_decimal(text: &[u8], precision: u8, scale: i8) -> Result<i128, ValueError> {
-    let shown = || String::from_utf8_lossy(text).into_owned();
+    let shown = || excerpt(text, false);
     let not_decimal = || ValueError::NotADecimal { text: shown() };
     let (negative, rest) = match text.first() {
         Some(b'-') => (true, &text[1..]),
@@ -184,7 +184,7 @@ fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(
     type_name: &'static str,
 ) -> Result<F, ValueError> {
     let not_number = || ValueError::NotANumber {
-        text: String::from_utf8_lossy(text).into_owned(),
+        text: excerpt(text, false),
     };
     let v: F = std::str::from_utf8(text)
         .map_err(|_| not_number())?
@@ -194,7 +194,7 @@ fn parse_float<F: std::str::FromStr + Into<f64> + Copy>(
         Ok(v)
     } else {
         Err(ValueError::FloatOutOfRange {
-            text: String::from_utf8_lossy(text).into_owned(),
+            text: excerpt(text, false),
             type_name,
         })
     }
@@ -213,7 +213,7 @@ pub fn special_float(text: &[u8]) -> Option<f64> {
 /// Canonical UUID text (`8-4-4-4-12` hex digits, any case) to its 16 bytes.
 pub fn parse_uuid(text: &[u8], out: &mut Vec<u8>) -> Result<(), ValueError> {
     let not_uuid = |reason: &'static str| ValueError::NotAUuid {
-        text: String::from_utf8_lossy(text).into_owned(),
+        text: excerpt(text, false),
         reason,
     };
     if text.len() != 36 || [8, 13, 18, 23].iter().any(|&i| text[i] != b'-') {
