@@ -667,6 +667,54 @@ fn packed_messages_are_each_checked_for_utf8() {
     assert_eq!(out.batch.num_rows(), 1);
 }
 
+/// Nesting is parsed on the caller's stack: a depth limit above the bounded one is refused, and a
+/// message as deep as it allows decodes on a thread with a quarter of a Java thread's stack.
+#[test]
+fn the_depth_limit_is_bounded_by_the_stack() {
+    let too_deep = format!(
+        r#"{{"version":1,"max_depth":{}}}"#,
+        floe::json::MAX_DEPTH_LIMIT + 1
+    );
+    let err = DecoderConfig::from_json(too_deep.as_bytes())
+        .err()
+        .expect("refused");
+    assert!(
+        err.message.contains("max_depth 1001 is above 1000"),
+        "{}",
+        err.message
+    );
+    let deepest = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let s = schema(vec![Field::new("id", DataType::Int64, true)]);
+            let config = DecoderConfig {
+                max_depth: floe::json::MAX_DEPTH_LIMIT,
+                describe_unknown_fields: true,
+                ..DecoderConfig::default()
+            };
+            let levels = floe::json::MAX_DEPTH_LIMIT - 1;
+            let arrays = format!(
+                r#"{{"id":1,"a":{}1{}}}"#,
+                "[".repeat(levels),
+                "]".repeat(levels)
+            );
+            let objects = format!(
+                r#"{{"id":2,"o":{}1{}}}"#,
+                r#"{"k":"#.repeat(levels),
+                "}".repeat(levels)
+            );
+            let mut decoder = JsonDecoder::new(s, config).unwrap();
+            let out = decoder
+                .decode([arrays.as_bytes(), objects.as_bytes()], false)
+                .unwrap();
+            (out.batch.num_rows(), decoder.take_unknown_fields().len())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(deepest, (2, 2));
+}
+
 #[test]
 fn limits_invalid_utf8_and_stop_at_first() {
     let s = schema(vec![Field::new(

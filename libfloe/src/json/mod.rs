@@ -14,7 +14,7 @@ mod unknown;
 #[allow(unsafe_code)]
 mod unchecked;
 
-pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject};
+pub use decoder::{DecodedBatch, DecoderConfig, JsonDecoder, Reject, MAX_DEPTH_LIMIT};
 pub use error::{bounded_reason, DecodeError};
 pub use row_tape::{
     Outcome, RowTapeConfig, RowTapeDecoder, TimestampStandard, OUTPUT_BINARY_ROW, OUTPUT_ROW_TAPE,

@@ -15,17 +15,24 @@ import java.nio.charset.StandardCharsets;
  *     wider column type would hold: what schema evolution needs (default: off; implies {@code
  *     reportUnknownFields}; ignored when strict). Values too wide for their column are still
  *     rejected.
- * @param maxDepth deepest nesting of objects and arrays accepted (default 64)
+ * @param maxDepth deepest nesting of objects and arrays accepted (default 64, at most {@value
+ *     #MAX_DEPTH}: the native parser recurses on the calling thread's stack, about 170 bytes a level)
  * @param maxMessageBytes largest message accepted (default 16 MiB)
  */
 public record JsonDecoderConfig(
     boolean strict, boolean reportUnknownFields, boolean describeUnknownFields, int maxDepth, int maxMessageBytes) {
   public static final int VERSION = 1;
+  /** The largest {@code maxDepth}: 1,000 levels take some 170 KiB of the calling thread's stack. */
+  public static final int MAX_DEPTH = 1000;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public JsonDecoderConfig {
     if (maxDepth <= 0 || maxMessageBytes <= 0) {
       throw new IllegalArgumentException("maxDepth and maxMessageBytes must be > 0");
+    }
+    if (maxDepth > MAX_DEPTH) {
+      throw new IllegalArgumentException(
+          "maxDepth " + maxDepth + " is above " + MAX_DEPTH + ", the deepest nesting the native decoder reads on a thread's stack");
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.floe.arrow;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -15,7 +17,14 @@ import java.util.OptionalInt;
  * (docs/ffi.md).
  */
 final class UnknownFieldsJson {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * A described shape nests three levels of JSON for each of an object value's ({@code
+   * {"object":[{"name":..,"shape":..}]}}), so a report of values as deep as the decoder reads
+   * ({@link JsonDecoderConfig#MAX_DEPTH}) is deeper than Jackson's default limit of 1,000.
+   */
+  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(3 * JsonDecoderConfig.MAX_DEPTH + 8).build())
+      .build());
 
   private UnknownFieldsJson() {}
 

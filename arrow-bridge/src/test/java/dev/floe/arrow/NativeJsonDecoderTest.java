@@ -287,6 +287,42 @@ class NativeJsonDecoderTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Nesting is parsed on the calling thread's stack, so its depth is bounded: a deeper limit is
+   * refused (a 10,000-level message under a limit of 20,000 overflowed the stack and ended the
+   * JVM), and the deepest allowed, described, fits a thread of Java's default stack (1 MiB).
+   */
+  @Test
+  void theDepthLimitIsBoundedAndTheDeepestMessageFitsADefaultStack() throws Exception {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> JsonDecoderConfig.defaults().withMaxDepth(JsonDecoderConfig.MAX_DEPTH + 1));
+    assertTrue(e.getMessage().contains("1001") && e.getMessage().contains("1000"), e.getMessage());
+    int depth = JsonDecoderConfig.MAX_DEPTH - 1; // the message's own object is a level
+    String deep = "{\"id\":1,\"zz\":" + "[".repeat(depth - 1) + "1" + "]".repeat(depth - 1) + "}";
+    String deepObjects = "{\"id\":3,\"yy\":" + "{\"a\":".repeat(depth - 1) + "1" + "}".repeat(depth - 1) + "}";
+    String tooDeep = "{\"id\":2,\"zz\":" + "[".repeat(depth + 1) + "1" + "]".repeat(depth + 1) + "}";
+    JsonDecoderConfig deepest = JsonDecoderConfig.defaults().withDescribeUnknownFields(true)
+        .withMaxDepth(JsonDecoderConfig.MAX_DEPTH);
+    List<Object> outcome = new ArrayList<>();
+    Thread small = new Thread(null, () -> {
+      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(EVENTS, deepest);
+          MessageBatch batch = batchOf(deep, tooDeep, deepObjects);
+          DecodedBatch decoded = decoder.decode(batch, BadRecordPolicy.DEAD_LETTER, allocator)) {
+        outcome.add(decoded.root().getRowCount());
+        outcome.add(decoded.rejected().get(0).reason());
+        outcome.add(decoder.takeUnknownFields().stream().map(UnknownField::path).sorted().toList());
+      } catch (RuntimeException | Error failure) {
+        outcome.add(failure);
+      }
+    }, "default-stack", 1024 * 1024);
+    small.start();
+    small.join();
+    assertEquals(3, outcome.size(), outcome.toString());
+    assertEquals(2, outcome.get(0));
+    assertTrue(((String) outcome.get(1)).contains("nesting deeper than the limit of 1000"), outcome.get(1).toString());
+    assertEquals(List.of("yy", "zz"), outcome.get(2));
+  }
+
   @Test
   void anUnsupportedTargetTypeIsRefusedByPath() {
     Schema schema = new Schema(List.of(field("d", 1, true, new ArrowType.Duration(TimeUnit.SECOND))));
