@@ -2,6 +2,7 @@ package dev.floe.connect;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,6 +69,8 @@ final class ConnectJson {
     out.reset();
     try (JsonGenerator json = JSON.createGenerator(out)) {
       write(json, value, schema);
+    } catch (StreamConstraintsException e) { // nested deeper than Jackson writes: a bad record, not a task failure
+      throw new DataException("a value nested too deep to write as JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
     } catch (ClassCastException e) {

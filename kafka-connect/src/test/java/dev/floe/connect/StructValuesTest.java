@@ -3,6 +3,8 @@ package dev.floe.connect;
 import static dev.floe.connect.InJvmTasks.TP;
 import static dev.floe.connect.InJvmTasks.awaitCommitted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
 import java.math.BigDecimal;
@@ -34,6 +36,7 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +109,24 @@ class StructValuesTest extends InJvmTaskTest {
     for (double tie : new double[] {HALFWAY, 0x1p-150, 3 * 0x1p-150}) {
       assertEquals((float) tie, Float.parseFloat(new BigDecimal(tie).toString()), Double.toString(tie));
     }
+  }
+
+  /**
+   * A value nested deeper than Jackson writes (1,000 levels; a 1,000-level message one transform
+   * deeper) is a bad record, which errors.tolerance=all dead-letters, not an UncheckedIOException
+   * that fails the task.
+   */
+  @Test
+  void aValueNestedTooDeepIsABadRecord() {
+    Map<String, Object> value = new LinkedHashMap<>();
+    Map<String, Object> inner = value;
+    for (int level = 0; level < 1_100; level++) {
+      Map<String, Object> next = new LinkedHashMap<>();
+      inner.put("a", next);
+      inner = next;
+    }
+    DataException e = assertThrows(DataException.class, () -> new ConnectJson().write(value, null));
+    assertTrue(e.getMessage().contains("nested too deep") && e.getMessage().contains("1000"), e.getMessage());
   }
 
   @Test
