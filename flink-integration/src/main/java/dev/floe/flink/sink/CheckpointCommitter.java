@@ -93,7 +93,7 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   private void commitPending(NavigableMap<Long, FloeCommittable> pending) throws IOException {
     NavigableMap<Long, WriteResult> files = new TreeMap<>();
     for (var entry : pending.entrySet()) {
-      files.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs()));
+      files.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs(), table.io()));
     }
     FloeCommittable last = pending.lastEntry().getValue();
     boolean oneRun = pending.values().stream().allMatch(c -> sameRun(c, last));

@@ -24,8 +24,9 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, Str
   /** Versioned binary form for Flink's checkpoints. */
   static final class Serializer implements SimpleVersionedSerializer<FloeCommittable> {
     /**
-     * 1: the files Java-serialized (floe before {@link WrittenFiles}); 2: {@link WrittenFiles}'
-     * bytes; 3: and the run id after them.
+     * 1: the files Java-serialized (floe before {@link WrittenFiles}), or Iceberg's manifests (an
+     * Iceberg {@code IcebergCommittable}: the same layout); 2: {@link WrittenFiles}' bytes; 3: and
+     * the run id after them.
      */
     private static final int VERSION = 3;
 
@@ -61,10 +62,20 @@ public record FloeCommittable(byte[] files, String jobId, String operatorId, Str
       byte[] files = new byte[in.readInt()];
       in.readFully(files);
       if (version == 1) {
-        files = WrittenFiles.ofJavaSerialized(files).bytes();
+        // Iceberg's IcebergCommittableSerializer writes its version 1 in this very layout, with
+        // its manifests where floe had a Java-serialized write result: a job that switched from
+        // Iceberg's sink under the same uid restores Iceberg's committables into floe's committer.
+        files = javaSerialized(files)
+            ? WrittenFiles.ofJavaSerialized(files).bytes()
+            : WrittenFiles.ofIcebergManifests(files).bytes();
       }
       String runId = version >= 3 && in.readBoolean() ? in.readUTF() : null;
       return new FloeCommittable(files, jobId, operatorId, runId, checkpointId);
+    }
+
+    /** Whether {@code bytes} start as Java serialization's stream does (its magic number). */
+    private static boolean javaSerialized(byte[] bytes) {
+      return bytes.length >= 2 && (bytes[0] & 0xFF) == 0xAC && (bytes[1] & 0xFF) == 0xED;
     }
   }
 }

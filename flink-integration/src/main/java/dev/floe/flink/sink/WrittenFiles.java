@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
+import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -16,6 +17,10 @@ import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.flink.sink.DeltaManifests;
+import org.apache.iceberg.flink.sink.DeltaManifestsSerializer;
+import org.apache.iceberg.flink.sink.FlinkManifestUtil;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.JsonUtil;
 
@@ -34,8 +39,10 @@ import org.apache.iceberg.util.JsonUtil;
  * <p>Layout: a sequence of entries, each a kind byte, a length (int) and that many bytes. There is
  * no header, so the concatenation of encodings is the encoding of all their files (the
  * aggregator's merge). Kinds: a data file, a delete file, a referenced data file's location, a
- * rewritten delete file, and a Java-serialized {@link WriteResult} as floe wrote it before this
- * form (version 1 of both serializers), read from state restored from such a build.
+ * rewritten delete file, a Java-serialized {@link WriteResult} as floe wrote it before this form
+ * (version 1 of both serializers), read from state restored from such a build, and the manifests of
+ * a committable of Iceberg's {@code IcebergSink} (its version 1 has the layout of floe's), restored
+ * into floe's committer by a job that switched sinks under the same uid.
  */
 public final class WrittenFiles {
   private static final byte DATA_FILE = 1;
@@ -43,6 +50,7 @@ public final class WrittenFiles {
   private static final byte REFERENCED_DATA_FILE = 3;
   private static final byte REWRITTEN_DELETE_FILE = 4;
   private static final byte JAVA_SERIALIZED_WRITE_RESULT = 9;
+  private static final byte ICEBERG_DELTA_MANIFESTS = 10;
 
   private final byte[] bytes;
 
@@ -83,6 +91,21 @@ public final class WrittenFiles {
     return new WrittenFiles(out.getCopyOfBuffer());
   }
 
+  /**
+   * The files of an Iceberg {@code IcebergCommittable}'s manifest bytes (Flink's versioned form of
+   * Iceberg's {@code DeltaManifests}; empty when its checkpoint had no files): read with the table's
+   * {@code FileIO} when committed.
+   */
+  static WrittenFiles ofIcebergManifests(byte[] manifest) {
+    DataOutputSerializer out = new DataOutputSerializer(manifest.length + 5);
+    try {
+      entry(out, ICEBERG_DELTA_MANIFESTS, manifest);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new WrittenFiles(out.getCopyOfBuffer());
+  }
+
   /** Bytes from {@link #bytes()}; they are checked when {@link #toWriteResult} reads them. */
   static WrittenFiles fromBytes(byte[] bytes) {
     return new WrittenFiles(bytes);
@@ -107,8 +130,13 @@ public final class WrittenFiles {
     return bytes;
   }
 
-  /** The files again, read with the table's partition specs by id. */
+  /** The files again, read with the table's partition specs by id (no Iceberg manifests among them). */
   WriteResult toWriteResult(Map<Integer, PartitionSpec> specs) throws IOException {
+    return toWriteResult(specs, null);
+  }
+
+  /** The files again, read with the table's partition specs by id and, for Iceberg's manifests, its {@code io}. */
+  WriteResult toWriteResult(Map<Integer, PartitionSpec> specs, FileIO io) throws IOException {
     WriteResult.Builder result = WriteResult.builder();
     DataInputDeserializer in = new DataInputDeserializer(bytes);
     while (in.available() > 0) {
@@ -126,7 +154,12 @@ public final class WrittenFiles {
         case REWRITTEN_DELETE_FILE ->
             result.addRewrittenDeleteFiles((DeleteFile) file(at, length, specs, DeleteFile.class));
         case JAVA_SERIALIZED_WRITE_RESULT -> result.add(javaSerialized(Arrays.copyOfRange(bytes, at, at + length)));
-        default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4 and 9)");
+        case ICEBERG_DELTA_MANIFESTS -> {
+          if (length > 0) {
+            result.add(icebergManifests(Arrays.copyOfRange(bytes, at, at + length), specs, io));
+          }
+        }
+        default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4, 9 and 10)");
       }
     }
     return result.build();
@@ -171,6 +204,16 @@ public final class WrittenFiles {
     } catch (ClassNotFoundException e) {
       throw new IOException("cannot read a write result of an earlier floe: " + e.getMessage(), e);
     }
+  }
+
+  private static WriteResult icebergManifests(byte[] manifest, Map<Integer, PartitionSpec> specs, FileIO io)
+      throws IOException {
+    if (io == null) {
+      throw new IOException("written files: Iceberg's manifests need the table's FileIO to be read");
+    }
+    DeltaManifests manifests =
+        SimpleVersionedSerialization.readVersionAndDeSerialize(DeltaManifestsSerializer.INSTANCE, manifest);
+    return FlinkManifestUtil.readCompletedFiles(manifests, io, specs);
   }
 
   /** A writer's files on their way to the aggregator (in-flight data, kept by unaligned checkpoints). */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.ContentFile;
@@ -29,6 +32,12 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.flink.sink.DeltaManifests;
+import org.apache.iceberg.flink.sink.DeltaManifestsSerializer;
+import org.apache.iceberg.flink.sink.FlinkManifestUtil;
+import org.apache.iceberg.flink.sink.IcebergCommittableSerializer;
+import org.apache.iceberg.inmemory.InMemoryFileIO;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
@@ -228,6 +237,55 @@ class WrittenFilesTest {
         WrittenFiles.of(WriteResult.builder().addDataFiles(unpartitionedDataFile("file:/w/new.parquet")).build(), SPECS)));
     WriteResult all = mixed.toWriteResult(SPECS);
     assertSameFiles(WriteResult.builder().add(old).addDataFiles(unpartitionedDataFile("file:/w/new.parquet")).build(), all);
+  }
+
+  /**
+   * Iceberg's {@code IcebergSink} keeps committables whose version 1 has the layout of floe's, so a
+   * job that switches to floe's sink under the same uid restores them into floe's committer: their
+   * files are read from Iceberg's manifests (before, floe read them as a Java-serialized write
+   * result and the commit failed at every restore), and an empty one holds no files.
+   */
+  @Test
+  void icebergSinkCommittablesRestoredUnderTheSameUidAreRead() throws Exception {
+    FileIO io = new InMemoryFileIO();
+    DataFile file = unpartitionedDataFile("file:/w/from-iceberg.parquet");
+    DeltaManifests manifests = FlinkManifestUtil.writeCompletedFiles(
+        WriteResult.builder().addDataFiles(file).build(),
+        () -> io.newOutputFile("memory:/metadata/iceberg-checkpoint-5.avro"), UNPARTITIONED, 2);
+    byte[] manifestBytes = SimpleVersionedSerialization.writeVersionAndSerialize(DeltaManifestsSerializer.INSTANCE, manifests);
+    FloeCommittable.Serializer floe = new FloeCommittable.Serializer();
+
+    FloeCommittable restored = floe.deserialize(1, icebergCommittable(manifestBytes, "job", "operator", 5));
+    assertEquals(List.of("job", "operator", 5L), List.of(restored.jobId(), restored.operatorId(), restored.checkpointId()));
+    assertEquals(null, restored.runId());
+    WriteResult read = WrittenFiles.fromBytes(restored.files()).toWriteResult(SPECS, io);
+    assertEquals(1, read.dataFiles().length);
+    DataFile back = read.dataFiles()[0];
+    // Read from a manifest not yet committed, as Iceberg's committer reads it: its sequence
+    // numbers are unassigned until the commit gives it the snapshot's.
+    assertEquals(Arrays.asList(file.location(), file.recordCount(), file.fileSizeInBytes(), file.valueCounts(),
+            file.lowerBounds(), file.upperBounds()),
+        Arrays.asList(back.location(), back.recordCount(), back.fileSizeInBytes(), back.valueCounts(),
+            back.lowerBounds(), back.upperBounds()));
+    assertEquals(0, read.deleteFiles().length);
+    assertThrows(IOException.class, () -> WrittenFiles.fromBytes(restored.files()).toWriteResult(SPECS),
+        "Iceberg's manifests need the table's FileIO");
+
+    FloeCommittable empty = floe.deserialize(1, icebergCommittable(new byte[0], "job", "operator", 6));
+    assertEquals(0, WrittenFiles.fromBytes(empty.files()).toWriteResult(SPECS, io).dataFiles().length);
+  }
+
+  /** An Iceberg {@code IcebergCommittable} as its own serializer writes it (its class is package-private). */
+  private static byte[] icebergCommittable(byte[] manifest, String jobId, String operatorId, long checkpointId)
+      throws Exception {
+    Class<?> type = Class.forName("org.apache.iceberg.flink.sink.IcebergCommittable");
+    Constructor<?> create = type.getDeclaredConstructor(byte[].class, String.class, String.class, long.class);
+    create.setAccessible(true);
+    Object committable = create.newInstance(manifest, jobId, operatorId, checkpointId);
+    IcebergCommittableSerializer serializer = new IcebergCommittableSerializer();
+    assertEquals(1, serializer.getVersion(), "the Iceberg version this reading was made for");
+    Method serialize = IcebergCommittableSerializer.class.getMethod("serialize", type);
+    return (byte[]) serialize.invoke(serializer, committable);
   }
 
   @Test
