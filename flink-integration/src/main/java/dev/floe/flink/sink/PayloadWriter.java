@@ -6,6 +6,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.MessageSource;
 import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.RejectedMessage;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.iceberg.NativeFileWriterFactory;
@@ -22,6 +23,8 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The raw path's writer: gathers Kafka payloads into a {@link MessageBatch}, and each full batch
@@ -32,9 +35,13 @@ import org.apache.iceberg.io.WriteResult;
  *
  * <p>A message the decoder rejects fails the task under {@code FAIL} (the exception names the
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
- * lost) and is counted and dropped under {@code SKIP}.
+ * lost) and is counted and dropped under {@code SKIP}, the first {@value #LOGGED_SKIPS} of each
+ * writer logged with where they were and why.
  */
 final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenFiles> {
+  private static final Logger LOG = LoggerFactory.getLogger(PayloadWriter.class);
+  /** Skipped records logged one by one; later ones are only counted (metric {@code rejected}). */
+  static final int LOGGED_SKIPS = 10;
   private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
   /** Refreshed when a checkpoint's first batch opens files, to follow the table's schema and spec. */
@@ -52,6 +59,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private String lastTopic;
   private int lastPartition = -1;
   private MessageSource lastSource;
+  private long loggedSkips;
   private final Counter rows;
   private final Counter rejected;
   private final Counter bytes;
@@ -105,9 +113,17 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
       writer = files.newTaskWriter();
     }
     bytes.inc(batch.byteSize());
-    DecodeStats stats = writer.write(decoder, batch, policy);
+    // Under SKIP the rejects are collected too, to say which records were dropped.
+    DecodeStats stats = writer.write(decoder, batch, policy == BadRecordPolicy.SKIP ? BadRecordPolicy.DEAD_LETTER : policy);
     rows.inc(stats.rows());
     rejected.inc(stats.rejectedCount());
+    for (RejectedMessage bad : stats.rejected()) {
+      if (loggedSkips < LOGGED_SKIPS) {
+        loggedSkips++;
+        LOG.warn("skipped bad record at {}: {}{}", bad.describe(), bad.reason(),
+            loggedSkips == LOGGED_SKIPS ? " (later ones are counted in the rejected metric, not logged)" : "");
+      }
+    }
     batch.clear();
   }
 
