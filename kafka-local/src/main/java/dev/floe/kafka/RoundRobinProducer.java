@@ -17,16 +17,22 @@ public final class RoundRobinProducer {
    * null message is a tombstone.
    */
   public static void send(String bootstrapServers, String topic, int partitions, List<byte[]> messages) {
-    send(bootstrapServers, topic, messages, i -> i % partitions);
+    send(bootstrapServers, topic, null, messages, i -> i % partitions);
   }
 
   /** As {@link #send}, message i to partition {@code partitions.get(i)}. */
   public static void sendTo(String bootstrapServers, String topic, List<Integer> partitions, List<byte[]> messages) {
-    send(bootstrapServers, topic, messages, partitions::get);
+    send(bootstrapServers, topic, null, messages, partitions::get);
   }
 
-  private static void send(
-      String bootstrapServers, String topic, List<byte[]> messages, java.util.function.IntUnaryOperator partitionOf) {
+  /** As {@link #sendTo}, message i with key {@code keys.get(i)} (null: none). */
+  public static void sendTo(
+      String bootstrapServers, String topic, List<Integer> partitions, List<byte[]> keys, List<byte[]> messages) {
+    send(bootstrapServers, topic, keys, messages, partitions::get);
+  }
+
+  private static void send(String bootstrapServers, String topic, List<byte[]> keys, List<byte[]> messages,
+      java.util.function.IntUnaryOperator partitionOf) {
     Map<String, Object> config = new HashMap<>();
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     config.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -35,7 +41,8 @@ public final class RoundRobinProducer {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < messages.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, partitionOf.applyAsInt(i), null, messages.get(i)));
+        byte[] key = keys == null ? null : keys.get(i);
+        producer.send(new ProducerRecord<>(topic, partitionOf.applyAsInt(i), key, messages.get(i)));
       }
       producer.flush();
     }

@@ -84,6 +84,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final Set<TopicPartition> assigned = new HashSet<>();
   private Map<TopicPartition, Long> endOffsets;
   private long cycleRecords;
+  /** Whether the first tombstone skipped in append mode was logged (the rest are only counted). */
+  private boolean warnedTombstones;
   private long cycleBytes;
   private long cycleStarted = System.nanoTime();
   private volatile boolean stopping;
@@ -219,6 +221,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
       for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
         ByteBuffer value = r.value();
         bytes += value == null ? 0 : value.remaining();
+        if (value == null && !tombstoneDeletes(r)) {
+          continue;
+        }
         if (routeField == null) {
           if (topicChannel == null) {
             badRecord(r, "no route for topic " + r.topic());
@@ -234,6 +239,33 @@ public final class KafkaIcebergSink implements AutoCloseable {
     metrics.consumed(count, bytes);
     cycleRecords += count;
     cycleBytes += bytes;
+  }
+
+  /**
+   * Whether a tombstone (a record with a null value) goes on to its table, whose row for the
+   * record's key it deletes: in upsert mode, with a key and no route field to read. In append mode
+   * it is skipped and counted (nothing to append), as Iceberg's and floe's Connect sinks skip it;
+   * otherwise it is a bad record.
+   */
+  private boolean tombstoneDeletes(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+    if (!config.upsert()) {
+      metrics.tombstoneSkipped();
+      if (!warnedTombstones) {
+        warnedTombstones = true;
+        LOG.info("skipping records with a null value (tombstones) in append mode, first at topic {}, partition {}, "
+            + "offset {}; the TombstonesSkipped metric counts them", r.topic(), r.partition(), r.offset());
+      }
+      return false;
+    }
+    if (r.key() == null) {
+      badRecord(r, "a tombstone (null value) without a key: nothing says which row to delete");
+      return false;
+    }
+    if (routeField != null) {
+      badRecord(r, "a tombstone (null value) has no route field '" + config.routeField() + "' to route it by");
+      return false;
+    }
+    return true;
   }
 
   private TableChannel channelForTopic(String topic) {
@@ -258,7 +290,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private void routeByField(ConsumerRecord<ByteBuffer, ByteBuffer> r, PartitionSource source) {
     String value;
     try {
-      value = r.value() == null ? null : routeField.read(r.value());
+      value = routeField.read(r.value()); // tombstones never get here (tombstoneDeletes)
     } catch (RouteField.MalformedValueException e) {
       badRecord(r, "bad route field: " + e.getMessage());
       return;
@@ -274,7 +306,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       }
     }
     badRecord(r, "no route for field '" + config.routeField() + "' value "
-        + (r.value() == null ? "(null message)" : value == null ? "(absent, or not a string)" : "'" + value + "'"));
+        + (value == null ? "(absent, or not a string)" : "'" + value + "'"));
   }
 
   /** A record that reaches no table: stops, is skipped or is dead-lettered, per the policy. */

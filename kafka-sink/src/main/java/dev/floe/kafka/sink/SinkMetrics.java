@@ -15,6 +15,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder rowsWritten = new LongAdder();
   private final LongAdder badRecords = new LongAdder();
   private final LongAdder deadLettered = new LongAdder();
+  private final LongAdder tombstonesSkipped = new LongAdder();
   private final LongAdder unknownFieldValues = new LongAdder();
   private final LongAdder schemaEvolutions = new LongAdder();
   private final LongAdder schemaEvolutionNanos = new LongAdder();
@@ -41,6 +42,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
 
   void deadLettered() {
     deadLettered.increment();
+  }
+
+  void tombstoneSkipped() {
+    tombstonesSkipped.increment();
   }
 
   void unknownFieldValues(long values) {
@@ -122,6 +127,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getDeadLettered() {
     return deadLettered.sum();
+  }
+
+  @Override
+  public long getTombstonesSkipped() {
+    return tombstonesSkipped.sum();
   }
 
   @Override

@@ -12,6 +12,9 @@ public interface SinkMetricsMXBean {
 
   long getDeadLettered();
 
+  /** Records with a null value (tombstones) in append mode: nothing to append, so skipped. */
+  long getTombstonesSkipped();
+
   /**
    * Values of fields the records had and their table's schema lacks: they were not written.
    * Each such field is also named once in the log.

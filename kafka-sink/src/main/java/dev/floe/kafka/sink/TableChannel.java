@@ -3,6 +3,7 @@ package dev.floe.kafka.sink;
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.DecodedBatch;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
@@ -10,6 +11,7 @@ import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -71,6 +73,11 @@ final class TableChannel implements AutoCloseable {
   private final BufferAllocator allocator;
   /** The decoder for the followed table's schema as of the last cycle's start. */
   private NativeJsonDecoder decoder;
+  /**
+   * In upsert mode, the decoder of tombstones' keys (JSON objects of the identifier fields) for the
+   * same schema, used on the writer thread; null in append mode.
+   */
+  private NativeJsonDecoder keyDecoder;
   /** Decodes batches a step ahead of the writer thread; null without decodeAhead. */
   private final ExecutorService decodeStage;
   /** Encodes into the task writer, completes and aborts it: the only thread touching its files. */
@@ -104,10 +111,13 @@ final class TableChannel implements AutoCloseable {
    */
   private static final class Cycle {
     final CycleWriters writers;
+    /** Tombstones' keys' decoder for the cycle's schema (upsert mode), or null. */
+    final NativeJsonDecoder keyDecoder;
     volatile Throwable failure;
 
-    Cycle(CycleWriters writers) {
+    Cycle(CycleWriters writers, NativeJsonDecoder keyDecoder) {
       this.writers = writers;
+      this.keyDecoder = keyDecoder;
     }
   }
 
@@ -137,6 +147,7 @@ final class TableChannel implements AutoCloseable {
     this.allocator = shared.allocator();
     this.followed = new FollowedTable(config.catalog().loadTable(id), this::writerFactory);
     this.decoder = NativeJsonDecoder.create(followed.factory().arrowSchema(), decoding);
+    this.keyDecoder = keyDecoder(followed.factory());
     this.decodeStage = config.decodeAhead() ? stage("floe-decode-" + id) : null;
     this.writeStage = stage("floe-writer-" + id);
     this.inFlight = shared.inFlight();
@@ -161,6 +172,13 @@ final class TableChannel implements AutoCloseable {
     return made;
   }
 
+  /** The decoder of tombstones' keys for {@code factory}'s schema in upsert mode; null otherwise. */
+  private NativeJsonDecoder keyDecoder(NativeFileWriterFactory factory) {
+    return config.upsert()
+        ? NativeJsonDecoder.create(factory.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults())
+        : null;
+  }
+
   /**
    * At a cycle's start: when the table's schema or spec changed (an ALTER TABLE while the sink
    * runs), this cycle and the next ones are written with them. Cycles begun before keep their
@@ -175,6 +193,20 @@ final class TableChannel implements AutoCloseable {
     NativeJsonDecoder retired = decoder;
     decoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
     (decodeStage != null ? decodeStage : writeStage).execute(retired::close);
+    NativeJsonDecoder retiredKeys = keyDecoder;
+    keyDecoder = keyDecoder(next);
+    if (retiredKeys != null) { // keys are decoded on the writer thread, after the decode stage
+      afterQueued(retiredKeys::close);
+    }
+  }
+
+  /** Runs {@code task} on the writer thread after every batch queued so far, wherever it is. */
+  private void afterQueued(Runnable task) {
+    if (decodeStage != null) {
+      decodeStage.execute(() -> writeStage.execute(task));
+    } else {
+      writeStage.execute(task);
+    }
   }
 
   private static ExecutorService stage(String name) {
@@ -202,11 +234,20 @@ final class TableChannel implements AutoCloseable {
     return cycleRecords;
   }
 
-  /** Adds one record to the open batch; hands the batch to the stages when it is full. */
+  /**
+   * Adds one record to the open batch; hands the batch to the stages when it is full. A tombstone
+   * (upsert mode; the sink checked it has a key) goes into a batch of keys: values and keys take
+   * turns in batches of their own, so every change of a key lands in order.
+   */
   void add(ConsumerRecord<ByteBuffer, ByteBuffer> record, PartitionSource source) {
     throwIfFailed();
+    boolean keys = record.value() == null;
+    if (open != null && open.keys != keys) {
+      flushBatch();
+    }
     if (open == null) {
       open = pool.take(presizedBytes(), Math.clamp(config.batchRecords(), 1, MAX_PRESIZED_MESSAGES));
+      open.keys = keys;
     }
     open.add(record, source);
     cycleRecords++;
@@ -242,9 +283,25 @@ final class TableChannel implements AutoCloseable {
     open = null;
     if (cycle == null) {
       followTable();
-      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, evolution, config.upsert()));
+      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, evolution, config.upsert()), keyDecoder);
     }
     Cycle filling = cycle;
+    if (batch.keys) {
+      // Upsert mode has no schema evolution: the cycle's first writer is its only one.
+      afterQueued(() -> {
+        try {
+          if (filling.failure == null) {
+            deleteKeys(filling, batch);
+          }
+        } catch (Throwable t) {
+          fail(filling, t);
+        } finally {
+          inFlight.release(held);
+          recycle(batch);
+        }
+      });
+      return;
+    }
     if (decodeStage == null && !config.evolveSchema()) {
       writeStage.execute(() -> {
         try {
@@ -302,6 +359,17 @@ final class TableChannel implements AutoCloseable {
         writeStage.execute(writeRows);
       }
     });
+  }
+
+  /** On the writer thread: deletes the rows of a batch of tombstones' keys. */
+  private void deleteKeys(Cycle cycle, SinkBatch batch) {
+    NativeTaskWriter writer = cycle.writers.firstWriter();
+    try (DecodedBatch keys = cycle.keyDecoder.decode(batch.messages, policy(), allocator)) {
+      writer.deleteKeys(keys.root());
+      metrics.rowsWritten(keys.root().getRowCount());
+      rejected(keys.rejected(), batch);
+    }
+    holdBuffered(cycle);
   }
 
   /**
@@ -415,7 +483,11 @@ final class TableChannel implements AutoCloseable {
 
   /** On a stage thread, while the batch is still there: skips or dead-letters its bad records. */
   private void rejected(DecodeStats stats, SinkBatch batch) {
-    for (RejectedMessage rejected : stats.rejected()) {
+    rejected(stats.rejected(), batch);
+  }
+
+  private void rejected(List<RejectedMessage> rejects, SinkBatch batch) {
+    for (RejectedMessage rejected : rejects) {
       metrics.badRecord();
       if (batch.origins != null) {
         deadLetters.send(batch.origins.deadLetter(rejected));
@@ -532,6 +604,9 @@ final class TableChannel implements AutoCloseable {
     writeStage.shutdown();
     awaitTermination(writeStage);
     decoder.close();
+    if (keyDecoder != null) {
+      keyDecoder.close();
+    }
     if (open != null) {
       open.close();
     }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.corpus.NexmarkEvent;
+import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.TableFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -476,6 +477,81 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
       assertTrue(sink.metrics().getCommits() >= 4, "several commits: " + sink.metrics().getCommits());
     }
     assertEquals(latest, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "keyed"))));
+  }
+
+  /**
+   * In upsert mode a tombstone (a null value) deletes the row of its key (a JSON object of the
+   * identifier fields), in order with the key's other changes, across batches and commits; one
+   * without a key is a bad record. Before, every tombstone was a bad record ("empty message").
+   */
+  @Test
+  void tombstonesDeleteTheirKeysRowInUpsertMode() throws Exception {
+    kafka.createTopic("compacted", 2);
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> messages = new ArrayList<>();
+    List<Integer> partitions = new ArrayList<>();
+    Map<Long, Long> latest = new HashMap<>();
+    java.util.Random random = new java.util.Random(9);
+    for (long seq = 0; seq < 3000; seq++) {
+      long id = random.nextInt(300);
+      boolean tombstone = random.nextInt(4) == 0;
+      keys.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+      messages.add(tombstone ? null : keyed(id, seq, "k"));
+      partitions.add((int) (id % 2)); // one key, one partition: per-key order is kept
+      if (tombstone) {
+        latest.remove(id);
+      } else {
+        latest.put(id, seq);
+      }
+    }
+    keys.add(null); // a tombstone without a key: nothing says what to delete
+    messages.add(null);
+    partitions.add(0);
+    RoundRobinProducer.sendTo(kafka.bootstrapServers(), "compacted", partitions, keys, messages);
+    SinkConfig config =
+        SinkConfig.builder(catalog, kafka.bootstrapServers(), "tombstones")
+            .route("compacted", TableIdentifier.of("nexmark", "compacted"))
+            .createTables(KEYED, org.apache.iceberg.PartitionSpec.builderFor(KEYED).bucket("id", 4).build(), V2)
+            .commitEvery(Duration.ofMinutes(1), 700, Long.MAX_VALUE)
+            .batches(250, 1 << 20, 8 << 20)
+            .upsert(true)
+            .badRecords(BadRecordPolicy.SKIP, null)
+            .stopAtEnd(true)
+            .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertTrue(sink.metrics().getCommits() >= 4, "several commits: " + sink.metrics().getCommits());
+      assertEquals(1, sink.metrics().getBadRecords(), "the tombstone without a key");
+    }
+    assertTrue(latest.size() < 300, "some keys end deleted: " + latest.size());
+    assertEquals(latest, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "compacted"))));
+  }
+
+  /** In append mode a tombstone has nothing to append: it is skipped and counted, and the rest lands. */
+  @Test
+  void tombstonesAreSkippedAndCountedInAppendMode() throws Exception {
+    kafka.createTopic("appended", 1);
+    List<byte[]> messages = new ArrayList<>();
+    Map<Long, Long> expected = new HashMap<>();
+    for (long i = 0; i < 100; i++) {
+      messages.add(i % 10 == 3 ? null : keyed(i, i, "k"));
+      if (i % 10 != 3) {
+        expected.put(i, i);
+      }
+    }
+    SinkFixture.produce(kafka.bootstrapServers(), "appended", 1, messages);
+    SinkConfig config =
+        SinkConfig.builder(catalog, kafka.bootstrapServers(), "appends")
+            .route("appended", TableIdentifier.of("nexmark", "appended"))
+            .createTables(KEYED, org.apache.iceberg.PartitionSpec.unpartitioned(), V2)
+            .stopAtEnd(true)
+            .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(10, sink.metrics().getTombstonesSkipped());
+      assertEquals(0, sink.metrics().getBadRecords());
+    }
+    assertEquals(expected, seqById(catalog.loadTable(TableIdentifier.of("nexmark", "appended"))));
   }
 
   @Test
