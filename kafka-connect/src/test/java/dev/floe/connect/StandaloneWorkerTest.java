@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalConnectWorker;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.kafka.TopicReader;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.testing.TableFingerprint;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,11 +32,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -223,7 +221,7 @@ class StandaloneWorkerTest {
         expected.put(id, (long) i);
       }
     }
-    produceKeyed("keyed", keys, values);
+    RoundRobinProducer.sendTo(kafka.bootstrapServers(), "keyed", Collections.nCopies(keys.size(), 0), keys, values);
     TableIdentifier id = TableIdentifier.of("db", "keyed");
     Map<String, String> config = config(FLOE, "keyed", id, warehouse);
     config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
@@ -470,17 +468,5 @@ class StandaloneWorkerTest {
     Header h = r.headers().lastHeader(key);
     assertNotNull(h, "header " + key);
     return new String(h.value(), StandardCharsets.UTF_8);
-  }
-
-  private static void produceKeyed(String topic, List<byte[]> keys, List<byte[]> values) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-      for (int i = 0; i < keys.size(); i++) {
-        producer.send(new ProducerRecord<>(topic, 0, keys.get(i), values.get(i)));
-      }
-    }
   }
 }
