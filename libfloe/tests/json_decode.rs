@@ -58,6 +58,19 @@ fn only_reject(schema: &SchemaRef, message: &str) -> String {
     rejects[0].reason.clone()
 }
 
+/// A nullable map of string keys to nullable int64 values.
+fn string_to_int64_map(name: &str) -> Field {
+    let entries = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Int64, true),
+        ])),
+        false,
+    ));
+    Field::new(name, DataType::Map(entries, false), true)
+}
+
 fn uuid_field(name: &str) -> Field {
     Field::new(name, DataType::FixedSizeBinary(16), true).with_metadata(HashMap::from([(
         "ARROW:extension:name".to_string(),
@@ -453,15 +466,7 @@ fn nested_struct_list_and_map() {
 /// same text) is refused, naming the map, and a map with many keys is checked as well.
 #[test]
 fn a_map_key_given_twice_is_refused() {
-    let entries = Arc::new(Field::new(
-        "entries",
-        DataType::Struct(Fields::from(vec![
-            Field::new("key", DataType::Utf8, false),
-            Field::new("value", DataType::Int64, true),
-        ])),
-        false,
-    ));
-    let s = schema(vec![Field::new("m", DataType::Map(entries, false), true)]);
+    let s = schema(vec![string_to_int64_map("m")]);
     let many: String = (0..40).map(|i| format!("\"k{i}\":{i},")).collect();
     let many_twice = format!(r#"{{"m":{{{many}"k7":0}}}}"#);
     let many_once = format!(r#"{{"m":{{{many}"k40":40}}}}"#);
@@ -501,14 +506,6 @@ fn a_map_key_given_twice_is_refused() {
 /// stops at the bad record).
 #[test]
 fn reasons_quote_an_excerpt_of_a_huge_bad_value() {
-    let entries = Arc::new(Field::new(
-        "entries",
-        DataType::Struct(Fields::from(vec![
-            Field::new("key", DataType::Utf8, false),
-            Field::new("value", DataType::Int64, true),
-        ])),
-        false,
-    ));
     let s = schema(vec![
         Field::new("i", DataType::Int64, true),
         Field::new("f", DataType::Float64, true),
@@ -516,7 +513,7 @@ fn reasons_quote_an_excerpt_of_a_huge_bad_value() {
         Field::new("t", DataType::Timestamp(TimeUnit::Microsecond, None), true),
         Field::new("date", DataType::Date32, true),
         uuid_field("u"),
-        Field::new("m", DataType::Map(entries, false), true),
+        string_to_int64_map("m"),
     ]);
     let digits = "9".repeat(1_000_000);
     let long_key = "k".repeat(1_000_000);

@@ -287,38 +287,17 @@ final class TableChannel implements AutoCloseable {
     }
     Cycle filling = cycle;
     if (batch.keys) {
-      // Upsert mode has no schema evolution: the cycle's first writer is its only one.
-      afterQueued(() -> {
-        try {
-          if (filling.failure == null) {
-            deleteKeys(filling, batch);
-          }
-        } catch (Throwable t) {
-          fail(filling, t);
-        } finally {
-          inFlight.release(held);
-          recycle(batch);
-        }
-      });
+      afterQueued(writerTask(filling, batch, held, () -> deleteKeys(filling, batch)));
       return;
     }
     if (decodeStage == null && !config.evolveSchema()) {
-      writeStage.execute(() -> {
-        try {
-          if (filling.failure == null) {
-            DecodeStats stats = filling.writers.firstWriter().write(filling.writers.decoder(), batch.messages, policy());
-            unknownFields.take(filling.writers.decoder());
-            rejected(stats, batch);
-            metrics.rowsWritten(stats.rows());
-            holdBuffered(filling);
-          }
-        } catch (Throwable t) {
-          fail(filling, t);
-        } finally {
-          inFlight.release(held);
-          recycle(batch);
-        }
-      });
+      writeStage.execute(writerTask(filling, batch, held, () -> {
+        DecodeStats stats = filling.writers.firstWriter().write(filling.writers.decoder(), batch.messages, policy());
+        unknownFields.take(filling.writers.decoder());
+        rejected(stats, batch);
+        metrics.rowsWritten(stats.rows());
+        holdBuffered(filling);
+      }));
       return;
     }
     (decodeStage != null ? decodeStage : writeStage).execute(() -> {
@@ -361,7 +340,30 @@ final class TableChannel implements AutoCloseable {
     });
   }
 
-  /** On the writer thread: deletes the rows of a batch of tombstones' keys. */
+  /**
+   * {@code work} on {@code batch} as a task of the writer thread: skipped once the cycle failed, a
+   * failure of its own fails the cycle, and the batch and its {@code held} in-flight permits go
+   * back either way.
+   */
+  private Runnable writerTask(Cycle filling, SinkBatch batch, int held, Runnable work) {
+    return () -> {
+      try {
+        if (filling.failure == null) {
+          work.run();
+        }
+      } catch (Throwable t) {
+        fail(filling, t);
+      } finally {
+        inFlight.release(held);
+        recycle(batch);
+      }
+    };
+  }
+
+  /**
+   * On the writer thread: deletes the rows of a batch of tombstones' keys. Upsert mode has no
+   * schema evolution, so the cycle's first writer is its only one.
+   */
   private void deleteKeys(Cycle cycle, SinkBatch batch) {
     NativeTaskWriter writer = cycle.writers.firstWriter();
     try (DecodedBatch keys = cycle.keyDecoder.decode(batch.messages, policy(), allocator)) {

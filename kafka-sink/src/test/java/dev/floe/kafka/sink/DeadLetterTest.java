@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dead-letter topic gets each bad record as it arrived -- key, value, timestamp, headers, a
- * tombstone as a tombstone -- from both places records go bad (the decoder, and the router), and
+ * tombstone as a tombstone (upsert mode: in append mode tombstones are skipped) -- from both places
+ * records go bad (the decoder, and the router), and
  * records far larger than a producer's default request; a record that cannot be dead-lettered
  * stops the sink with a message that says how to fix it.
  */
@@ -82,15 +83,15 @@ class DeadLetterTest extends BrokerAndCatalog {
     kafka.createTopic("mixed", 1);
     kafka.createTopic("mixed-dead", 1);
     produceMixed("mixed");
-    // The decoder rejects offsets 1 and 2 ...
+    // The decoder rejects offsets 1 and 2 (a tombstone's key that is not a JSON object of the id) ...
     try (KafkaIcebergSink sink = new KafkaIcebergSink(
-        sink("decoded", "mixed-dead").route("mixed", TableIdentifier.of("t", "decoded")).build())) {
+        sink("decoded", "mixed-dead").upsert(true).route("mixed", TableIdentifier.of("t", "decoded")).build())) {
       sink.run();
       assertEquals(2, sink.metrics().getDeadLettered());
     }
     // ... and, routing by a field, the router does (no value to route by).
     try (KafkaIcebergSink sink = new KafkaIcebergSink(
-        sink("routed", "mixed-dead").topics(List.of("mixed")).routeField("kind")
+        sink("routed", "mixed-dead").upsert(true).topics(List.of("mixed")).routeField("kind")
             .routeValue("k", TableIdentifier.of("t", "routed")).build())) {
       sink.run();
       assertEquals(2, sink.metrics().getDeadLettered());
