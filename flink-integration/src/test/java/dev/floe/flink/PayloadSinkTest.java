@@ -93,6 +93,29 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
     assertEquals(TableFingerprint.ofCanonical(good), TableFingerprint.of(skipped));
   }
 
+  /** A tombstone (null value) has nothing to append: skipped, also under FAIL, and the rest lands. */
+  @Test
+  void tombstonesAreSkippedUnderEveryPolicy() throws Exception {
+    List<byte[]> messages = new ArrayList<>();
+    List<String> good = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      if (i % 10 == 3) {
+        messages.add(null);
+      } else {
+        messages.add(NexmarkJson.toBytes(events.get(i)));
+        good.add(Canonical.nexmark(events.get(i)));
+      }
+    }
+    kafka.createTopic("compacted", 1);
+    RoundRobinProducer.send(kafka.bootstrapServers(), "compacted", 1, messages);
+    Table table = createTable("tombstones");
+    StreamExecutionEnvironment env = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("tombstones")).append(payloads(env, "compacted"));
+    env.execute("tombstones, FAIL");
+    table.refresh();
+    assertEquals(TableFingerprint.ofCanonical(good), TableFingerprint.of(table));
+  }
+
   private static String causes(Throwable t) {
     StringBuilder out = new StringBuilder();
     for (Throwable c = t; c != null; c = c.getCause()) {

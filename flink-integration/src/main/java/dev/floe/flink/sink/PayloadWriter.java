@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>A message the decoder rejects fails the task under {@code FAIL} (the exception names the
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
  * lost) and is counted and dropped under {@code SKIP}, the first {@value #LOGGED_SKIPS} of each
- * writer logged with where they were and why.
+ * writer logged with where they were and why. A tombstone (null value) is skipped and counted.
  */
 final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenFiles> {
   private static final Logger LOG = LoggerFactory.getLogger(PayloadWriter.class);
@@ -62,6 +62,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private long loggedSkips;
   private final Counter rows;
   private final Counter rejected;
+  private final Counter tombstonesSkipped;
   private final Counter bytes;
   private final Counter dataFiles;
   private NativeTaskWriter writer;
@@ -80,16 +81,33 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     MetricGroup group = metrics.addGroup("floe");
     this.rows = group.counter("rows");
     this.rejected = group.counter("rejected");
+    this.tombstonesSkipped = group.counter("tombstonesSkipped");
     this.bytes = group.counter("bytes");
     this.dataFiles = group.counter("dataFiles");
   }
 
   @Override
   public void write(KafkaPayload payload, Context context) {
+    if (payload.value() == null) {
+      skipTombstone(payload);
+      return;
+    }
     batch.add(payload.value(), source(payload.topic(), payload.partition()), payload.offset());
     if (batch.size() >= batchMessages || batch.byteSize() >= batchBytes) {
       writeBatch();
     }
+  }
+
+  /**
+   * A record with a null value (a tombstone, as compacted topics have): nothing to append, so it is
+   * skipped and counted, as the Kafka sink and the Connect sinks skip it in append mode.
+   */
+  private void skipTombstone(KafkaPayload payload) {
+    if (tombstonesSkipped.getCount() == 0) {
+      LOG.info("skipping records with a null value (tombstones), first at topic {}, partition {}, offset {};"
+          + " the tombstonesSkipped metric counts them", payload.topic(), payload.partition(), payload.offset());
+    }
+    tombstonesSkipped.inc();
   }
 
   private MessageSource source(String topic, int partition) {
