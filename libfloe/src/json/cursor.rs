@@ -45,9 +45,20 @@ pub struct Cursor<'a> {
     pos: usize,
     depth: usize,
     max_depth: usize,
+    /// Whether Jackson's default read limits apply ([`Self::with_jackson_limits`]).
+    jackson_limits: bool,
     /// Reused for keys and values that contain escapes.
     scratch: String,
 }
+
+/// Jackson's default read limits (`StreamReadConstraints`), which Flink's `json` format meets as
+/// errors: names of at most 50,000 characters, numbers of at most 1,000 and string values of at
+/// most 20,000,000 (strings it skips are not checked). The cursor compares token bytes with them;
+/// a token's bytes are never fewer than its UTF-16 characters, so a token within its limit in bytes
+/// is within Jackson's, and one beyond it may not be (the caller then lets Jackson decide).
+pub const JACKSON_MAX_NAME: usize = 50_000;
+pub const JACKSON_MAX_NUMBER: usize = 1_000;
+pub const JACKSON_MAX_STRING: usize = 20_000_000;
 
 /// A parsed number's text.
 pub struct NumberText<'a> {
@@ -63,8 +74,32 @@ impl<'a> Cursor<'a> {
             pos: 0,
             depth: 0,
             max_depth,
+            jackson_limits: false,
             scratch: String::new(),
         }
+    }
+
+    /// A cursor that refuses names, numbers and string values longer than Jackson reads
+    /// ([`JACKSON_MAX_NAME`] and the others), as an error like any other.
+    pub fn with_jackson_limits(mut self) -> Self {
+        self.jackson_limits = true;
+        self
+    }
+
+    fn check_jackson_limit(
+        &self,
+        what: &str,
+        bytes: usize,
+        limit: usize,
+        at: usize,
+    ) -> Result<(), DecodeError> {
+        if self.jackson_limits && bytes > limit {
+            return Err(DecodeError::new(
+                format!("{what} of {bytes} bytes: longer than Jackson reads ({limit})"),
+                at,
+            ));
+        }
+        Ok(())
     }
 
     /// Steps over a UTF-8 byte order mark at the start, as Jackson does (positions stay those of
@@ -268,6 +303,7 @@ impl<'a> Cursor<'a> {
             });
         }
         let (start, end, escaped) = self.scan_string()?;
+        self.check_jackson_limit("a name", end - start, JACKSON_MAX_NAME, start)?;
         self.consume(b':', "':' after a key")?;
         let text = self.text;
         if escaped {
@@ -422,6 +458,7 @@ impl<'a> Cursor<'a> {
             return Err(self.unexpected(expected));
         }
         let (start, end, escaped) = self.scan_string()?;
+        self.check_jackson_limit("a string", end - start, JACKSON_MAX_STRING, start)?;
         Ok((start, &self.text[start..end], escaped))
     }
 
@@ -492,6 +529,7 @@ impl<'a> Cursor<'a> {
                 return Err(self.error("invalid JSON number: no digits in the exponent"));
             }
         }
+        self.check_jackson_limit("a number", i - start, JACKSON_MAX_NUMBER, start)?;
         self.pos = i;
         Ok(NumberText {
             text: &buf[start..i],

@@ -365,7 +365,8 @@ pub(super) fn parse<S: RowSink>(
     scratch: &mut String,
     (timestamps, fail_on_missing_field): (TimestampStandard, bool),
 ) -> (Outcome, S) {
-    let mut cursor = Cursor::new(text, 1000);
+    // Flink's parser is Jackson: a token longer than it reads is its error, so the fallback's.
+    let mut cursor = Cursor::new(text, 1000).with_jackson_limits();
     // A top-level array is several rows in Flink's format: the fallback's.
     if cursor.peek() != Token::Object {
         return (Outcome::Fallback, sink);
@@ -952,6 +953,43 @@ mod tests {
         );
         assert_eq!(Outcome::Fallback, strict.decode(br#"{"a":1}"#));
         assert_eq!(Outcome::Row, strict.decode(br#"{"a":1,"b":null}"#));
+    }
+
+    /// Jackson (Flink's parser) refuses names over 50,000 characters, numbers over 1,000 and
+    /// string values over 20,000,000, also in fields the row does not have (strings there
+    /// excepted): such messages are Flink's to decide, at the limits they are decoded here.
+    #[test]
+    fn tokens_longer_than_jackson_reads_go_to_the_fallback() {
+        let fields = || {
+            vec![
+                Field::new("a", DataType::Int32, true),
+                Field::new("s", DataType::Utf8, true),
+            ]
+        };
+        let digits = |n: usize| "1".repeat(n);
+        let key = |n: usize| "k".repeat(n);
+        let x = |n: usize| "x".repeat(n);
+        let at_limit = [
+            format!(r#"{{"a":1,"u":{}}}"#, digits(1_000)),
+            format!(r#"{{"a":1,"u":1.{}}}"#, digits(998)),
+            format!(r#"{{"a":1,"{}":2}}"#, key(50_000)),
+            format!(r#"{{"a":1,"m":{{"{}":2}}}}"#, key(50_000)),
+            format!(r#"{{"a":1,"s":"{}"}}"#, x(20_000_000)),
+            format!(r#"{{"a":1,"u":"{}"}}"#, x(20_000_001)), // skipped strings: not checked
+        ];
+        for json in &at_limit {
+            assert!(row(fields(), json).is_some(), "{}", &json[..40]);
+        }
+        let beyond = [
+            format!(r#"{{"a":1,"u":{}}}"#, digits(1_001)),
+            format!(r#"{{"a":1,"u":1.{}}}"#, digits(1_000)),
+            format!(r#"{{"a":1,"{}":2}}"#, key(50_001)),
+            format!(r#"{{"a":1,"m":{{"{}":2}}}}"#, key(50_001)),
+            format!(r#"{{"a":1,"s":"{}"}}"#, x(20_000_001)),
+        ];
+        for json in &beyond {
+            assert_eq!(None, row(fields(), json), "{}", &json[..40]);
+        }
     }
 
     #[test]

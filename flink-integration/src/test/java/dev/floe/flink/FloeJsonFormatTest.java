@@ -355,6 +355,14 @@ class FloeJsonFormatTest {
     List<byte[]> messages = new ArrayList<>(TRICKY.stream().map(m -> m.getBytes(StandardCharsets.UTF_8)).toList());
     messages.add(new byte[0]);
     messages.add(new byte[] {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', (byte) 0xC3, '"', '}'}); // bad UTF-8
+    // Tokens at and beyond what Jackson (Flink's parser) reads: numbers of 1,000 characters and
+    // names of 50,000, also where the row has no field (string values: libfloe's own tests)
+    for (int over = 0; over <= 1; over++) {
+      messages.addAll(bytes(List.of(
+          "{\"count\": 1, \"unknown\": " + "1".repeat(1_000 + over) + "}",
+          "{\"count\": 1, \"" + "k".repeat(50_000 + over) + "\": 2}",
+          "{\"count\": 1, \"attrs\": {\"" + "k".repeat(50_000 + over) + "\": 1.5}}")));
+    }
     // Complete rows (every field present) for fail-on-missing-field.
     messages.addAll(encoded(9, 50, TimestampFormat.SQL));
     for (boolean failOnMissing : new boolean[] {false, true}) {
