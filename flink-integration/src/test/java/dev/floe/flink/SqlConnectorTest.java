@@ -222,7 +222,66 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
         assertThrows(
             Exception.class,
             () -> sql.executeSql("INSERT INTO counts SELECT bid.auction, COUNT(*) FROM events GROUP BY bid.auction"));
-    assertTrue(e.getMessage().contains("doesn't support consuming update"), e.getMessage());
+    assertTrue(e.getMessage().contains("'upsert-enabled' = 'true'"), e.getMessage());
   }
 
+  /**
+   * A table the connector creates keeps the DDL's options but {@code connector}, which Iceberg's
+   * catalogs refuse to load a table by (their reserved keys): before, the table could no longer be
+   * read or written through a {@code 'type' = 'iceberg'} catalog.
+   */
+  @Test
+  void aTableTheConnectorCreatesIsReadableThroughIcebergsCatalog() throws Exception {
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE created (auction BIGINT, price BIGINT) WITH ("
+        + catalogOptions("floe-iceberg", "created") + ", 'write.parquet.row-group-size-bytes' = '1048576')");
+    sql.executeSql("INSERT INTO created VALUES (1, 10), (2, 20)").await();
+    Map<String, String> properties = catalog.loadTable(TableIdentifier.of("nexmark", "created")).properties();
+    assertEquals(null, properties.get("connector"));
+    assertEquals("1048576", properties.get("write.parquet.row-group-size-bytes"), "the DDL's options are kept");
+    // Named as the embedded catalog: a JDBC catalog keeps its tables under its own name.
+    sql.executeSql("CREATE CATALOG floe WITH ('type' = 'iceberg', 'catalog-impl' = '" + JdbcCatalog.class.getName()
+        + "', 'uri' = 'jdbc:sqlite:" + warehouse.toAbsolutePath().resolve("catalog.db") + "', 'warehouse' = '"
+        + warehouse.toAbsolutePath() + "')");
+    List<String> columns = new java.util.ArrayList<>();
+    sql.executeSql("DESCRIBE floe.nexmark.created").collect().forEachRemaining(row -> columns.add((String) row.getField(0)));
+    assertEquals(List.of("auction", "price"), columns);
+  }
+
+  /**
+   * Options of Iceberg's connector that floe does not carry out are refused by name at planning,
+   * never ignored: each would have given a different table (an append for an overwrite, a computed
+   * column written as data) or no maintenance where the user asked for it.
+   */
+  @Test
+  void optionsFloeDoesNotCarryOutAreRefusedByName() {
+    StreamTableEnvironment sql = tables();
+    Map<String, String> refused = Map.of(
+        "'overwrite-enabled' = 'true'", "overwrite-enabled",
+        "'flink-maintenance.rewrite.enabled' = 'true'", "flink-maintenance",
+        "'flink-maintenance.expire-snapshots.enabled' = 'true'", "floe.expire-snapshots.interval",
+        "'table-refresh-interval' = '1 min'", "table-refresh-interval",
+        "'use-dynamic-iceberg-sink' = 'true'", "use-dynamic-iceberg-sink");
+    int n = 0;
+    for (Map.Entry<String, String> option : refused.entrySet()) {
+      String table = "refused_" + n++;
+      sql.executeSql("CREATE TABLE " + table + " (auction BIGINT, price BIGINT) WITH ("
+          + catalogOptions("floe-iceberg", table) + ", " + option.getKey() + ")");
+      Exception e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO " + table + " VALUES (1, 10)").await());
+      assertTrue(causes(e).contains(option.getValue()), option.getKey() + ": " + causes(e));
+    }
+    sql.executeSql("CREATE TABLE computed (auction BIGINT, price BIGINT, doubled AS price * 2) WITH ("
+        + catalogOptions("floe-iceberg", "computed") + ")");
+    Exception e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO computed VALUES (1, 10)").await());
+    assertTrue(causes(e).contains("computed columns is not supported"), causes(e));
+    assertEquals(false, catalog.tableExists(TableIdentifier.of("nexmark", "computed")), "no table with the computed column");
+  }
+
+  private static String causes(Throwable t) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      out.append(c.getMessage()).append(" <- ");
+    }
+    return out.toString();
+  }
 }

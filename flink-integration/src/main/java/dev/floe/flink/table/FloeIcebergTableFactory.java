@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -55,7 +56,11 @@ import org.apache.iceberg.flink.FlinkWriteConf;
  * no connector options at all.
  *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
- * other than {@code main}, {@code range} distribution and {@code INSERT OVERWRITE}.
+ * other than {@code main}, {@code range} distribution, {@code INSERT OVERWRITE} and {@code
+ * overwrite-enabled}, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
+ * expires snapshots with {@code floe.expire-snapshots.interval}), {@code table-refresh-interval}
+ * and {@code use-dynamic-iceberg-sink}. {@code uid-suffix} names the sink's operators, as in
+ * Iceberg's sink.
  */
 public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   public static final String IDENTIFIER = "floe-iceberg";
@@ -129,7 +134,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
       // read while the catalog is open: a JDBC catalog's tables load their metadata lazily
       Table table = loadOrCreate(catalog, tableId, ddl);
       write = new FlinkWriteConf(table, options, context.getConfiguration());
-      refuseWhatFloeDoesNotWrite(write, tableId);
+      refuseWhatFloeDoesNotWrite(write, options, tableId);
       if (write.upsertMode()) {
         requireKeyIsIdentifierFields(ddl, table, tableId);
       }
@@ -144,9 +149,10 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     RowType rowType = (RowType) ddl.getResolvedSchema().toPhysicalRowDataType().getLogicalType();
     Duration expireSnapshotsEvery = org.apache.flink.configuration.Configuration.fromMap(options).getOptional(EXPIRE_SNAPSHOTS_INTERVAL)
         .orElseGet(() -> context.getConfiguration().get(EXPIRE_SNAPSHOTS_INTERVAL));
+    String uidSuffix = write.uidSuffix() == null || write.uidSuffix().isEmpty() ? null : write.uidSuffix();
     return new FloeIcebergTableSink(
         ref, rowType, write.upsertMode(), write.distributionMode(), write.writeParallelism(), fileProperties(write),
-        expireSnapshotsEvery);
+        expireSnapshotsEvery, uidSuffix);
   }
 
   /**
@@ -191,12 +197,22 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
         // another job created it first
       }
     }
+    // Iceberg's catalog creates tables of physical columns only, with its messages
+    if (!ddl.getResolvedSchema().getColumns().stream().allMatch(Column::isPhysical)) {
+      throw new UnsupportedOperationException("Creating table with computed columns is not supported yet.");
+    }
+    if (!ddl.getResolvedSchema().getWatermarkSpecs().isEmpty()) {
+      throw new UnsupportedOperationException("Creating table with watermark specs is not supported yet.");
+    }
     Schema schema = FlinkSchemaUtil.convert(ddl.getResolvedSchema());
     PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
     ddl.getPartitionKeys().forEach(spec::identity);
     Map<String, String> properties = new HashMap<>(ddl.getOptions());
     String location = properties.remove("location");
     properties.remove(EXPIRE_SNAPSHOTS_INTERVAL.key()); // the sink's setting, not the table's
+    // Iceberg's catalogs refuse to load a table holding these (its reserved keys): not kept
+    properties.remove("connector");
+    properties.remove("src-catalog");
     try {
       return catalog.createTable(id, schema, spec.build(), location, properties);
     } catch (AlreadyExistsException raced) {
@@ -204,7 +220,23 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     }
   }
 
-  private static void refuseWhatFloeDoesNotWrite(FlinkWriteConf write, TableIdentifier path) {
+  private static void refuseWhatFloeDoesNotWrite(FlinkWriteConf write, Map<String, String> options, TableIdentifier path) {
+    if (write.overwriteMode()) {
+      throw new IllegalArgumentException(
+          "floe appends or upserts; table " + path + " asks for 'overwrite-enabled' = 'true', which it does not do");
+    }
+    if (write.compactMode() || write.expireSnapshotsMode() || write.deleteOrphanFilesMode()) {
+      throw new IllegalArgumentException("floe's sink runs none of Iceberg's table maintenance; table " + path
+          + " enables 'flink-maintenance.*' (floe expires snapshots with 'floe.expire-snapshots.interval')");
+    }
+    if (write.tableRefreshInterval() != null) {
+      throw new IllegalArgumentException(
+          "floe's sink reads table " + path + " once per job; 'table-refresh-interval' is not supported");
+    }
+    if (Boolean.parseBoolean(options.get("use-dynamic-iceberg-sink"))) {
+      throw new IllegalArgumentException(
+          "floe writes the table the DDL names; table " + path + " asks for 'use-dynamic-iceberg-sink'");
+    }
     if (write.dataFileFormat() != FileFormat.PARQUET) {
       throw new IllegalArgumentException(
           "floe writes Parquet data files; table " + path + " asks for " + write.dataFileFormat());

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
@@ -13,6 +14,7 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 import org.apache.iceberg.DistributionMode;
 
 /**
@@ -28,6 +30,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final Integer writeParallelism;
   private final Map<String, String> fileProperties;
   private final Duration expireSnapshotsEvery;
+  /** The operators' uid suffix ({@code uid-suffix}); null: the one the planner generates. */
+  private final String uidSuffix;
 
   FloeIcebergTableSink(
       IcebergTableRef table,
@@ -36,7 +40,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       DistributionMode distribution,
       Integer writeParallelism,
       Map<String, String> fileProperties,
-      Duration expireSnapshotsEvery) {
+      Duration expireSnapshotsEvery,
+      String uidSuffix) {
     this.table = table;
     this.rowType = rowType;
     this.upsert = upsert;
@@ -44,11 +49,17 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.writeParallelism = writeParallelism;
     this.fileProperties = fileProperties;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
+    this.uidSuffix = uidSuffix;
   }
 
   @Override
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-    // Appends refuse a changelog at planning time, with the planner's own message.
+    if (!upsert && !requestedMode.containsOnly(RowKind.INSERT)) {
+      // Refused at planning time, saying what would take it.
+      throw new ValidationException("table " + table + " takes inserts only, and the query produces updates or"
+          + " deletes: floe writes those as upserts, with 'upsert-enabled' = 'true' on a table whose PRIMARY KEY is"
+          + " its identifier fields");
+    }
     return upsert ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
   }
 
@@ -67,7 +78,11 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
         if (writeParallelism != null) {
           sink.writeParallelism(writeParallelism);
         }
-        provider.generateUid("floe-iceberg").ifPresent(sink::uidSuffix);
+        if (uidSuffix != null) {
+          sink.uidSuffix(uidSuffix);
+        } else {
+          provider.generateUid("floe-iceberg").ifPresent(sink::uidSuffix);
+        }
         return sink.append(rows);
       }
     };
@@ -80,7 +95,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   @Override
   public DynamicTableSink copy() {
     return new FloeIcebergTableSink(
-        table, rowType, upsert, distribution, writeParallelism, fileProperties, expireSnapshotsEvery);
+        table, rowType, upsert, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
   }
 
   @Override
