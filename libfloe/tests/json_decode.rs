@@ -430,7 +430,7 @@ fn nested_struct_list_and_map() {
     assert!(
         rejects[0]
             .reason
-            .contains("field 'point.tags[]': expected int64, found string"),
+            .contains("field 'point.tags[1]': expected int64, found string"),
         "{}",
         rejects[0].reason
     );
@@ -554,6 +554,35 @@ fn reasons_quote_an_excerpt_of_a_huge_bad_value() {
         out.rejects[0].reason.len() < 200,
         "{}",
         out.rejects[0].reason.len()
+    );
+}
+
+/// A reason's field path names the list element (its index) and the map value (its key) the bad
+/// value was in, not only the schema's path.
+#[test]
+fn paths_name_the_list_element_and_the_map_key() {
+    let c = Fields::from(vec![Field::new("c", DataType::Int64, true)]);
+    let element = Arc::new(Field::new("element", DataType::Struct(c.clone()), true));
+    let entries = Arc::new(Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", DataType::Struct(c), true),
+        ])),
+        false,
+    ));
+    let a = Fields::from(vec![
+        Field::new("b", DataType::List(element), true),
+        Field::new("m", DataType::Map(entries, false), true),
+    ]);
+    let s = schema(vec![Field::new("a", DataType::Struct(a), true)]);
+    assert!(
+        only_reject(&s, r#"{"a":{"b":[{"c":1},{"c":2},null,{"c":"oops"}]}}"#)
+            .starts_with("field 'a.b[3].c': expected int64, found string \"oops\"")
+    );
+    assert!(
+        only_reject(&s, r#"{"a":{"m":{"ok":{"c":1},"bad key":{"c":true}}}}"#)
+            .starts_with(r#"field 'a.m{"bad key"}.c': expected int64, found boolean"#)
     );
 }
 

@@ -1120,11 +1120,11 @@ impl<O: OffsetSizeTrait> Column for ListColumn<O> {
 
     fn decode(&mut self, cur: &mut Cursor) -> Result<(), DecodeError> {
         cur.begin_array()?;
-        let mut first = true;
-        while cur.next_element(first)? {
-            first = false;
+        let mut index = 0usize;
+        while cur.next_element(index == 0)? {
             decode_nullable(self.child.as_mut(), self.element_nullable, cur)
-                .map_err(|e| e.within("[]"))?;
+                .map_err(|e| e.within(&format!("[{index}]")))?;
+            index += 1;
         }
         let end = O::from_usize(self.child.len())
             .ok_or_else(|| cur.error("too many list elements in one batch"))?;
@@ -1242,8 +1242,10 @@ impl Column for MapColumn {
                 }
             }
             first = false;
-            decode_nullable(self.values.as_mut(), self.value_nullable, cur)
-                .map_err(|e| e.within("{}"))?;
+            decode_nullable(self.values.as_mut(), self.value_nullable, cur).map_err(|e| {
+                let key = self.keys.str_at(self.keys.len() - 1);
+                e.within(&format!("{{\"{}\"}}", excerpt(key.as_bytes(), false)))
+            })?;
         }
         let end = i32::try_from(self.keys.len())
             .map_err(|_| cur.error("too many map entries in one batch"))?;

@@ -45,10 +45,17 @@ impl DecodeError {
         self.0.position
     }
 
-    /// The field path, e.g. `bid.price` or `tags[]`; empty at the top level.
+    /// The field path, e.g. `bid.price`, `tags[3]` (a list's element 3) or `attrs{"k1"}.n` (a
+    /// map's value of key `k1`); empty at the top level.
     pub fn path(&self) -> String {
-        let parts: Vec<&str> = self.0.path_rev.iter().rev().map(String::as_str).collect();
-        parts.join(".").replace(".[]", "[]").replace(".{}", "{}")
+        let mut path = String::new();
+        for part in self.0.path_rev.iter().rev() {
+            if !path.is_empty() && !part.starts_with(['[', '{']) {
+                path.push('.');
+            }
+            path.push_str(part);
+        }
+        path
     }
 }
 
