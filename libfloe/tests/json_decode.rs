@@ -584,6 +584,18 @@ fn paths_name_the_list_element_and_the_map_key() {
         only_reject(&s, r#"{"a":{"m":{"ok":{"c":1},"bad key":{"c":true}}}}"#)
             .starts_with(r#"field 'a.m{"bad key"}.c': expected int64, found boolean"#)
     );
+    let shallow = DecoderConfig {
+        max_depth: 3,
+        ..DecoderConfig::default()
+    };
+    let (_, rejects) = decode_with(&s, &[r#"{"zz":[[[[1]]]]}"#], shallow);
+    assert!(
+        rejects[0]
+            .reason
+            .starts_with("field 'zz': nesting deeper than the limit of 3"),
+        "an unknown field's value too: {}",
+        rejects[0].reason
+    );
 }
 
 #[test]

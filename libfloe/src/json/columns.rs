@@ -1019,10 +1019,14 @@ impl Column for StructColumn {
                         key_pos,
                     ));
                 }
-                Err(unknown) => match self.unknown.as_mut() {
-                    Some(log) => log.skip_and_record(&unknown, cur)?,
-                    None => cur.skip_value()?,
-                },
+                Err(unknown) => {
+                    let skipped = match self.unknown.as_mut() {
+                        Some(log) => log.skip_and_record(&unknown, cur),
+                        None => cur.skip_value(),
+                    };
+                    // an unknown field's value must still be JSON (and not too deep): say which
+                    skipped.map_err(|e| e.within(&excerpt(unknown.as_bytes(), false)))?
+                }
             }
         }
         if matched < self.children.len() {
