@@ -42,16 +42,18 @@ final class BackgroundCommits implements AutoCloseable {
   private final BackgroundJob<Outcome> job;
 
   /**
-   * One table's part of a sealed cycle: its files (being completed on its writer thread) and the
-   * offsets the table must hold for the commit to go ahead (fencing).
+   * One table's part of a sealed cycle: its files (being completed on its writer thread), the
+   * offsets the table must hold for the commit to go ahead (fencing), and the offsets it is
+   * committed with: the cycle's, or what the table holds where that is more.
    */
-  record TableCut(String name, Table table, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> expected) {}
+  record TableCut(String name, Table table, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> expected,
+      Map<TopicPartition, Position> offsets) {}
 
   /**
    * A cycle cut on the task thread.
    *
-   * @param offsets what every table of the cycle is committed with (and {@code preCommit} reports
-   *     once it is)
+   * @param offsets where the cycle ends, which {@code preCommit} reports once it is committed (a
+   *     table is committed with these, or with what it holds where that is more)
    * @param first each partition's first offset in the cycle: where to read again if it is dropped
    */
   record Sealed(
@@ -110,7 +112,7 @@ final class BackgroundCommits implements AutoCloseable {
       TableCut cut = cycle.tables().get(i);
       WriteResult result = results.get(i);
       try {
-        committer.commit(cut.table(), result, cycle.offsets(), cut.expected());
+        committer.commit(cut.table(), result, cut.offsets(), cut.expected());
       } catch (FencedException fence) {
         LOG.warn("commit to {} fenced, resuming from the tables: {}", cut.name(), fence.getMessage());
         deleteFrom(cycle.tables(), results, i + 1);

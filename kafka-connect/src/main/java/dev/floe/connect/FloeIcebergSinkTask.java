@@ -476,11 +476,11 @@ public class FloeIcebergSinkTask extends SinkTask {
           continue;
         }
         to = routed = new Routed(name, tp, sink, skipBelow(held.get(name).get(tp), tp));
-        cycleTables.add(name);
       }
       if (record.originalKafkaOffset() < to.skipBelow) {
         continue; // the table has it already (a task before this one committed it)
       }
+      cycleTables.add(name); // only a table a record goes to takes part in the cycle's commit
       to.sink.add(record, tp, value, key);
     }
   }
@@ -572,12 +572,30 @@ public class FloeIcebergSinkTask extends SinkTask {
       TableSink sink = sinks.get(name);
       Map<TopicPartition, Position> expected = new HashMap<>(held.get(name));
       expected.keySet().retainAll(offsets.keySet());
-      cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected));
+      cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(expected, offsets)));
     }
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
         System.nanoTime()));
     clearCycle();
     return null;
+  }
+
+  /**
+   * What a table is committed with: the cycle's end, or what the table holds where that is more. A
+   * partition read again from below a table's offset (the seek goes to the lowest of the tables',
+   * and dynamic routing starts from the group's) must not take the table's offset back, or the
+   * records between would be written to it again. Where the offsets were reused (a recreated topic,
+   * a truncated log), they go back on purpose.
+   */
+  private Map<TopicPartition, Position> offsetsFor(
+      Map<TopicPartition, Position> held, Map<TopicPartition, Position> cycleEnd) {
+    Map<TopicPartition, Position> out = new HashMap<>(cycleEnd);
+    held.forEach((tp, holds) -> {
+      if (!reusedFrom.containsKey(tp) && holds.next() > cycleEnd.get(tp).next()) {
+        out.put(tp, holds);
+      }
+    });
+    return out;
   }
 
   /** Commits the cycle and waits until it is in the tables. */
@@ -599,7 +617,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     BackgroundCommits.Sealed cycle = outcome.cycle();
     for (BackgroundCommits.TableCut cut : cycle.tables().subList(0, outcome.committedTables())) {
-      held.get(cut.name()).putAll(cycle.offsets());
+      held.get(cut.name()).putAll(cut.offsets());
     }
     if (outcome.fence() == null) {
       cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
