@@ -26,6 +26,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -359,6 +360,12 @@ public class FloeIcebergSinkTask extends SinkTask {
         return;
       }
       putLocked(records);
+    } catch (NoSuchTableException e) {
+      // A table this task writes was dropped: its records of the cycle cannot land. The task fails;
+      // restarted, it reads them again from the tables' offsets, and a dynamic route to the table
+      // makes them bad records (a static one fails the start, naming the table).
+      throw fail(new ConnectException("a table this task writes was dropped while it ran (" + e.getMessage()
+          + "); the task stops without committing this cycle, and a restart routes its records again", e));
     } catch (RuntimeException e) {
       throw fail(e); // also a record refused under errors.tolerance=none: its cycle is not committed
     } finally {
