@@ -29,20 +29,14 @@ class DynamicRoutingTest extends InJvmTaskTest {
   @Test
   void aRecordForATableThatIsNotThereIsABadRecord() throws Exception {
     TableIdentifier present = InJvmTasks.createTable(catalog, "present");
-    Map<String, String> config = InJvmTasks.config("dynamic", warehouse(), present, 6);
-    config.remove("iceberg.tables");
-    config.put("iceberg.tables.dynamic-enabled", "true");
-    config.put("iceberg.tables.route-field", "to");
-    config.put("errors.tolerance", "all");
+    Map<String, String> config = dynamic("dynamic", present, 6);
     List<Long> reported = new CopyOnWriteArrayList<>();
     RecordingContext context = new RecordingContext((record, error) -> {
       assertTrue(error.getMessage().contains("table db.absent does not exist"), error.getMessage());
       reported.add(record.kafkaOffset());
       return CompletableFuture.completedFuture(null);
     });
-    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-    task.initialize(context);
-    task.start(config);
+    FloeIcebergSinkTask task = InJvmTasks.started(config, context);
     try {
       task.open(List.of(TP));
       List<SinkRecord> records = new ArrayList<>();
@@ -68,19 +62,13 @@ class DynamicRoutingTest extends InJvmTaskTest {
   void aTableDroppedWhileTheTaskWritesFailsItAndARestartMakesItsRecordsBadRecords() throws Exception {
     TableIdentifier kept = InJvmTasks.createTable(catalog, "kept");
     TableIdentifier dropped = InJvmTasks.createTable(catalog, "dropped");
-    Map<String, String> config = InJvmTasks.config("dropping", warehouse(), kept, 10);
-    config.remove("iceberg.tables");
-    config.put("iceberg.tables.dynamic-enabled", "true");
-    config.put("iceberg.tables.route-field", "to");
-    config.put("errors.tolerance", "all");
+    Map<String, String> config = dynamic("dropping", kept, 10);
     List<Long> reported = new CopyOnWriteArrayList<>();
     RecordingContext context = new RecordingContext((record, error) -> {
       reported.add(record.kafkaOffset());
       return CompletableFuture.completedFuture(null);
     });
-    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-    task.initialize(context);
-    task.start(config);
+    FloeIcebergSinkTask task = InJvmTasks.started(config, context);
     try {
       task.open(List.of(TP));
       task.put(alternating(0, 10));
@@ -93,9 +81,7 @@ class DynamicRoutingTest extends InJvmTaskTest {
     }
     assertEquals(List.of(), reported);
 
-    FloeIcebergSinkTask restarted = new FloeIcebergSinkTask();
-    restarted.initialize(context);
-    restarted.start(InJvmTasks.withTaskIndex(config, 1));
+    FloeIcebergSinkTask restarted = InJvmTasks.started(InJvmTasks.withTaskIndex(config, 1), context);
     try {
       restarted.open(List.of(TP));
       restarted.put(alternating(10, 20));
@@ -107,6 +93,16 @@ class DynamicRoutingTest extends InJvmTaskTest {
     assertEquals(InJvmTasks.ids(0, 20).entrySet().stream().filter(id -> id.getKey() % 2 == 0)
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
         InJvmTasks.ids(catalog.loadTable(kept)));
+  }
+
+  /** Dynamic routing by the field {@code to}, bad records tolerated (reported). */
+  private Map<String, String> dynamic(String connector, TableIdentifier anyTable, int cycleRecords) {
+    Map<String, String> config = InJvmTasks.config(connector, warehouse(), anyTable, cycleRecords);
+    config.remove("iceberg.tables");
+    config.put("iceberg.tables.dynamic-enabled", "true");
+    config.put("iceberg.tables.route-field", "to");
+    config.put("errors.tolerance", "all");
+    return config;
   }
 
   /** Records {@code from..to-1}, even offsets to db.kept, odd ones to db.dropped. */

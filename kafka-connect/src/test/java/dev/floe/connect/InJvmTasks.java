@@ -102,7 +102,7 @@ final class InJvmTasks {
   }
 
   /** A task initialized with {@code context} and started on {@code config}. */
-  private static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
+  static FloeIcebergSinkTask started(Map<String, String> config, RecordingContext context) {
     FloeIcebergSinkTask task = new FloeIcebergSinkTask();
     task.initialize(context);
     task.start(config);

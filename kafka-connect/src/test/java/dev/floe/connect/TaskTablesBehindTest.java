@@ -43,9 +43,7 @@ class TaskTablesBehindTest extends InJvmTaskTest {
     // Started again: the task seeks to 20, and Connect delivers 20-29 again, a cycle of 5 records
     // committed after the first 5
     InJvmTasks.RecordingContext context = new InJvmTasks.RecordingContext();
-    FloeIcebergSinkTask task = new FloeIcebergSinkTask();
-    task.initialize(context);
-    task.start(config);
+    FloeIcebergSinkTask task = InJvmTasks.started(config, context);
     try {
       task.open(List.of(TP));
       assertEquals(List.of(Map.of(TP, 20L)), context.rewinds);

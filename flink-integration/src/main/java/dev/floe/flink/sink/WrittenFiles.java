@@ -82,13 +82,7 @@ public final class WrittenFiles {
 
   /** The files of a Java-serialized {@link WriteResult} (floe's form before this one). */
   static WrittenFiles ofJavaSerialized(byte[] writeResult) {
-    DataOutputSerializer out = new DataOutputSerializer(writeResult.length + 5);
-    try {
-      entry(out, JAVA_SERIALIZED_WRITE_RESULT, writeResult);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return new WrittenFiles(out.getCopyOfBuffer());
+    return single(JAVA_SERIALIZED_WRITE_RESULT, writeResult);
   }
 
   /**
@@ -97,11 +91,15 @@ public final class WrittenFiles {
    * {@code FileIO} when committed.
    */
   static WrittenFiles ofIcebergManifests(byte[] manifest) {
-    DataOutputSerializer out = new DataOutputSerializer(manifest.length + 5);
+    return single(ICEBERG_DELTA_MANIFESTS, manifest);
+  }
+
+  private static WrittenFiles single(byte kind, byte[] value) {
+    DataOutputSerializer out = new DataOutputSerializer(value.length + 5);
     try {
-      entry(out, ICEBERG_DELTA_MANIFESTS, manifest);
+      entry(out, kind, value);
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException(e); // DataOutputSerializer grows in memory: not expected
     }
     return new WrittenFiles(out.getCopyOfBuffer());
   }
