@@ -622,6 +622,9 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         r#"{"id":12,"name":"a\u00"#,     // 14 cut inside an escape
         r#"{"id":13,"name":"a\"#,        // 15 cut after a backslash
         r#"{"id":14,"name":"a\q"}"#,     // 16 unknown escape
+        r#"nope"#,                       // 17 not a literal, though it starts as null does
+        r#"tru"#,                        // 18 cut short
+        r#"null"#,                       // 19 a JSON null
     ];
     let (batch, rejects) = decode(&s, &messages);
     let ids = batch.column(0).as_primitive::<Int64Type>();
@@ -645,6 +648,9 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         (14, "truncated message inside a string"),
         (15, "truncated message inside a string"),
         (16, "unknown escape '\\q'"),
+        (17, "invalid JSON"),
+        (18, "truncated message"),
+        (19, "message is a JSON null, expected an object"),
     ];
     assert_eq!(rejects.len(), expected.len(), "{rejects:?}");
     for (reject, (index, text)) in rejects.iter().zip(expected) {

@@ -246,10 +246,19 @@ impl JsonDecoder {
             Token::End => return Err(DecodeError::new("empty message", 0)),
             Token::Invalid => return Err(cur.unexpected("an object")),
             other => {
+                if matches!(other, Token::Null | Token::Bool) {
+                    // Its first byte only says which literal it could be: `nope` is not `null`.
+                    let at = cur.pos();
+                    cur.skip_value()?;
+                    return Err(DecodeError::new(
+                        format!("message is a JSON {}, expected an object", other.describe()),
+                        at,
+                    ));
+                }
                 return Err(DecodeError::new(
                     format!("message is a JSON {}, expected an object", other.describe()),
                     cur.pos(),
-                ))
+                ));
             }
         }
         self.root.decode(&mut cur)?;
