@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -146,8 +148,12 @@ final class SinkCommand implements Callable<Integer> {
       consumerProperties.forEach(config::consumerProperty);
       return config.build();
     } catch (ConfigException | IllegalArgumentException e) {
-      throw usage(e.getMessage()
-          .replaceAll("Invalid value (.*) for configuration ([a-z.]+)", "invalid value $1 for --$2")
+      // the settings' names as this command's flags: commit.interval is --commit-interval
+      String message = Pattern.compile("Invalid value (.*) for configuration ([a-z.]+)")
+          .matcher(e.getMessage())
+          .replaceAll(m -> Matcher.quoteReplacement(
+              "invalid value " + m.group(1) + " for " + flag(m.group(2))));
+      throw usage(message
           .replace("give at least one route (topic -> table)",
               "give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value"));
     }

@@ -112,7 +112,36 @@ class SinkCommandTest {
     CliProcess.Result wrong = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
         "--route", "a=db.a", "--commit-bytes", "lots");
     assertEquals(FloeCli.EXIT_USAGE, wrong.exitCode());
-    assertTrue(wrong.err().contains("--commit.bytes") || wrong.err().contains("commit.bytes"), wrong.err());
+    assertTrue(wrong.err().contains("invalid value lots for --commit-bytes"), wrong.err());
+  }
+
+  /**
+   * Where a Kafka client would wait without a word, the sink fails at its start naming what is
+   * wrong -- a broker that does not answer within --kafka-timeout, a topic that does not exist
+   * when it is to stop at the end of its topics -- or creates the missing dead-letter topic.
+   */
+  @Test
+  void whatWouldStallTheSinkFailsItsStartByNameOrIsCreated() throws Exception {
+    CliProcess.Result unreachable = CliProcess.run(dir, "sink", "--bootstrap", "127.0.0.1:1", "--route", "in=db.events",
+        "--warehouse", dir.resolve("w1").toString(), "--schema", schemaFile(), "--kafka-timeout", "2s", "--stop-at-end");
+    assertEquals(FloeCli.EXIT_FAILED, unreachable.exitCode(), unreachable.out() + unreachable.err());
+    assertTrue(unreachable.err().contains("no answer from Kafka at 127.0.0.1:1 within 2 s"), unreachable.err());
+
+    // A dead-letter topic that does not exist is created with the cluster's defaults (as Kafka
+    // Connect does): before, each bad record waited a minute for it, without a word.
+    kafka.createTopic("bad-in", 2);
+    produce("bad-in", List.of("not json".getBytes(StandardCharsets.UTF_8), "{".getBytes(StandardCharsets.UTF_8)));
+    CliProcess.Result madeDeadLetters = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
+        "--route", "bad-in=db.events", "--warehouse", dir.resolve("w2").toString(), "--schema", schemaFile(),
+        "--on-error", "dlq", "--dlq-topic", "made-dead", "--stop-at-end");
+    assertEquals(0, madeDeadLetters.exitCode(), madeDeadLetters.out() + madeDeadLetters.err());
+    assertEquals(2, count("made-dead"));
+
+    CliProcess.Result noTopic = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
+        "--route", "no-such-topic=db.events", "--warehouse", dir.resolve("w3").toString(), "--schema", schemaFile(),
+        "--stop-at-end");
+    assertEquals(FloeCli.EXIT_FAILED, noTopic.exitCode(), noTopic.out() + noTopic.err());
+    assertTrue(noTopic.err().contains("topics [no-such-topic] do not exist"), noTopic.err());
   }
 
   private static String schemaFile() {

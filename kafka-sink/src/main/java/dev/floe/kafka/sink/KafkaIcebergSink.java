@@ -148,6 +148,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
    *     uncommitted is kept, and a restart resumes from the tables' offsets
    */
   public void run() {
+    checkKafka();
     Listener listener = new Listener();
     if (config.topicPattern() != null) {
       consumer.subscribe(config.topicPattern(), listener);
@@ -203,6 +204,32 @@ public final class KafkaIcebergSink implements AutoCloseable {
       // filled is not committed (a restart reads it again); a sealed one still lands on close().
       LOG.warn("stopped while waiting for the writers: the records of this cycle are not committed");
       failed = true;
+    }
+  }
+
+  /**
+   * Before consuming, where the consumer and the dead-letter producer would wait without a word:
+   * fails at once naming a broker that does not answer within kafka.timeout, or a topic that does
+   * not exist when the sink is to stop at the end of its topics; creates a missing dead-letter
+   * topic with the cluster's defaults, as Kafka Connect does (each bad record would wait for it).
+   * A missing topic of a sink that runs on is waited for, and said once.
+   */
+  private void checkKafka() {
+    List<String> wanted = new ArrayList<>(config.topics());
+    if (deadLetters != null) {
+      wanted.add(config.deadLetterTopic());
+    }
+    Set<String> missing = topicIds.missing(wanted, config.kafkaTimeout(), config.bootstrapServers());
+    if (deadLetters != null && missing.remove(config.deadLetterTopic())) {
+      topicIds.create(config.deadLetterTopic(), config.kafkaTimeout());
+      LOG.info("created the dead-letter topic {} with the cluster's defaults", config.deadLetterTopic());
+    }
+    if (!missing.isEmpty() && config.stopAtEnd()) {
+      throw new SinkException("topics " + missing + " do not exist at " + config.bootstrapServers()
+          + ": a sink that stops at the end of its topics would wait for them", null);
+    }
+    if (!missing.isEmpty()) {
+      LOG.warn("topics {} do not exist at {} yet; the sink waits for them", missing, config.bootstrapServers());
     }
   }
 

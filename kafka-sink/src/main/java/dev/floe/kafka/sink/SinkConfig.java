@@ -11,6 +11,7 @@ import static dev.floe.kafka.sink.SinkSettings.ENCODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_THREADS;
 import static dev.floe.kafka.sink.SinkSettings.EXPIRE_SNAPSHOTS_EVERY;
 import static dev.floe.kafka.sink.SinkSettings.EVOLVE_SCHEMA;
+import static dev.floe.kafka.sink.SinkSettings.KAFKA_TIMEOUT;
 import static dev.floe.kafka.sink.SinkSettings.MAX_IN_FLIGHT_BYTES;
 import static dev.floe.kafka.sink.SinkSettings.ON_ERROR;
 import static dev.floe.kafka.sink.SinkSettings.OVERLAP_COMMITS;
@@ -70,6 +71,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  *     they apply, the admin client and the dead-letter producer), {@code producer.}-prefixed keys
  *     for the dead-letter producer only
  * @param stopAtEnd stop after committing everything up to the end offsets seen at start
+ * @param kafkaTimeout how long the start waits for the broker to answer (see {@code kafka.timeout})
  * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
  *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncoding})
  * @param encodeAhead with one encode thread, encode each file's column runs on threads shared by
@@ -104,6 +106,7 @@ public record SinkConfig(
     Map<String, String> createProperties,
     Map<String, Object> consumerProperties,
     boolean stopAtEnd,
+    Duration kafkaTimeout,
     int encodeThreads,
     boolean encodeAhead,
     boolean decodeAhead,
@@ -193,6 +196,7 @@ public record SinkConfig(
     private final Map<String, String> createProperties = new HashMap<>();
     private final Map<String, Object> consumerProperties = new HashMap<>();
     private boolean stopAtEnd = (Boolean) defaultValue(STOP_AT_END);
+    private Duration kafkaTimeout = SinkSettings.duration(defaultValue(KAFKA_TIMEOUT));
 
     private Builder(Catalog catalog, String bootstrapServers, String group) {
       this.catalog = catalog;
@@ -249,6 +253,9 @@ public record SinkConfig(
       }
       if (given.containsKey(STOP_AT_END)) {
         stopAtEnd = (Boolean) parsed.get(STOP_AT_END);
+      }
+      if (given.containsKey(KAFKA_TIMEOUT)) {
+        kafkaTimeout = SinkSettings.duration(parsed.get(KAFKA_TIMEOUT));
       }
       if (given.containsKey(ENCODE_THREADS)) {
         encodeThreads = (Integer) parsed.get(ENCODE_THREADS);
@@ -360,6 +367,15 @@ public record SinkConfig(
     }
 
     /**
+     * How long {@code run()} waits at its start for the broker to answer (default 60 s); past it,
+     * it fails naming the servers, where a Kafka consumer would wait without a word.
+     */
+    public Builder kafkaTimeout(Duration timeout) {
+      this.kafkaTimeout = timeout;
+      return this;
+    }
+
+    /**
      * Threads encoding each file's columns (default 1). More help when cores sit idle while a
      * table's writer thread is busy; files are the same either way.
      */
@@ -434,6 +450,7 @@ public record SinkConfig(
           Map.copyOf(createProperties),
           Map.copyOf(consumerProperties),
           stopAtEnd,
+          kafkaTimeout,
           encodeThreads,
           encodeAhead,
           decodeAhead,

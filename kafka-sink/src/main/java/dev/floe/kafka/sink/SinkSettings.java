@@ -54,6 +54,7 @@ public final class SinkSettings {
   public static final String DECODE_AHEAD = "decode.ahead";
   public static final String OVERLAP_COMMITS = "overlap.commits";
   public static final String EXPIRE_SNAPSHOTS_EVERY = "expire.snapshots.every";
+  public static final String KAFKA_TIMEOUT = "kafka.timeout";
 
   // Before the definition: its defaults are checked as it is built.
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
@@ -101,6 +102,9 @@ public final class SinkSettings {
               + " the batch that needed it with the new schema. Not with upsert.")
       .define(STOP_AT_END, Type.BOOLEAN, false, Importance.LOW,
           "Stop once everything up to the end of the topics (as of the assignment) is committed.")
+      .define(KAFKA_TIMEOUT, Type.STRING, "60s", durationValidator(), Importance.LOW,
+          "How long the start waits for the broker to answer: the sink then fails, naming it, as it"
+              + " does for a missing dead-letter topic (or a missing topic with stop.at.end).")
       .define(ENCODE_THREADS, Type.INT, 1, ConfigDef.Range.atLeast(1), Importance.LOW,
           "Threads encoding each file's columns, besides each table's writer thread.")
       .define(ENCODE_AHEAD, Type.BOOLEAN, true, Importance.LOW,

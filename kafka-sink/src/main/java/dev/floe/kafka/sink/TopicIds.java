@@ -1,11 +1,21 @@
 package dev.floe.kafka.sink;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Kafka's ids of the topics the sink reads. A topic deleted and created again under the same name
@@ -41,6 +51,55 @@ final class TopicIds implements AutoCloseable {
       known.putAll(ids);
     }
     return ids;
+  }
+
+  /**
+   * Which of {@code topics} the cluster does not have; fails naming {@code servers} if the cluster
+   * does not answer within {@code timeout}.
+   */
+  Set<String> missing(Collection<String> topics, Duration timeout, String servers) {
+    try {
+      admin.describeCluster().clusterId().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      Set<String> missing = new TreeSet<>();
+      for (var topic : admin.describeTopics(topics).topicNameValues().entrySet()) {
+        try {
+          topic.getValue().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+            throw new SinkException("could not look up topic " + topic.getKey() + ": " + e.getCause().getMessage(),
+                e.getCause());
+          }
+          missing.add(topic.getKey());
+        }
+      }
+      return missing;
+    } catch (TimeoutException | ExecutionException e) {
+      throw new SinkException("no answer from Kafka at " + servers + " within " + timeout.toSeconds()
+          + " s (is a broker running there? kafka.timeout sets the wait)", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while looking up topics " + topics, e);
+    }
+  }
+
+  /**
+   * Creates {@code topic} with the cluster's defaults (partitions, replication), as Kafka Connect
+   * creates its dead-letter topic; another client creating it meanwhile is fine.
+   */
+  void create(String topic, Duration timeout) {
+    try {
+      admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty())))
+          .all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new SinkException("could not create topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+      }
+    } catch (TimeoutException e) {
+      throw new SinkException("Kafka did not create topic " + topic + " within " + timeout.toSeconds() + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SinkException("interrupted while creating topic " + topic, e);
+    }
   }
 
   /** The id last read for {@code topic}, or null. */
