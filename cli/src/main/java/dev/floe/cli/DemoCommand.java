@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -29,6 +30,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -65,8 +67,11 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (events <= 0 || partitions <= 0) {
-      throw new IllegalArgumentException("--events and --partitions must be > 0");
+    if (events <= 0) {
+      throw new ParameterException(spec.commandLine(), "--events must be > 0, got " + events);
+    }
+    if (partitions <= 0) {
+      throw new ParameterException(spec.commandLine(), "--partitions must be > 0, got " + partitions);
     }
     PrintWriter out = spec.commandLine().getOut();
     Path home = prepare(dir.toAbsolutePath());
@@ -109,7 +114,10 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** Wipes a previous demo's directory (only one the demo made), creates it afresh. */
+  /**
+   * Makes the demo's directory, or, in one an earlier demo made, removes what that demo left (its
+   * broker's data and its warehouse) and nothing else: files a user put there stay.
+   */
   private static Path prepare(Path home) throws IOException {
     if (Files.exists(home)) {
       boolean ours = Files.exists(home.resolve(MARKER));
@@ -120,15 +128,26 @@ final class DemoCommand implements Callable<Integer> {
       if (!ours && !empty) {
         throw new IllegalArgumentException(home + " exists and was not made by floe demo; choose another --dir");
       }
-      try (Stream<Path> walk = Files.walk(home)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
+      for (String own : List.of("kafka", "warehouse")) {
+        deleteTree(home.resolve(own));
       }
     }
     Files.createDirectories(home);
-    Files.createFile(home.resolve(MARKER));
+    if (!Files.exists(home.resolve(MARKER))) {
+      Files.createFile(home.resolve(MARKER));
+    }
     return home;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   private long produce(LocalKafkaBroker kafka) {
@@ -164,7 +183,17 @@ final class DemoCommand implements Callable<Integer> {
         actual.rows(), Long.toHexString(actual.hashSum()));
     say(out, "table %s at %s", TABLE, table.location());
     say(out, "look inside: scripts/floe inspect --table %s --warehouse %s", TABLE, warehouse);
+    say(out, "the broker's data stays in %s (%,d MB) until the next demo in %s, or until you delete it",
+        warehouse.resolveSibling("kafka"), megabytes(warehouse.resolveSibling("kafka")), warehouse.getParent());
     return FloeCli.EXIT_OK;
+  }
+
+  private static long megabytes(Path root) {
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum() >> 20;
+    } catch (IOException e) {
+      return 0;
+    }
   }
 
   private static void say(PrintWriter out, String format, Object... args) {

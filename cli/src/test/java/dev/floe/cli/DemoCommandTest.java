@@ -43,10 +43,15 @@ class DemoCommandTest {
       ((AutoCloseable) catalog).close();
     }
 
-    // A second run starts afresh in the same directory.
+    assertTrue(r.out().contains("the broker's data stays in " + home.resolve("kafka")), r.out());
+
+    // A second run starts afresh in the same directory, leaving what a user put there (the
+    // README's CLI tour writes into the demo's default directory).
+    Files.writeString(home.resolve("events.jsonl"), "{}\n");
     CliProcess.Result again = CliProcess.run(dir, "demo", "--events", "1000", "--dir", home.toString());
     assertEquals(0, again.exitCode(), again.out() + again.err());
     assertTrue(again.out().contains("exactly the 1,000 input events"), again.out());
+    assertEquals("{}\n", Files.readString(home.resolve("events.jsonl")), "the user's file stays");
   }
 
   @Test
@@ -65,6 +70,9 @@ class DemoCommandTest {
   void badUsageIsOneClearLineAndExitCode2() throws Exception {
     CliProcess.Result r = CliProcess.run(dir, "demo", "--no-such-flag");
     assertEquals(FloeCli.EXIT_USAGE, r.exitCode());
+    CliProcess.Result zero = CliProcess.run(dir, "demo", "--events", "0", "--dir", dir.resolve("z").toString());
+    assertEquals(FloeCli.EXIT_USAGE, zero.exitCode(), zero.err());
+    assertTrue(zero.err().contains("--events must be > 0, got 0"), zero.err());
     assertTrue(r.err().contains("Unknown option: '--no-such-flag'"), r.err());
   }
 
