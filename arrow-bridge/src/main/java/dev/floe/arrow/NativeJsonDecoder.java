@@ -134,17 +134,7 @@ public final class NativeJsonDecoder extends NativeHandle {
         discardRejects();
         throw e;
       }
-      List<RejectedMessage> rejected;
-      try {
-        rejected = takeRejects(batch, policy);
-      } catch (RuntimeException | Error e) {
-        root.close();
-        throw e;
-      }
-      if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
-        root.close();
-        throw new BadRecordException(rejected.getFirst());
-      }
+      List<RejectedMessage> rejected = rejectsOrRelease(batch, policy, root::close);
       return new DecodedBatch(root, FloeDecodeResult.rejected(result), collected(policy, rejected));
     }
   }
@@ -207,17 +197,7 @@ public final class NativeJsonDecoder extends NativeHandle {
     synchronized (partitioner) {
       split = callDecodePartitioned(decoder, batch, partitioner.handle(), policy, allocator);
     }
-    List<RejectedMessage> rejected;
-    try {
-      rejected = takeRejects(batch, policy);
-    } catch (RuntimeException | Error e) {
-      split.close();
-      throw e;
-    }
-    if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
-      split.close();
-      throw new BadRecordException(rejected.getFirst());
-    }
+    List<RejectedMessage> rejected = rejectsOrRelease(batch, policy, split::close);
     return split.withDecodeStats(
         new DecodeStats(
             FloeDecodeResult.rows(result),
@@ -275,6 +255,26 @@ public final class NativeJsonDecoder extends NativeHandle {
         floe_h.floe_bytes_free(bytes, size);
       }
     }
+  }
+
+  /**
+   * The batch's rejects ({@link #takeRejects}) for a decode whose rows are owned by the caller's
+   * object: {@code release} frees them when reading the rejects fails, or when FAIL refuses the
+   * batch, which then throws naming the first bad message.
+   */
+  private List<RejectedMessage> rejectsOrRelease(MessageBatch batch, BadRecordPolicy policy, Runnable release) {
+    List<RejectedMessage> rejected;
+    try {
+      rejected = takeRejects(batch, policy);
+    } catch (RuntimeException | Error e) {
+      release.run();
+      throw e;
+    }
+    if (policy == BadRecordPolicy.FAIL && !rejected.isEmpty()) {
+      release.run();
+      throw new BadRecordException(rejected.getFirst());
+    }
+    return rejected;
   }
 
   /** Reads and frees the native reject list; returns all rejects (needed for FAIL too). */
