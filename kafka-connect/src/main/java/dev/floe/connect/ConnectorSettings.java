@@ -58,6 +58,7 @@ final class ConnectorSettings extends AbstractConfig {
   static final String BATCH_RECORDS = "floe.batch.records";
   static final String BATCH_BYTES = "floe.batch.bytes";
   static final String BUFFER_BYTES = "floe.buffer.bytes";
+  static final String TABLE_IDLE_MS = "floe.table.idle.ms";
   /** Set by the connector in each task's config: the task's index. */
   static final String TASK_INDEX = "floe.internal.task-index";
 
@@ -115,7 +116,10 @@ final class ConnectorSettings extends AbstractConfig {
       .define(BATCH_BYTES, Type.LONG, 4L << 20, ConfigDef.Range.atLeast(1), Importance.LOW,
           "Value bytes per native decode batch")
       .define(BUFFER_BYTES, Type.LONG, 256L << 20, ConfigDef.Range.atLeast(1 << 20), Importance.LOW,
-          "Rows a table's open files may buffer natively before writing row groups early");
+          "Rows a table's open files may buffer natively before writing row groups early")
+      .define(TABLE_IDLE_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+          "A table that has taken no record in a whole commit cycle, nor for this many milliseconds, gives"
+              + " back its two threads and its message batches until its next record");
 
   private final Map<String, String> originals;
 
@@ -317,6 +321,10 @@ final class ConnectorSettings extends AbstractConfig {
 
   long bufferBytes() {
     return getLong(BUFFER_BYTES);
+  }
+
+  long tableIdleMillis() {
+    return getLong(TABLE_IDLE_MS);
   }
 
   int taskIndex() {

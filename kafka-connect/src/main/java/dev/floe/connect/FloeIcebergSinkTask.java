@@ -569,8 +569,12 @@ public class FloeIcebergSinkTask extends SinkTask {
   private Map<TopicPartition, Long> commit() {
     lastCommitNanos = System.nanoTime();
     Map<TopicPartition, Long> rewind = applyOutcome(commits.await());
-    if (rewind != null || cycleNext.isEmpty()) {
+    if (rewind != null) {
       return rewind;
+    }
+    releaseIdleTables();
+    if (cycleNext.isEmpty()) {
+      return null;
     }
     Map<TopicPartition, Position> offsets = new HashMap<>();
     cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
@@ -585,6 +589,19 @@ public class FloeIcebergSinkTask extends SinkTask {
         System.nanoTime()));
     clearCycle();
     return null;
+  }
+
+  /**
+   * Tables that took no record in this cycle, nor for {@code floe.table.idle.ms}, give back their
+   * threads and batches; the commit before is in, so nothing is left on their threads.
+   */
+  private void releaseIdleTables() {
+    long idleNanos = settings.tableIdleMillis() * 1_000_000L;
+    sinks.forEach((name, sink) -> {
+      if (!cycleTables.contains(name)) {
+        sink.releaseIdle(idleNanos);
+      }
+    });
   }
 
   /**

@@ -26,6 +26,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
@@ -68,10 +69,15 @@ final class TableSink implements AutoCloseable {
   private final long bufferBytes;
   private final BadRecords badRecords;
   private final TaskMetrics metrics;
-  /** Decodes value batches; hands every batch on to the writer thread in order. */
-  private final ExecutorService decodeThread;
-  /** Encodes into the cycle's task writer, completes and aborts it: the only thread touching its files. */
-  private final ExecutorService writerThread;
+  /** Decodes value batches; hands every batch on to the writer thread in order. Null while released. */
+  private ExecutorService decodeThread;
+  /**
+   * Encodes into the cycle's task writer, completes and aborts it: the only thread touching its
+   * files. Null while released.
+   */
+  private ExecutorService writerThread;
+  /** When a record was last added ({@link System#nanoTime}). */
+  private long lastRecordNanos = System.nanoTime();
   /** Decoded batches waiting for the writer thread (their Arrow memory), at most two. */
   private final Semaphore decodedWaiting = new Semaphore(2);
   /** Spare batches; taking one waits while both are in use (the decode thread is a batch behind). */
@@ -145,10 +151,57 @@ final class TableSink implements AutoCloseable {
     this.evolution = settings.evolveSchema()
         ? new TableEvolution(loader, this::writerFactory, metrics::schemaEvolved)
         : null;
-    this.decodeThread = thread("floe-connect-decode-" + id);
-    this.writerThread = thread("floe-connect-writer-" + id);
+    start();
+  }
+
+  /** Starts the table's two threads and makes its two message batches. */
+  private void start() {
+    decodeThread = thread("floe-connect-decode-" + id);
+    writerThread = thread("floe-connect-writer-" + id);
     spare.add(new Batch());
     spare.add(new Batch());
+  }
+
+  /** Whether {@link #releaseIdle} gave back the threads and batches ({@link #add} takes them again). */
+  boolean released() {
+    return decodeThread == null;
+  }
+
+  /**
+   * Gives back the table's threads and message batches (each grown to a batch's size, 4 MiB by
+   * default) when it has taken no record for {@code idleNanos}: with dynamic routing a task may
+   * write hundreds of tables in turn, and each would otherwise hold them until the task stops. Its
+   * next record takes them again. Only between cycles the table had no part in, when everything
+   * handed to its threads is done: the task calls it after awaiting the commit before.
+   */
+  void releaseIdle(long idleNanos) {
+    if (released() || open != null || writers != null || System.nanoTime() - lastRecordNanos < idleNanos) {
+      return;
+    }
+    if (spare.size() != 2) {
+      return; // a batch is still on its way back from the threads: next time
+    }
+    decodeThread.shutdown();
+    writerThread.shutdown();
+    awaitTermination(decodeThread);
+    awaitTermination(writerThread);
+    decodeThread = null;
+    writerThread = null;
+    for (Batch b : spare) {
+      b.messages.close();
+    }
+    spare.clear();
+  }
+
+  private void awaitTermination(ExecutorService thread) {
+    try {
+      if (!thread.awaitTermination(1, TimeUnit.MINUTES)) {
+        throw new ConnectException("table " + id + "'s idle threads did not end within a minute");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted while ending table " + id + "'s idle threads", e);
+    }
   }
 
   /** A writer factory for {@code current}'s schema and spec; checks that it can upsert if asked to. */
@@ -201,6 +254,10 @@ final class TableSink implements AutoCloseable {
   /** Adds a record (of partition {@code tp}); in upsert mode a null value adds its key, to be deleted. */
   void add(SinkRecord record, TopicPartition tp, byte[] value, byte[] key) {
     throwIfFailed();
+    if (released()) {
+      start();
+    }
+    lastRecordNanos = System.nanoTime();
     boolean keys = value == null;
     if (open != null && open.keys != keys) {
       flush();
@@ -400,6 +457,9 @@ final class TableSink implements AutoCloseable {
 
   /** Drops the cycle: unwritten batches and the files written so far (nothing of it was committed). */
   void abort() {
+    if (released()) {
+      return; // nothing open, nothing written: released only between cycles it had no part in
+    }
     if (open != null) {
       open.clear();
       spare.add(open);
@@ -453,8 +513,10 @@ final class TableSink implements AutoCloseable {
     try {
       abort();
     } finally {
-      decodeThread.shutdown();
-      writerThread.shutdown();
+      if (!released()) {
+        decodeThread.shutdown();
+        writerThread.shutdown();
+      }
       decoders.close(); // retired ones were closed by the threads, which finish their queues first
       for (Batch b : spare) {
         b.messages.close();

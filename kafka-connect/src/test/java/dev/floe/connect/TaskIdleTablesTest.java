@@ -1,0 +1,89 @@
+package dev.floe.connect;
+
+import static dev.floe.connect.InJvmTasks.TP;
+import static dev.floe.connect.InJvmTasks.ids;
+import static dev.floe.connect.InJvmTasks.record;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task writing many tables in turn (dynamic routing, a route field) gives back an idle table's
+ * two threads and its message batches, and takes them again at the table's next record. Before,
+ * every table ever written kept them until the task stopped.
+ */
+class TaskIdleTablesTest extends InJvmTaskTest {
+  @Test
+  void aTableIdleForACycleEndsItsThreadsAndTakesThemAgainAtItsNextRecord() throws Exception {
+    TableIdentifier first = InJvmTasks.createTable(catalog, "first");
+    TableIdentifier second = InJvmTasks.createTable(catalog, "second");
+    Map<String, String> config = InJvmTasks.config("idle", warehouse(), first, 5);
+    config.put("iceberg.tables", "db.first,db.second");
+    config.put("iceberg.tables.route-field", "to");
+    config.put("iceberg.table.db.first.route-regex", "first");
+    config.put("iceberg.table.db.second.route-regex", "second");
+    config.put("floe.table.idle.ms", "0");
+
+    FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
+    try {
+      task.open(List.of(TP));
+      task.put(routed(0, 5, "first"));
+      InJvmTasks.awaitCommitted(task, 5);
+      assertEquals(2, threadsOf("db.first"), "the first table's threads run while it is written");
+
+      // A cycle of the second table only: at its commit the first has been idle for a cycle
+      task.put(routed(5, 10, "second"));
+      InJvmTasks.awaitCommitted(task, 10);
+      awaitNoThreadsOf("db.first");
+      assertEquals(2, threadsOf("db.second"), "the table of the cycle just sealed keeps its threads");
+
+      task.put(routed(10, 15, "first"));
+      InJvmTasks.awaitCommitted(task, 15);
+      assertEquals(2, threadsOf("db.first"), "its next record took the threads again");
+    } finally {
+      task.stop();
+    }
+    assertEquals(0, threadsOf("db.first") + threadsOf("db.second"), "stop ends every table's threads");
+
+    Map<Long, Integer> expectedFirst = new TreeMap<>(ids(0, 5));
+    expectedFirst.putAll(ids(10, 15));
+    assertEquals(expectedFirst, ids(catalog.loadTable(first)));
+    assertEquals(ids(5, 10), ids(catalog.loadTable(second)));
+  }
+
+  /** Live threads of the table named {@code table}: its decode and writer threads. */
+  private static int threadsOf(String table) {
+    return (int) Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive()
+            && (t.getName().equals("floe-connect-decode-" + table) || t.getName().equals("floe-connect-writer-" + table)))
+        .count();
+  }
+
+  /** Its executors have terminated when the commit returns; the threads themselves end just after. */
+  private static void awaitNoThreadsOf(String table) throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (threadsOf(table) > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("table " + table + " still has " + threadsOf(table) + " threads after 10 s idle");
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /** Records {@code from..to-1}, each with a field {@code to} naming its table. */
+  private static List<SinkRecord> routed(long from, long to, String table) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      out.add(record(offset, ("{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"to\":\"" + table + "\"}")
+          .getBytes(StandardCharsets.UTF_8)));
+    }
+    return out;
+  }
+}
