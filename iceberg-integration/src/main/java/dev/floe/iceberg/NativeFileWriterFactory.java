@@ -248,13 +248,30 @@ public final class NativeFileWriterFactory {
    *     partitioned by a column that is not an identifier field
    */
   public NativeTaskWriter newUpsertTaskWriter() {
+    requireKeyedDeletes("upserts");
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true);
+  }
+
+  private void requireKeyedDeletes(String what) {
     if (formatVersion < 2) {
-      throw new IllegalArgumentException("upserts need a format v2 or later table (row-level deletes)");
+      throw new IllegalArgumentException(what + " need a format v2 or later table (row-level deletes)");
     }
     if (schema.identifierFieldIds().isEmpty()) {
-      throw new IllegalArgumentException("upserts need identifier fields in the table schema");
+      throw new IllegalArgumentException(what + " need identifier fields in the table schema");
     }
-    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator);
+  }
+
+  /**
+   * A task writer of inserts and deletes by the table's identifier fields, as Iceberg's Flink sink
+   * writes a changelog into a table with identifier fields outside upsert mode: a row is inserted
+   * (replacing only a row of its key this writer wrote), and {@link NativeTaskWriter#deleteKeys}
+   * deletes keys. Commit the result with {@link Commits#rowDelta}.
+   *
+   * @throws IllegalArgumentException as {@link #newUpsertTaskWriter()}
+   */
+  public NativeTaskWriter newDeltaTaskWriter() {
+    requireKeyedDeletes("inserts and deletes by key");
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, false);
   }
 
   /**

@@ -27,7 +27,12 @@ import org.apache.iceberg.io.WriteResult;
  * sees a key it writes an equality delete (removing the key's row from earlier commits); when a
  * key comes again it writes a position delete for the row it wrote before (equality deletes do not
  * apply within their own commit). {@link #deleteKeys} deletes a key the same two ways, writing no
- * row. Position deletes go to a position-delete file per partition on
+ * row.
+ *
+ * <p>Outside upsert mode ({@link NativeFileWriterFactory#newDeltaTaskWriter()}), as Iceberg's
+ * equality-delta writers outside it, a row is inserted without an equality delete: it replaces only
+ * a row of its key that this writer wrote (a position delete), and rows of earlier commits are
+ * removed only by {@link #deleteKeys} (a changelog's {@code UPDATE_BEFORE} and {@code DELETE}). Position deletes go to a position-delete file per partition on
  * format v2 and, on format v3 (which no longer accepts those), to deletion vectors: one per data
  * file, all in one Puffin file, written by Iceberg's {@code BaseDVFileWriter}. Commit the result
  * with {@link Commits#rowDelta}; readers then see the latest row per key.
@@ -48,6 +53,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final PartitionMap<PartitionState> partitions;
   private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
+  /** Whether a row replaces its key's row of earlier commits too (an equality delete per new key). */
+  private final boolean upsert;
   /** Each new key's equality delete again, in older specs that still hold live data files. */
   private final OlderSpecDeletes olderSpecDeletes;
   /** Format v3: every partition's deleted positions, as deletion vectors; null on v2. */
@@ -105,9 +112,10 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     }
   }
 
-  UpsertTaskWriter(
-      NativeFileWriterFactory factory, PartitionSpec spec, List<PartitionSpec> olderSpecsWithData, BufferAllocator allocator) {
+  UpsertTaskWriter(NativeFileWriterFactory factory, PartitionSpec spec, List<PartitionSpec> olderSpecsWithData,
+      BufferAllocator allocator, boolean upsert) {
     this.factory = factory;
+    this.upsert = upsert;
     this.spec = spec;
     this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
@@ -168,7 +176,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
           int row = order[offset + k];
           FilePosition previous = written.put(keys[row], new FilePosition(path, firstPosition + k));
           if (previous == null) {
-            newKeys[newKeyCount++] = row;
+            if (upsert) {
+              newKeys[newKeyCount++] = row;
+            }
           } else if (previous != DELETED) {
             state.deletePosition(previous);
           }
@@ -205,6 +215,11 @@ final class UpsertTaskWriter implements NativeTaskWriter {
             newKeys[newKeyCount++] = row;
           } else if (previous != DELETED) {
             state.deletePosition(previous);
+            if (!upsert) {
+              // No equality delete was written for this key (its insert wrote none): a later
+              // delete of it must write one, for its rows of earlier commits, as Iceberg's does.
+              written.remove(rowKeys[row]);
+            }
           }
         }
         if (newKeyCount > 0) {

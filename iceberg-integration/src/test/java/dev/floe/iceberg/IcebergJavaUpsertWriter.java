@@ -21,7 +21,8 @@ import org.apache.iceberg.types.Types;
 /**
  * The stock Java path for upserts, as Iceberg's Flink sink does them: per partition, Iceberg's
  * {@code BaseEqualityDeltaWriter} with {@code deleteKey(key)} then {@code write(row)} for every
- * row, through the generic Parquet appenders. The reference floe's upserts are compared with (in
+ * row, through the generic Parquet appenders; or, as that sink writes a changelog outside upsert
+ * mode, {@link #insert} and {@link #delete}. The reference floe's upserts are compared with (in
  * tests and in the JMH benchmark).
  */
 public final class IcebergJavaUpsertWriter extends BaseTaskWriter<Record> {
@@ -54,6 +55,24 @@ public final class IcebergJavaUpsertWriter extends BaseTaskWriter<Record> {
 
   @Override
   public void write(Record row) throws IOException {
+    writerOf(row).upsert(row);
+  }
+
+  /**
+   * Outside upsert mode, as Iceberg's Flink sink writes a changelog's {@code INSERT}: the row
+   * replaces only a row of its key that this writer wrote.
+   */
+  public void insert(Record row) throws IOException {
+    writerOf(row).write(row);
+  }
+
+  /** Outside upsert mode, as Iceberg's Flink sink writes a changelog's {@code DELETE}: by {@code row}'s key. */
+  public void delete(Record row) throws IOException {
+    DeltaWriter writer = writerOf(row);
+    writer.deleteKey(writer.keyOf(row));
+  }
+
+  private DeltaWriter writerOf(Record row) {
     partitionKey.partition(internal.wrap(row));
     DeltaWriter writer = writers.get(partitionKey);
     if (writer == null) {
@@ -61,7 +80,7 @@ public final class IcebergJavaUpsertWriter extends BaseTaskWriter<Record> {
       writer = new DeltaWriter(spec().isUnpartitioned() ? null : copy);
       writers.put(copy, writer);
     }
-    writer.upsert(row);
+    return writer;
   }
 
   @Override
@@ -81,16 +100,20 @@ public final class IcebergJavaUpsertWriter extends BaseTaskWriter<Record> {
     }
 
     void upsert(Record row) {
-      Record key = GenericRecord.create(keySchema);
-      for (Types.NestedField field : keySchema.columns()) {
-        key.setField(field.name(), row.getField(field.name()));
-      }
       try {
-        deleteKey(key);
+        deleteKey(keyOf(row));
         write(row);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    Record keyOf(Record row) {
+      Record key = GenericRecord.create(keySchema);
+      for (Types.NestedField field : keySchema.columns()) {
+        key.setField(field.name(), row.getField(field.name()));
+      }
+      return key;
     }
 
     @Override

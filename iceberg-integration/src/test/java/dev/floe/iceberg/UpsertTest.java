@@ -428,6 +428,134 @@ class UpsertTest extends EmbeddedCatalogTest {
     return keys;
   }
 
+  /**
+   * Outside upsert mode, as Iceberg's Flink sink writes a changelog into a table with identifier
+   * fields: rows are inserted (a key written twice in one commit keeps its last row; rows of
+   * earlier commits stay, so a key may have several live rows) and deletes remove a key's rows.
+   * Over three commits of interleaved inserts and deletes, the table holds the rows Iceberg Java's
+   * equality-delta writer leaves from the same operations (v2) and the rows a model of those
+   * semantics predicts (v2, and v3 with deletion vectors; unpartitioned, then bucketed).
+   */
+  @Test
+  void insertsAndDeletesOutsideUpsertModeLeaveTheRowsIcebergJavasDeltaWriterLeaves() throws IOException {
+    int version = 2;
+    for (PartitionSpec spec :
+        List.of(PartitionSpec.unpartitioned(), PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build())) {
+      String suffix = "delta_v" + version + (spec.isUnpartitioned() ? "_flat" : "_bucketed");
+      Table floe = table("floe_" + suffix, spec, version);
+      // The reference writes v2 position deletes only, which v3 refuses: v3 is checked against the model.
+      Table java = version++ == 2 ? table("java_" + suffix, spec, 2) : null;
+      List<List<Object>> expected = new ArrayList<>();
+      for (int commit = 0; commit < 3; commit++) {
+        List<Record> rows = rounds(20 + commit, 900, 250);
+        boolean[] deletes = new boolean[rows.size()];
+        Random random = new Random(30 + commit);
+        for (int i = 0; i < deletes.length; i++) {
+          deletes[i] = random.nextInt(4) == 0;
+        }
+        Commits.rowDelta(floe, insertAndDeleteWithFloe(floe, rows, deletes), Map.of());
+        if (java != null) {
+          IcebergJavaUpsertWriter reference = new IcebergJavaUpsertWriter(java, 1);
+          for (int i = 0; i < rows.size(); i++) {
+            if (deletes[i]) {
+              reference.delete(rows.get(i));
+            } else {
+              reference.insert(rows.get(i));
+            }
+          }
+          Commits.rowDelta(java, reference.complete(), Map.of());
+        }
+        applyDeltaCommit(expected, rows, deletes);
+      }
+      List<List<Object>> floeRows = sortedValues(readAll("floe_" + suffix));
+      if (java != null) {
+        assertSameMultiset(sortedValues(readAll("java_" + suffix)), floeRows, suffix + ", against Iceberg Java");
+      }
+      assertSameMultiset(expected.stream().sorted(UpsertTest::compareValues).toList(), floeRows, suffix + ", against the model");
+      assertTrue(floeRows.size() > byKeyCount(floeRows), suffix + ": some key has rows of two commits");
+    }
+  }
+
+  /** Writes runs of inserts and of deletes in order through floe's delta writer. */
+  private WriteResult insertAndDeleteWithFloe(Table table, List<Record> rows, boolean[] deletes) {
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newDeltaTaskWriter()) {
+      int start = 0;
+      while (start < rows.size()) {
+        int end = start;
+        while (end < rows.size() && deletes[end] == deletes[start]) {
+          end++;
+        }
+        List<Record> run = rows.subList(start, end);
+        if (deletes[start]) {
+          try (VectorSchemaRoot keys = keyBatch(factory, run)) {
+            writer.deleteKeys(keys);
+          }
+        } else {
+          writeJson(writer, decoder, batch, run);
+        }
+        start = end;
+      }
+      return writer.complete();
+    }
+  }
+
+  /**
+   * The model: an insert replaces its key's row inserted earlier in the commit; a delete removes
+   * its key's row inserted earlier in the commit if there is one, else every row of the key from
+   * earlier commits.
+   */
+  private static void applyDeltaCommit(List<List<Object>> live, List<Record> rows, boolean[] deletes) {
+    Map<List<Object>, List<Object>> inserted = new LinkedHashMap<>();
+    Set<List<Object>> deletedBefore = new java.util.HashSet<>();
+    for (int i = 0; i < rows.size(); i++) {
+      Record r = rows.get(i);
+      List<Object> key = List.of(r.getField("id"), r.getField("region"));
+      if (!deletes[i]) {
+        inserted.put(key, values(r));
+      } else if (inserted.remove(key) == null) {
+        deletedBefore.add(key);
+      }
+    }
+    live.removeIf(values -> deletedBefore.contains(List.of(values.get(0), values.get(1))));
+    live.addAll(inserted.values());
+  }
+
+  private static List<Object> values(Record r) {
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < SCHEMA.columns().size(); i++) {
+      values.add(r.get(i));
+    }
+    return values;
+  }
+
+  private static List<List<Object>> sortedValues(List<Record> rows) {
+    return rows.stream().map(UpsertTest::values).sorted(UpsertTest::compareValues).toList();
+  }
+
+  private static int compareValues(List<Object> a, List<Object> b) {
+    return a.toString().compareTo(b.toString());
+  }
+
+  /** Equal multisets of rows, or a failure that lists the first few rows only one side has. */
+  private static void assertSameMultiset(List<List<Object>> expected, List<List<Object>> actual, String where) {
+    Map<String, Integer> counts = new java.util.TreeMap<>();
+    expected.forEach(row -> counts.merge(row.toString(), 1, Integer::sum));
+    actual.forEach(row -> counts.merge(row.toString(), -1, Integer::sum));
+    List<String> differences = counts.entrySet().stream()
+        .filter(e -> e.getValue() != 0)
+        .map(e -> (e.getValue() > 0 ? "missing " : "extra ") + e.getKey())
+        .toList();
+    assertEquals(List.of(), differences.subList(0, Math.min(5, differences.size())),
+        where + ": " + expected.size() + " rows expected, " + actual.size() + " read, " + differences.size() + " differ");
+  }
+
+  private static long byKeyCount(List<List<Object>> rows) {
+    return rows.stream().map(values -> List.of(values.get(0), values.get(1))).distinct().count();
+  }
+
   @Test
   void upsertsNeedIdentifierFieldsAndAV2Table() {
     Table v1 =
