@@ -228,6 +228,15 @@ public class RowDataSinkTest {
    * UPDATE_AFTER}), deletes and re-inserts, slowed so it spans several checkpoints.
    */
   private static List<RowData> changelog(long seed, int changes) {
+    return changelog(seed, changes, true);
+  }
+
+  /**
+   * @param insertsOfLiveKeys whether an {@code INSERT} may come for a live key (an upsert); without
+   *     them the changelog is a well-formed retraction stream, whose table does not depend on where
+   *     the checkpoints fall outside upsert mode either
+   */
+  private static List<RowData> changelog(long seed, int changes, boolean insertsOfLiveKeys) {
     Random random = new Random(seed);
     Map<Long, GenericRowData> live = new LinkedHashMap<>();
     List<RowData> out = new ArrayList<>();
@@ -241,7 +250,7 @@ public class RowDataSinkTest {
               i);
       GenericRowData current = live.get(key);
       int choice = random.nextInt(100);
-      if (current == null || choice < 15) {
+      if (current == null || (insertsOfLiveKeys && choice < 15)) {
         out.add(next); // INSERT (of a new key, or an upsert of a live one)
         live.put(key, next);
       } else if (choice < 75) {
@@ -314,6 +323,32 @@ public class RowDataSinkTest {
   }
 
   /**
+   * Outside upsert mode, a table with identifier fields takes a changelog as Iceberg's sink does:
+   * {@code UPDATE_BEFORE} and {@code DELETE} delete their key's rows, {@code INSERT} and {@code
+   * UPDATE_AFTER} insert. Before, floe refused the changelog (it needed upsert mode).
+   */
+  @Test
+  void aChangelogOutsideUpsertModeGivesTheTableIcebergsSinkGives() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
+    List<RowData> changes = changelog(8, 4_000, false);
+    PartitionSpec buckets = PartitionSpec.builderFor(ACCOUNTS).bucket("id", 4).build();
+    Table stock = create("stock_changes", ACCOUNTS, buckets);
+    Table floe = create("floe_changes", ACCOUNTS, buckets);
+
+    StreamExecutionEnvironment env = environment();
+    StockFlink.icebergSink(input(env, changes, type, true), Catalogs.embeddedProperties(warehouse), TableIdentifier.of("db", "stock_changes"))
+        .append();
+    env.execute("iceberg's sink, a changelog");
+
+    env = environment();
+    FloeIcebergSink.forRowData(ref("floe_changes")).append(input(env, changes, type, true));
+    env.execute("floe's sink, a changelog");
+
+    assertEquals(applied(changes), rows(floe));
+    assertEquals(rows(stock), rows(floe));
+  }
+
+  /**
    * A table whose {@code write.upsert.enabled} is true takes upserts without {@code upsert(true)}
    * on the builder, as Iceberg's sink does: the changelog applies. Before, the builder appended and
    * the table held every version of a key.
@@ -330,18 +365,25 @@ public class RowDataSinkTest {
     assertEquals(applied(changes), rows(table));
   }
 
-  /** An upsert sink needs its keyed shuffle: built alone (for sinkTo), it is refused. */
+  /** A sink that writes by key needs its keyed shuffle: built alone (for sinkTo), it is refused. */
   @Test
   void anUpsertSinkBuiltWithoutItsShuffleIsRefused() {
     IllegalStateException e = assertThrows(
         IllegalStateException.class, () -> FloeIcebergSink.forRowData(ref("unkeyed")).upsert(true).build());
     assertTrue(e.getMessage().contains("append(input)"), e.getMessage());
+    // So is a sink that writes a table with identifier fields by key outside upsert mode
+    create("keyed", ACCOUNTS, PartitionSpec.unpartitioned());
+    e = assertThrows(IllegalStateException.class, () -> FloeIcebergSink.forRowData(ref("keyed")).build());
+    assertTrue(e.getMessage().contains("identifier fields"), e.getMessage());
+    create("plain", new Schema(ACCOUNTS.columns()), PartitionSpec.unpartitioned());
+    FloeIcebergSink.forRowData(ref("plain")).build(); // appends need no shuffle
   }
 
+  /** A table without identifier fields takes inserts only: a changelog is refused, saying what would take it. */
   @Test
   void anAppendOnlySinkRefusesChangelogRowsNamingUpsertMode() {
     RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
-    create("appends", ACCOUNTS, PartitionSpec.unpartitioned());
+    create("appends", new Schema(ACCOUNTS.columns()), PartitionSpec.unpartitioned());
     List<RowData> changes = changelog(6, 200);
     StreamExecutionEnvironment env = environment();
     FloeIcebergSink.forRowData(ref("appends")).append(input(env, changes, type, false));
@@ -350,7 +392,8 @@ public class RowDataSinkTest {
     while (cause.getCause() != null && !(cause instanceof IllegalArgumentException)) {
       cause = cause.getCause();
     }
-    assertTrue(cause.getMessage().contains("needs upsert mode"), cause.getMessage());
+    assertTrue(cause.getMessage().contains("needs a table with identifier fields"), cause.getMessage());
+    assertTrue(cause.getMessage().contains("upsert mode"), cause.getMessage());
   }
 
   /**

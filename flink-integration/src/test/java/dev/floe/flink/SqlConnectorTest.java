@@ -116,6 +116,32 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * Without upsert mode, a table whose primary key is its identifier fields takes an updating
+   * query's changes as Iceberg's connector takes them: each update's {@code UPDATE_BEFORE} deletes
+   * the key's row, its {@code UPDATE_AFTER} inserts the new one. Before, the query was refused at
+   * planning (the table took inserts only).
+   */
+  @Test
+  void anUpdatingAggregateIntoAKeyedTableWithoutUpsertModeIsWrittenAsIcebergsConnectorWritesIt() throws Exception {
+    StreamTableEnvironment sql = tables();
+    String columns = "auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED";
+    String v2 = ", 'format-version' = '2'";
+    sql.executeSql("CREATE TABLE changes_floe (" + columns + ") WITH (" + catalogOptions("floe-iceberg", "changes_floe") + v2 + ")");
+    sql.executeSql("CREATE TABLE changes_stock (" + columns + ") WITH (" + catalogOptions("iceberg", "changes_stock") + v2 + ")");
+    String query = " SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction";
+    sql.executeSql("INSERT INTO changes_floe" + query).await();
+    sql.executeSql("INSERT INTO changes_stock" + query).await();
+
+    Map<Long, Long> expected =
+        events.stream()
+            .filter(e -> e instanceof Bid)
+            .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
+    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", "changes_floe"));
+    assertEquals(expected, bidsPerAuction(floe), "one row per auction (a duplicate key would read as -1)");
+    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "changes_stock"))), bidsPerAuction(floe));
+  }
+
+  /**
    * {@code floe.expire-snapshots.interval}: each job's committer expires the table's old snapshots
    * after its commits, by the table's retention (here a snapshot is old after 1 ms, so only the
    * current one stays); the option is the sink's, not a table property. The upserts of two runs
@@ -223,6 +249,30 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
             Exception.class,
             () -> sql.executeSql("INSERT INTO counts SELECT bid.auction, COUNT(*) FROM events GROUP BY bid.auction"));
     assertTrue(e.getMessage().contains("'upsert-enabled' = 'true'"), e.getMessage());
+  }
+
+  /**
+   * A DDL that declares a column the table lacks, or a type its column does not take, is refused
+   * when the query is planned, naming the column, as Iceberg's connector refuses it. Before, the
+   * job was submitted and failed when its writers started.
+   */
+  @Test
+  void aDdlColumnTheTableCannotTakeIsRefusedAtPlanning() {
+    catalog.createTable(TableIdentifier.of("nexmark", "narrow"),
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.optional(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(2, "price", org.apache.iceberg.types.Types.LongType.get())),
+        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE wider (auction BIGINT, price BIGINT, extra STRING) WITH ("
+        + catalogOptions("floe-iceberg", "narrow") + ")");
+    Exception e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO wider VALUES (1, 10, 'x')"));
+    assertTrue(causes(e).contains("field 'extra' that the table lacks"), causes(e));
+
+    sql.executeSql("CREATE TABLE retyped (auction BIGINT, price STRING) WITH ("
+        + catalogOptions("floe-iceberg", "narrow") + ")");
+    e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO retyped VALUES (1, 'ten')"));
+    assertTrue(causes(e).contains("column 'price' is long"), causes(e));
   }
 
   /**

@@ -43,8 +43,10 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
  *   <li>{@link #forKafkaPayloads}: raw Kafka payloads straight from a {@code KafkaSource} (with
  *       {@link dev.floe.flink.KafkaPayloadDeserializer}), decoded natively a batch at a time -- for
  *       jobs that only land a topic;
- *   <li>{@link #forRowData}: {@code RowData} of any DataStream or Table pipeline, appended or (in
- *       upsert mode) applied as a changelog on the table's identifier fields.
+ *   <li>{@link #forRowData}: {@code RowData} of any DataStream or Table pipeline, appended, or
+ *       applied as a changelog on the table's identifier fields (inserts and deletes by key, or
+ *       upserts in upsert mode), as Iceberg's Flink sink writes them ({@link RowWriteMode}); the
+ *       raw-payload path appends.
  * </ul>
  *
  * <pre>{@code
@@ -169,9 +171,10 @@ public final class FloeIcebergSink<T>
     }
 
     /**
-     * The sink, for {@code input.sinkTo(...)}: its input reaches the writers as it is. An upsert
-     * sink of {@code RowData} needs its rows keyed by the table's identifier fields (each key on
-     * one writer), so it is refused here: add it with {@code append(input)}.
+     * The sink, for {@code input.sinkTo(...)}: its input reaches the writers as it is. A sink of
+     * {@code RowData} that writes by the table's identifier fields (upsert mode, or a table with
+     * identifier fields) needs its rows keyed by them (each key on one writer), so it is refused
+     * here: add it with {@code append(input)}.
      */
     public FloeIcebergSink<T> build() {
       requireNoShuffleNeeded();
@@ -237,9 +240,10 @@ public final class FloeIcebergSink<T>
   }
 
   /**
-   * Settings of the {@code RowData} path. Distribution follows Iceberg's Flink sink: upserts are
-   * keyed by identifier fields (or by partition, under {@code HASH}) so every change of a key
-   * reaches one writer in order; appends under {@code HASH} are keyed by partition, so each writer
+   * Settings of the {@code RowData} path. Distribution follows Iceberg's Flink sink: rows written
+   * by key ({@link RowWriteMode}: upserts, and rows of a table with identifier fields) are keyed by
+   * identifier fields (or by partition, under {@code HASH}) so every change of a key reaches one
+   * writer in order; appends under {@code HASH} are keyed by partition, so each writer
    * keeps few files open; otherwise rows stay on their subtask. Upsert and distribution mode not set
    * here come from the table's {@code write.upsert.enabled} and {@code write.distribution-mode}, as
    * in Iceberg's sink.
@@ -314,10 +318,11 @@ public final class FloeIcebergSink<T>
 
     @Override
     WriterFactory<RowData> writers() {
-      if (rowType == null || upsert == null || distribution == null) {
-        resolveModes(loadTable());
-      }
-      return new RowDataWriterSettings(rowType, upsert, batchRows, tableProperties);
+      Table loaded = loadTable();
+      resolveModes(loaded);
+      // Here, when the job is built (in SQL: planned), not when its writers start.
+      RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString());
+      return new RowDataWriterSettings(rowType, RowWriteMode.of(loaded, upsert), batchRows, tableProperties);
     }
 
     /** Fills in what was not set from {@code loaded}: the row type, upsert and distribution mode. */
@@ -353,13 +358,19 @@ public final class FloeIcebergSink<T>
 
     @Override
     void requireNoShuffleNeeded() {
-      if (upsert == null) {
-        resolveModes(loadTable());
+      RowWriteMode mode;
+      if (Boolean.TRUE.equals(upsert)) {
+        mode = RowWriteMode.UPSERT;
+      } else {
+        Table loaded = loadTable();
+        resolveModes(loaded);
+        mode = RowWriteMode.of(loaded, upsert);
       }
-      if (upsert) {
+      if (mode.byKey()) {
         throw new IllegalStateException(
-            "an upsert sink into " + table + " needs its rows keyed by the table's identifier fields, so"
-                + " that every change of a key reaches one writer: add it with append(input), not sinkTo(build())");
+            (mode == RowWriteMode.UPSERT ? "an upsert sink" : "a sink") + " into " + table + " writes by the table's"
+                + " identifier fields and needs its rows keyed by them, so that every change of a key reaches one"
+                + " writer: add it with append(input), not sinkTo(build())");
       }
     }
 
@@ -377,7 +388,7 @@ public final class FloeIcebergSink<T>
       DataStream<RowData> distributed = input;
       if (byPartition) {
         distributed = input.keyBy(RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType));
-      } else if (upsert) {
+      } else if (RowWriteMode.of(loaded, upsert).byKey()) {
         distributed = input.keyBy(RowKeySelector.byIdentifierFields(loaded.schema(), rowType));
       }
       DataStreamSink<RowData> sink = sinkTo(distributed);

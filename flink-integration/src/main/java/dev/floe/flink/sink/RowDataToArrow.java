@@ -4,6 +4,7 @@ import dev.floe.iceberg.ArrowSchemas;
 import java.util.EnumSet;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -85,6 +86,19 @@ final class RowDataToArrow implements AutoCloseable {
       writers[c] = positions[c] < 0 ? null : writer(root.getVector(c), column, type, column.name());
     }
     root.allocateNew();
+  }
+
+  /**
+   * Refuses rows of {@code rowType} that the columns of {@code schema} do not take, with the
+   * message a writer would fail with, naming {@code table}.
+   */
+  static void requireFits(Schema schema, RowType rowType, String table) {
+    try (BufferAllocator allocator = new RootAllocator();
+        RowDataToArrow probe = new RowDataToArrow(schema, rowType, false, allocator)) {
+      // made: every field has its column, every column's type takes its field's
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("table " + table + " cannot take the rows: " + e.getMessage(), e);
+    }
   }
 
   private static List<String> columnNames(Schema schema) {

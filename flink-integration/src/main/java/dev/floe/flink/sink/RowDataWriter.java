@@ -25,12 +25,14 @@ import org.apache.iceberg.types.TypeUtil;
  * libfloe, which reads them into Arrow itself ({@link BinaryRows}). At each checkpoint the open
  * files are closed and handed on.
  *
- * <p>Appends take {@code INSERT} and {@code UPDATE_AFTER} rows and refuse the others (a changelog
- * needs upsert mode). In upsert mode, on a table with identifier fields, {@code INSERT} and {@code
- * UPDATE_AFTER} replace the row with the same key, {@code DELETE} removes it and {@code
- * UPDATE_BEFORE} is skipped (its {@code UPDATE_AFTER} replaces the row), as Iceberg's Flink sink
- * does in upsert mode. Rows and deletes keep their order: a batch of one kind is written before a
- * row of the other is taken.
+ * <p>As Iceberg's Flink sink writes them ({@link RowWriteMode}): into a table without identifier
+ * fields, {@code INSERT} and {@code UPDATE_AFTER} rows are appended and the others refused. On a
+ * table with identifier fields, {@code INSERT} and {@code UPDATE_AFTER} rows are inserted, replacing
+ * a row of the same key written in the same checkpoint, and {@code UPDATE_BEFORE} and {@code
+ * DELETE} delete their key's rows. In upsert mode, {@code INSERT} and {@code UPDATE_AFTER} replace
+ * the row with the same key, {@code DELETE} removes it and {@code UPDATE_BEFORE} is skipped (its
+ * {@code UPDATE_AFTER} replaces the row). Rows and deletes keep their order: a batch of one kind is
+ * written before a row of the other is taken.
  */
 final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles> {
   private final Catalog catalog;
@@ -38,12 +40,12 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
   private final NativeFileWriterFactory files;
   /** The table's partition specs by id, to encode the files' partitions. */
   private final Map<Integer, PartitionSpec> specs;
-  private final boolean upsert;
+  private final RowWriteMode mode;
   private final int batchRows;
   private final RowDataToArrow rows;
   /** Binary rows read natively (inserts and upserts); null when libfloe cannot read the rows. */
   private final BinaryRows binaryRows;
-  /** Upsert mode: the key columns of deleted rows. */
+  /** By key: the key columns of deleted rows; null when appending. */
   private final RowDataToArrow deletes;
   private final Counter rowsWritten;
   private final Counter rowsDeleted;
@@ -56,12 +58,12 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     Table table = catalog.loadTable(tableRef.identifier());
     this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt, settings.tableProperties());
     this.specs = table.specs();
-    this.upsert = settings.upsert();
+    this.mode = settings.mode();
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
     this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
     this.deletes =
-        upsert
+        mode.byKey()
             ? new RowDataToArrow(
                 TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator)
             : null;
@@ -76,7 +78,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
   public void write(RowData row, Context context) {
     switch (row.getRowKind()) {
       case INSERT, UPDATE_AFTER -> {
-        if (upsert && deletes.rowCount() > 0) {
+        if (deletes != null && deletes.rowCount() > 0) {
           writeDeletes();
         }
         if (binaryRows != null && row instanceof BinaryRowData binary) {
@@ -91,18 +93,28 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
           writeRows();
         }
       }
-      case UPDATE_BEFORE -> requireUpsert(row);
-      case DELETE -> {
-        requireUpsert(row);
-        if (rows.rowCount() > 0) {
-          writeRows();
-        }
-        writeBinaryRows();
-        deletes.append(row);
-        if (deletes.rowCount() >= batchRows) {
-          writeDeletes();
+      case UPDATE_BEFORE -> {
+        requireKeys(row);
+        if (mode == RowWriteMode.DELTA) {
+          delete(row);
         }
       }
+      case DELETE -> {
+        requireKeys(row);
+        delete(row);
+      }
+    }
+  }
+
+  /** A row whose key is to be deleted, after the rows before it. */
+  private void delete(RowData row) {
+    if (rows.rowCount() > 0) {
+      writeRows();
+    }
+    writeBinaryRows();
+    deletes.append(row);
+    if (deletes.rowCount() >= batchRows) {
+      writeDeletes();
     }
   }
 
@@ -124,19 +136,23 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     rowsWritten.inc(binaryRows.writeTo(writer()));
   }
 
-  private void requireUpsert(RowData row) {
-    if (!upsert) {
+  private void requireKeys(RowData row) {
+    if (!mode.byKey()) {
       throw new IllegalArgumentException(
-          "a " + row.getRowKind() + " row reached an append-only floe sink: changelog input needs upsert mode"
+          "a " + row.getRowKind() + " row reached an append-only floe sink: changelog input needs a table with"
+              + " identifier fields (format v2 or later), which floe deletes by, or upsert mode"
               + " (FloeIcebergSink.forRowData(...).upsert(true), the table's write.upsert.enabled=true, or"
-              + " 'upsert-enabled'='true' in SQL)"
-              + " on a table with identifier fields");
+              + " 'upsert-enabled'='true' in SQL) on such a table");
     }
   }
 
   private NativeTaskWriter writer() {
     if (writer == null) {
-      writer = upsert ? files.newUpsertTaskWriter() : files.newTaskWriter();
+      writer = switch (mode) {
+        case APPEND -> files.newTaskWriter();
+        case DELTA -> files.newDeltaTaskWriter();
+        case UPSERT -> files.newUpsertTaskWriter();
+      };
     }
     return writer;
   }

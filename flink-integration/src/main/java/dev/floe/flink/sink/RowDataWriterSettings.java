@@ -11,11 +11,11 @@ import org.apache.flink.table.types.logical.RowType;
  * What a {@code RowData} writer needs to know besides the table.
  *
  * @param rowType the rows' type; fields are matched to the table's columns by name
- * @param upsert whether rows replace the table's row with the same identifier-field values
+ * @param mode appends, inserts and deletes by key, or upserts
  * @param batchRows rows per Arrow batch handed to the native writer
  * @param tableProperties file-writing properties that take the place of the table's for this job
  */
-record RowDataWriterSettings(RowType rowType, boolean upsert, int batchRows, Map<String, String> tableProperties)
+record RowDataWriterSettings(RowType rowType, RowWriteMode mode, int batchRows, Map<String, String> tableProperties)
     implements WriterFactory<RowData> {
   static final int DEFAULT_BATCH_ROWS = 4096;
 

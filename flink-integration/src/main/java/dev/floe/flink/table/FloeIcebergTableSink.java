@@ -2,6 +2,7 @@ package dev.floe.flink.table;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.sink.FloeIcebergSink;
+import dev.floe.flink.sink.RowWriteMode;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -26,6 +27,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final IcebergTableRef table;
   private final RowType rowType;
   private final boolean upsert;
+  /** How the rows are written: the changelog the sink takes follows from it. */
+  private final RowWriteMode mode;
   private final DistributionMode distribution;
   private final Integer writeParallelism;
   private final Map<String, String> fileProperties;
@@ -37,6 +40,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       IcebergTableRef table,
       RowType rowType,
       boolean upsert,
+      RowWriteMode mode,
       DistributionMode distribution,
       Integer writeParallelism,
       Map<String, String> fileProperties,
@@ -45,6 +49,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.table = table;
     this.rowType = rowType;
     this.upsert = upsert;
+    this.mode = mode;
     this.distribution = distribution;
     this.writeParallelism = writeParallelism;
     this.fileProperties = fileProperties;
@@ -52,15 +57,37 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.uidSuffix = uidSuffix;
   }
 
+  /**
+   * Upsert mode takes upserts (no {@code UPDATE_BEFORE}). A table with identifier fields takes
+   * the query's changes with both halves of an update, as Iceberg's connector does: the {@code
+   * UPDATE_BEFORE} deletes the key's row. Any other table takes inserts only.
+   */
   @Override
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-    if (!upsert && !requestedMode.containsOnly(RowKind.INSERT)) {
-      // Refused at planning time, saying what would take it.
-      throw new ValidationException("table " + table + " takes inserts only, and the query produces updates or"
-          + " deletes: floe writes those as upserts, with 'upsert-enabled' = 'true' on a table whose PRIMARY KEY is"
-          + " its identifier fields");
+    switch (mode) {
+      case UPSERT -> {
+        return ChangelogMode.upsert();
+      }
+      case DELTA -> {
+        ChangelogMode.Builder changes = ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT);
+        if (requestedMode.contains(RowKind.UPDATE_AFTER) || requestedMode.contains(RowKind.UPDATE_BEFORE)) {
+          changes.addContainedKind(RowKind.UPDATE_BEFORE).addContainedKind(RowKind.UPDATE_AFTER);
+        }
+        if (requestedMode.contains(RowKind.DELETE)) {
+          changes.addContainedKind(RowKind.DELETE);
+        }
+        return changes.build();
+      }
+      default -> {
+        if (!requestedMode.containsOnly(RowKind.INSERT)) {
+          // Refused at planning time, saying what would take it.
+          throw new ValidationException("table " + table + " takes inserts only, and the query produces updates or"
+              + " deletes: floe writes those on a format v2 table by its identifier fields (declared as the"
+              + " PRIMARY KEY, and the source of every partition field), or as upserts with 'upsert-enabled' = 'true'");
+        }
+        return ChangelogMode.insertOnly();
+      }
     }
-    return upsert ? ChangelogMode.upsert() : ChangelogMode.insertOnly();
   }
 
   @Override
@@ -95,7 +122,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   @Override
   public DynamicTableSink copy() {
     return new FloeIcebergTableSink(
-        table, rowType, upsert, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
+        table, rowType, upsert, mode, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
   }
 
   @Override
