@@ -200,6 +200,10 @@ final class WriteCommand implements Callable<Integer> {
     if (batchRows <= 0 || batchRows > 1_000_000) {
       throw usage("--batch-rows must be 1..1000000");
     }
+    String invalidWriterFlag = writerOptions.invalidFlag();
+    if (invalidWriterFlag != null) {
+      throw usage(invalidWriterFlag);
+    }
     return policy;
   }
 
@@ -211,10 +215,17 @@ final class WriteCommand implements Callable<Integer> {
     if (input.equals("-")) {
       return System.in;
     }
+    Path path = Path.of(input);
+    if (Files.isDirectory(path)) {
+      // Opening a directory succeeds on Linux; only the first read fails, with no path in its message.
+      throw new IllegalArgumentException("input is a directory, not a file of JSON lines: " + input);
+    }
     try {
-      return Files.newInputStream(Path.of(input));
+      return Files.newInputStream(path);
     } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("input not found: " + input);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new IllegalArgumentException("input not readable (permission denied): " + input);
     }
   }
 

@@ -50,6 +50,21 @@ final class WriterOptions {
       description = "Dictionary page limit, then plain encoding (default: 2MiB).")
   Long dictionaryPageBytes;
 
+  /** Names the first size flag that is not positive (a usage error), or returns null. */
+  String invalidFlag() {
+    Map<String, Long> sizes = new LinkedHashMap<>();
+    sizes.put("--row-group-bytes", rowGroupBytes);
+    sizes.put("--page-bytes", pageBytes);
+    sizes.put("--page-rows", pageRows);
+    sizes.put("--dictionary-page-bytes", dictionaryPageBytes);
+    for (Map.Entry<String, Long> size : sizes.entrySet()) {
+      if (size.getValue() != null && size.getValue() <= 0) {
+        return size.getKey() + " must be > 0, got " + size.getValue();
+      }
+    }
+    return null;
+  }
+
   /** The settings for a standalone file. */
   ParquetWriterConfig config() {
     ParquetWriterConfig defaults = ParquetWriterConfig.defaults();

@@ -142,8 +142,15 @@ class WriteCommandTest {
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--compression=zstd");
     expectOneLine(FloeCli.EXIT_USAGE, "floe write: --on-error dlq needs --dlq FILE (see 'floe write --help')",
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--on-error", "dlq");
+    expectOneLine(FloeCli.EXIT_USAGE, "floe write: --page-rows must be > 0, got 0 (see 'floe write --help')",
+        "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--page-rows", "0");
     expectOneLine(FloeCli.EXIT_FAILED, "floe write: input not found: missing.jsonl",
         "write", "--input", "missing.jsonl", "--schema", "schema.json", "--output", "out.parquet");
+    Files.createDirectory(dir.resolve("a-directory"));
+    // Before, only the read failed, saying "Is a directory" without the path
+    expectOneLine(FloeCli.EXIT_FAILED, "floe write: input is a directory, not a file of JSON lines: a-directory",
+        "write", "--input", "a-directory", "--schema", "schema.json", "--output", "out.parquet");
+    Files.delete(dir.resolve("a-directory"));
     expectOneLine(FloeCli.EXIT_FAILED, "floe write: cannot read schema broken.json: invalid JSON at line 1, column ",
         "write", "--input", "in.jsonl", "--schema", "broken.json", "--output", "out.parquet");
     expectOneLine(FloeCli.EXIT_FAILED,
