@@ -252,6 +252,28 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * Outside upsert mode a DDL primary key is not used (Iceberg's connector drops it too; the table's
+   * identifier fields decide): inserts into a table without identifier fields are appended under
+   * any declared key. Found in review: the key was refused in every mode for a while.
+   */
+  @Test
+  void aDdlPrimaryKeyOutsideUpsertModeIsNotUsed() throws Exception {
+    catalog.createTable(TableIdentifier.of("nexmark", "unkeyed"),
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.required(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(2, "price", org.apache.iceberg.types.Types.LongType.get())),
+        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE declared (auction BIGINT, price BIGINT, PRIMARY KEY (auction) NOT ENFORCED) WITH ("
+        + catalogOptions("floe-iceberg", "unkeyed") + ")");
+    sql.executeSql("INSERT INTO declared VALUES (1, 10), (1, 11), (2, 20)").await();
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "unkeyed"));
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      assertEquals(3, StreamSupport.stream(rows.spliterator(), false).count());
+    }
+  }
+
+  /**
    * A DDL that declares a column the table lacks, or a type its column does not take, is refused
    * when the query is planned, naming the column, as Iceberg's connector refuses it. Before, the
    * job was submitted and failed when its writers started.

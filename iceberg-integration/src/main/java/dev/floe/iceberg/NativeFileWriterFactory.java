@@ -125,6 +125,42 @@ public final class NativeFileWriterFactory {
   }
 
   /**
+   * Why {@code table} cannot be written by key ({@link #newUpsertTaskWriter}, {@link
+   * #newDeltaTaskWriter}), or null if it can: a format v2+ table whose identifier fields are
+   * top-level columns and the source of every partition field, in the current spec and in every
+   * older spec that still holds live data files (a key must name its partition in each). Adapters
+   * that choose between appending and writing by key ask this before they start.
+   */
+  public static String keyedWritesRefusal(Table table) {
+    Set<Integer> keys = table.schema().identifierFieldIds();
+    if (TableUtil.formatVersion(table) < 2) {
+      return "table " + table.name() + " is format v1, which holds no row-level deletes";
+    }
+    if (keys.isEmpty()) {
+      return "table " + table.name() + " has no identifier fields";
+    }
+    for (int id : keys) {
+      if (table.schema().columns().stream().noneMatch(column -> column.fieldId() == id)) {
+        return "identifier field '" + table.schema().findColumnName(id) + "' of table " + table.name()
+            + " is nested in a struct";
+      }
+    }
+    List<PartitionSpec> specs = new java.util.ArrayList<>(olderSpecsWithData(table));
+    specs.add(table.spec());
+    for (PartitionSpec spec : specs) {
+      for (org.apache.iceberg.PartitionField field : spec.fields()) {
+        if (!keys.contains(field.sourceId())) {
+          return "table " + table.name() + " is partitioned by '" + field.name() + "' of column '"
+              + table.schema().findColumnName(field.sourceId()) + "', which is not an identifier field"
+              + (spec.specId() == table.spec().specId() ? "" : " (an older partition spec, " + spec.specId()
+                  + ", that still holds live data files)");
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
    * The partition specs other than the current one that data files of the current snapshot were
    * written with (read from its manifest list): after partition evolution, until those files are
    * rewritten.

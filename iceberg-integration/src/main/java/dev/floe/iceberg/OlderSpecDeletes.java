@@ -30,10 +30,11 @@ final class OlderSpecDeletes implements AutoCloseable {
   private record SpecDeletes(PartitionSpec spec, NativePartitioner partitioner, PartitionMap<NativeEqualityDeleteWriter> writers) {}
 
   /**
+   * @param writes what the writer does, for the message ("upserts")
    * @throws IllegalArgumentException if an older spec partitions by a column that is not an
    *     identifier field
    */
-  OlderSpecDeletes(NativeFileWriterFactory factory, List<PartitionSpec> olderSpecs, BufferAllocator allocator) {
+  OlderSpecDeletes(NativeFileWriterFactory factory, List<PartitionSpec> olderSpecs, BufferAllocator allocator, String writes) {
     this.factory = factory;
     this.allocator = allocator;
     Set<Integer> identifiers = factory.schema().identifierFieldIds();
@@ -41,7 +42,7 @@ final class OlderSpecDeletes implements AutoCloseable {
       for (org.apache.iceberg.PartitionField field : spec.fields()) {
         if (!identifiers.contains(field.sourceId())) {
           throw new IllegalArgumentException(
-              "upserts cannot reach the live data files of the table's partition spec " + spec.specId()
+              writes + " cannot reach the live data files of the table's partition spec " + spec.specId()
                   + ", partitioned by '" + field.name() + "' of column '" + factory.schema().findColumnName(field.sourceId())
                   + "', which is not an identifier field: rewrite those files to the current spec first"
                   + " (Iceberg's rewriteDataFiles)");

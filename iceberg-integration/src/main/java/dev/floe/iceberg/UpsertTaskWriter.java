@@ -122,14 +122,14 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     Set<Integer> identifiers = factory.schema().identifierFieldIds();
     for (int id : identifiers) {
       if (factory.schema().columns().stream().noneMatch(column -> column.fieldId() == id)) {
-        throw new IllegalArgumentException("upserts need top-level identifier fields, but '"
+        throw new IllegalArgumentException(writes() + " need top-level identifier fields, but '"
             + factory.schema().findColumnName(id) + "' is nested in a struct");
       }
     }
     for (org.apache.iceberg.PartitionField field : spec.fields()) {
       if (!identifiers.contains(field.sourceId())) {
         throw new IllegalArgumentException(
-            "upserts need every partition source column to be an identifier field, but partition field '"
+            writes() + " need every partition source column to be an identifier field, but partition field '"
                 + field.name()
                 + "' comes from column '"
                 + factory.schema().findColumnName(field.sourceId())
@@ -140,8 +140,13 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
-    this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
+    this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator, writes());
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
+  }
+
+  /** What this writer does, for its messages. */
+  private String writes() {
+    return upsert ? "upserts" : "inserts and deletes by key";
   }
 
   private static int[] columnIndexes(

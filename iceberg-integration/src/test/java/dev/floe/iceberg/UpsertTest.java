@@ -389,6 +389,23 @@ class UpsertTest extends EmbeddedCatalogTest {
     IllegalArgumentException e = assertThrows(
         IllegalArgumentException.class, () -> NativeFileWriterFactory.forTable(table, allocator).newUpsertTaskWriter());
     assertTrue(e.getMessage().contains("partition spec 0") && e.getMessage().contains("'note'"), e.getMessage());
+    // Adapters that choose between appending and writing by key are told so before they start
+    String refusal = NativeFileWriterFactory.keyedWritesRefusal(table);
+    assertTrue(refusal != null && refusal.contains("'note'") && refusal.contains("older partition spec, 0"), refusal);
+  }
+
+  /** Which tables can be written by key, and why not, before any writer is made. */
+  @Test
+  void keyedWritesRefusalNamesWhatStandsInTheWay() {
+    assertEquals(null, NativeFileWriterFactory.keyedWritesRefusal(table("keyed", PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build())));
+    String v1 = NativeFileWriterFactory.keyedWritesRefusal(table("keyed_v1", PartitionSpec.unpartitioned(), 1));
+    assertTrue(v1.contains("format v1"), v1);
+    String byNote = NativeFileWriterFactory.keyedWritesRefusal(table("keyed_by_note", PartitionSpec.builderFor(SCHEMA).identity("note").build()));
+    assertTrue(byNote.contains("'note'") && byNote.contains("not an identifier field"), byNote);
+    Table noKeys = catalog.createTable(TableIdentifier.of("db", "no_keys"), new Schema(SCHEMA.columns()),
+        PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+    String none = NativeFileWriterFactory.keyedWritesRefusal(noKeys);
+    assertTrue(none.contains("no identifier fields"), none);
   }
 
   /** One upsert writer: {@code rows} upserted, the keys of {@code deleted} deleted, then {@code again} upserted. */

@@ -1,7 +1,6 @@
 package dev.floe.flink.sink;
 
-import java.util.Set;
-import org.apache.iceberg.HasTableOperations;
+import dev.floe.iceberg.NativeFileWriterFactory;
 import org.apache.iceberg.Table;
 
 /**
@@ -27,19 +26,15 @@ public enum RowWriteMode {
 
   /**
    * The mode for {@code table}. Outside upsert mode, rows are written by key where floe can delete
-   * by the table's identifier fields: on format v2 or later, with top-level identifier fields that
-   * every partition source column is one of (a key's rows then stay in one partition). Elsewhere
-   * they are appended and changelog rows refused; Iceberg's sink would write such a table by key
-   * too, but floe deletes by the key columns alone.
+   * by the table's identifier fields ({@link NativeFileWriterFactory#keyedWritesRefusal}: format
+   * v2+, top-level identifier fields that are the source of every partition field of every spec
+   * with live data, so a key's rows stay in one partition). Elsewhere they are appended and
+   * changelog rows refused; Iceberg's sink would write such a table by key too (and fails on v1).
    */
   public static RowWriteMode of(Table table, boolean upsert) {
     if (upsert) {
       return UPSERT;
     }
-    Set<Integer> keys = table.schema().identifierFieldIds();
-    boolean rowLevelDeletes = !(table instanceof HasTableOperations ops) || ops.operations().current().formatVersion() >= 2;
-    boolean topLevel = keys.stream().allMatch(id -> table.schema().columns().stream().anyMatch(c -> c.fieldId() == id));
-    boolean partitionedByKey = table.spec().fields().stream().allMatch(field -> keys.contains(field.sourceId()));
-    return rowLevelDeletes && !keys.isEmpty() && topLevel && partitionedByKey ? DELTA : APPEND;
+    return NativeFileWriterFactory.keyedWritesRefusal(table) == null ? DELTA : APPEND;
   }
 }

@@ -2,6 +2,7 @@ package dev.floe.flink.table;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.sink.RowWriteMode;
+import dev.floe.iceberg.NativeFileWriterFactory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -132,13 +133,17 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     Catalog catalog = loader.loadCatalog();
     FlinkWriteConf write;
     RowWriteMode mode;
+    String notByKey;
     try {
       // read while the catalog is open: a JDBC catalog's tables load their metadata lazily
       Table table = loadOrCreate(catalog, tableId, ddl);
       write = new FlinkWriteConf(table, options, context.getConfiguration());
       refuseWhatFloeDoesNotWrite(write, options, tableId);
-      requireKeyIsIdentifierFields(ddl, table, tableId);
+      if (write.upsertMode()) {
+        requireKeyIsIdentifierFields(ddl, table, tableId);
+      }
       mode = RowWriteMode.of(table, write.upsertMode());
+      notByKey = mode == RowWriteMode.APPEND ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
     } finally {
       try {
         IcebergTableRef.close(catalog);
@@ -152,7 +157,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
         .orElseGet(() -> context.getConfiguration().get(EXPIRE_SNAPSHOTS_INTERVAL));
     String uidSuffix = write.uidSuffix() == null || write.uidSuffix().isEmpty() ? null : write.uidSuffix();
     return new FloeIcebergTableSink(
-        ref, rowType, write.upsertMode(), mode, write.distributionMode(), write.writeParallelism(), fileProperties(write),
+        ref, rowType, write.upsertMode(), mode, notByKey, write.distributionMode(), write.writeParallelism(), fileProperties(write),
         expireSnapshotsEvery, uidSuffix);
   }
 
@@ -251,11 +256,11 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   }
 
   /**
-   * floe writes changes by the table's identifier fields, where Iceberg's connector takes the DDL's
-   * primary key for them. The planner sends the changes of the DDL's primary key; where the two
-   * differ, rows would be replaced or deleted by the wrong key (two rows of one identifier, or a
-   * key's row deleted by another's change), or not deduplicated as Iceberg's sink does, so it is
-   * refused.
+   * In upsert mode the planner sends the changes of the DDL's primary key (no {@code
+   * UPDATE_BEFORE}), and floe upserts by the table's identifier fields (so does Iceberg's sink,
+   * which drops the DDL's key); where the two differ, rows would be replaced or deleted by the
+   * wrong key (two rows of one identifier, or a key's row deleted by another's change), so it is
+   * refused. Outside upsert mode every change carries its whole row, and the key is not used.
    */
   private static void requireKeyIsIdentifierFields(ResolvedCatalogTable ddl, Table table, TableIdentifier path) {
     java.util.Set<String> identifiers = new java.util.TreeSet<>(table.schema().identifierFieldNames());
@@ -263,7 +268,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
       java.util.Set<String> primaryKey = new java.util.TreeSet<>(key.getColumns());
       if (!primaryKey.equals(identifiers)) {
         throw new IllegalArgumentException(
-            "floe writes changes to " + path + " by its identifier fields " + identifiers + ", but the table's"
+            "floe upserts into " + path + " by its identifier fields " + identifiers + ", but the table's"
                 + " PRIMARY KEY is " + primaryKey + ": declare the identifier fields as the primary key");
       }
     });

@@ -29,6 +29,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final boolean upsert;
   /** How the rows are written: the changelog the sink takes follows from it. */
   private final RowWriteMode mode;
+  /** Why the table is not written by key (appends only); null when it is. */
+  private final String notByKey;
   private final DistributionMode distribution;
   private final Integer writeParallelism;
   private final Map<String, String> fileProperties;
@@ -41,6 +43,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       RowType rowType,
       boolean upsert,
       RowWriteMode mode,
+      String notByKey,
       DistributionMode distribution,
       Integer writeParallelism,
       Map<String, String> fileProperties,
@@ -50,6 +53,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.rowType = rowType;
     this.upsert = upsert;
     this.mode = mode;
+    this.notByKey = notByKey;
     this.distribution = distribution;
     this.writeParallelism = writeParallelism;
     this.fileProperties = fileProperties;
@@ -82,8 +86,9 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
         if (!requestedMode.containsOnly(RowKind.INSERT)) {
           // Refused at planning time, saying what would take it.
           throw new ValidationException("table " + table + " takes inserts only, and the query produces updates or"
-              + " deletes: floe writes those on a format v2 table by its identifier fields (declared as the"
-              + " PRIMARY KEY, and the source of every partition field), or as upserts with 'upsert-enabled' = 'true'");
+              + " deletes: floe writes those by the Iceberg table's identifier fields (a PRIMARY KEY when floe creates"
+              + " the table; ALTER TABLE ... SET IDENTIFIER FIELDS in Spark), on format v2 or later, partitioned only"
+              + " by them; as upserts with 'upsert-enabled' = 'true' on such a table too. Here: " + notByKey);
         }
         return ChangelogMode.insertOnly();
       }
@@ -122,7 +127,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   @Override
   public DynamicTableSink copy() {
     return new FloeIcebergTableSink(
-        table, rowType, upsert, mode, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
+        table, rowType, upsert, mode, notByKey, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
   }
 
   @Override
