@@ -96,23 +96,8 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
 
   @Test
   void anUpdatingAggregateUpsertsByPrimaryKeyIntoATableTheConnectorCreates() throws Exception {
-    StreamTableEnvironment sql = tables();
-    String columns = "auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED";
-    String upserts = ", 'format-version' = '2', 'upsert-enabled' = 'true'";
-    sql.executeSql("CREATE TABLE bids_floe (" + columns + ") WITH (" + catalogOptions("floe-iceberg", "bids_floe") + upserts + ")");
-    sql.executeSql("CREATE TABLE bids_stock (" + columns + ") WITH (" + catalogOptions("iceberg", "bids_stock") + upserts + ")");
-    String query = " SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction";
-    sql.executeSql("INSERT INTO bids_floe" + query).await();
-    sql.executeSql("INSERT INTO bids_stock" + query).await();
-
-    Map<Long, Long> expected =
-        events.stream()
-            .filter(e -> e instanceof Bid)
-            .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
-    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", "bids_floe"));
+    Table floe = bidsPerAuctionOnBothEngines("bids", ", 'format-version' = '2', 'upsert-enabled' = 'true'");
     assertEquals(List.of(1), List.copyOf(floe.schema().identifierFieldIds()), "the primary key became the identifier field");
-    assertEquals(expected, bidsPerAuction(floe));
-    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "bids_stock"))), bidsPerAuction(floe));
   }
 
   /**
@@ -123,22 +108,34 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
    */
   @Test
   void anUpdatingAggregateIntoAKeyedTableWithoutUpsertModeIsWrittenAsIcebergsConnectorWritesIt() throws Exception {
+    bidsPerAuctionOnBothEngines("changes", ", 'format-version' = '2'");
+  }
+
+  /**
+   * Bids per auction, an updating aggregate, into {@code <name>_floe} and {@code <name>_stock}
+   * (tables the connectors create, keyed by auction, with {@code options}): each holds one row per
+   * auction with its count (a duplicate key would read as -1).
+   *
+   * @return floe's table
+   */
+  private Table bidsPerAuctionOnBothEngines(String name, String options) throws Exception {
     StreamTableEnvironment sql = tables();
     String columns = "auction BIGINT, bids BIGINT, PRIMARY KEY (auction) NOT ENFORCED";
-    String v2 = ", 'format-version' = '2'";
-    sql.executeSql("CREATE TABLE changes_floe (" + columns + ") WITH (" + catalogOptions("floe-iceberg", "changes_floe") + v2 + ")");
-    sql.executeSql("CREATE TABLE changes_stock (" + columns + ") WITH (" + catalogOptions("iceberg", "changes_stock") + v2 + ")");
-    String query = " SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction";
-    sql.executeSql("INSERT INTO changes_floe" + query).await();
-    sql.executeSql("INSERT INTO changes_stock" + query).await();
-
+    for (String engine : List.of("floe", "stock")) {
+      String connector = engine.equals("floe") ? "floe-iceberg" : "iceberg";
+      sql.executeSql("CREATE TABLE " + name + "_" + engine + " (" + columns + ") WITH ("
+          + catalogOptions(connector, name + "_" + engine) + options + ")");
+      sql.executeSql("INSERT INTO " + name + "_" + engine
+          + " SELECT bid.auction, COUNT(*) FROM events WHERE event_type = 2 GROUP BY bid.auction").await();
+    }
     Map<Long, Long> expected =
         events.stream()
             .filter(e -> e instanceof Bid)
             .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
-    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", "changes_floe"));
-    assertEquals(expected, bidsPerAuction(floe), "one row per auction (a duplicate key would read as -1)");
-    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "changes_stock"))), bidsPerAuction(floe));
+    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", name + "_floe"));
+    assertEquals(expected, bidsPerAuction(floe));
+    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", name + "_stock"))), bidsPerAuction(floe));
+    return floe;
   }
 
   /**

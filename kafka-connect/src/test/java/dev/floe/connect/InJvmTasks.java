@@ -71,6 +71,32 @@ final class InJvmTasks {
     return config;
   }
 
+  /**
+   * A task config writing bytes to {@code tables} by the records' field {@code to}, which holds a
+   * table's name without its namespace ({@link #routed}).
+   */
+  static Map<String, String> routedConfig(String connector, Path warehouse, int cycleRecords, TableIdentifier... tables) {
+    Map<String, String> config = config(connector, warehouse, tables[0], cycleRecords);
+    List<String> names = new ArrayList<>();
+    for (TableIdentifier table : tables) {
+      names.add(table.toString());
+      config.put("iceberg.table." + table + ".route-regex", table.name());
+    }
+    config.put("iceberg.tables", String.join(",", names));
+    config.put("iceberg.tables.route-field", "to");
+    return config;
+  }
+
+  /** Records {@code from..to-1} of {@link #TP}, each with a field {@code to} naming its table. */
+  static List<SinkRecord> routed(long from, long to, java.util.function.LongFunction<String> table) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      out.add(record(offset, ("{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"to\":\"" + table.apply(offset) + "\"}")
+          .getBytes(StandardCharsets.UTF_8)));
+    }
+    return out;
+  }
+
   static Map<String, String> withTaskIndex(Map<String, String> config, int index) {
     Map<String, String> out = new HashMap<>(config);
     out.put(ConnectorSettings.TASK_INDEX, Integer.toString(index));

@@ -2,16 +2,13 @@ package dev.floe.connect;
 
 import static dev.floe.connect.InJvmTasks.TP;
 import static dev.floe.connect.InJvmTasks.ids;
-import static dev.floe.connect.InJvmTasks.record;
+import static dev.floe.connect.InJvmTasks.routed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,27 +21,23 @@ class TaskIdleTablesTest extends InJvmTaskTest {
   void aTableIdleForACycleEndsItsThreadsAndTakesThemAgainAtItsNextRecord() throws Exception {
     TableIdentifier first = InJvmTasks.createTable(catalog, "first");
     TableIdentifier second = InJvmTasks.createTable(catalog, "second");
-    Map<String, String> config = InJvmTasks.config("idle", warehouse(), first, 5);
-    config.put("iceberg.tables", "db.first,db.second");
-    config.put("iceberg.tables.route-field", "to");
-    config.put("iceberg.table.db.first.route-regex", "first");
-    config.put("iceberg.table.db.second.route-regex", "second");
+    Map<String, String> config = InJvmTasks.routedConfig("idle", warehouse(), 5, first, second);
     config.put("floe.table.idle.ms", "0");
 
     FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
     try {
       task.open(List.of(TP));
-      task.put(routed(0, 5, "first"));
+      task.put(routed(0, 5, offset -> "first"));
       InJvmTasks.awaitCommitted(task, 5);
       assertEquals(2, threadsOf("db.first"), "the first table's threads run while it is written");
 
       // A cycle of the second table only: at its commit the first has been idle for a cycle
-      task.put(routed(5, 10, "second"));
+      task.put(routed(5, 10, offset -> "second"));
       InJvmTasks.awaitCommitted(task, 10);
       awaitNoThreadsOf("db.first");
       assertEquals(2, threadsOf("db.second"), "the table of the cycle just sealed keeps its threads");
 
-      task.put(routed(10, 15, "first"));
+      task.put(routed(10, 15, offset -> "first"));
       InJvmTasks.awaitCommitted(task, 15);
       assertEquals(2, threadsOf("db.first"), "its next record took the threads again");
     } finally {
@@ -75,15 +68,5 @@ class TaskIdleTablesTest extends InJvmTaskTest {
       }
       Thread.sleep(10);
     }
-  }
-
-  /** Records {@code from..to-1}, each with a field {@code to} naming its table. */
-  private static List<SinkRecord> routed(long from, long to, String table) {
-    List<SinkRecord> out = new ArrayList<>();
-    for (long offset = from; offset < to; offset++) {
-      out.add(record(offset, ("{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"to\":\"" + table + "\"}")
-          .getBytes(StandardCharsets.UTF_8)));
-    }
-    return out;
   }
 }

@@ -2,20 +2,17 @@ package dev.floe.connect;
 
 import static dev.floe.connect.InJvmTasks.TP;
 import static dev.floe.connect.InJvmTasks.ids;
-import static dev.floe.connect.InJvmTasks.record;
+import static dev.floe.connect.InJvmTasks.routed;
 import static dev.floe.connect.InJvmTasks.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.kafka.sink.SnapshotOffsets;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,11 +26,7 @@ class TaskTablesBehindTest extends InJvmTaskTest {
   void aPartitionReadAgainForATableBehindDoesNotTakeTheOthersOffsetBack() throws Exception {
     TableIdentifier busy = InJvmTasks.createTable(catalog, "busy");
     TableIdentifier rare = InJvmTasks.createTable(catalog, "rare");
-    Map<String, String> config = InJvmTasks.config("behind", warehouse(), busy, 5);
-    config.put("iceberg.tables", "db.busy,db.rare");
-    config.put("iceberg.tables.route-field", "to");
-    config.put("iceberg.table.db.busy.route-regex", "busy");
-    config.put("iceberg.table.db.rare.route-regex", "rare");
+    Map<String, String> config = InJvmTasks.routedConfig("behind", warehouse(), 5, busy, rare);
 
     // 0-19 to both in turns, then 20-29 to the busy table only: it holds 30, the rare one 20
     run(config, 30, routed(0, 20, offset -> offset % 2 == 0 ? "busy" : "rare"), routed(20, 30, offset -> "busy"));
@@ -63,16 +56,6 @@ class TaskTablesBehindTest extends InJvmTaskTest {
       }
     }
     assertEquals(expected, ids(catalog.loadTable(busy)), "each record once");
-  }
-
-  /** Records {@code from..to-1}, each with a field {@code to} naming its table. */
-  private static List<SinkRecord> routed(long from, long to, java.util.function.LongFunction<String> table) {
-    List<SinkRecord> out = new ArrayList<>();
-    for (long offset = from; offset < to; offset++) {
-      out.add(record(offset, ("{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"to\":\"" + table.apply(offset) + "\"}")
-          .getBytes(StandardCharsets.UTF_8)));
-    }
-    return out;
   }
 
   private long stored(TableIdentifier id) {
