@@ -255,11 +255,7 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
    */
   @Test
   void aDdlPrimaryKeyOutsideUpsertModeIsNotUsed() throws Exception {
-    catalog.createTable(TableIdentifier.of("nexmark", "unkeyed"),
-        new org.apache.iceberg.Schema(
-            org.apache.iceberg.types.Types.NestedField.required(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
-            org.apache.iceberg.types.Types.NestedField.optional(2, "price", org.apache.iceberg.types.Types.LongType.get())),
-        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    createAuctionPriceTable("unkeyed");
     StreamTableEnvironment sql = tables();
     sql.executeSql("CREATE TABLE declared (auction BIGINT, price BIGINT, PRIMARY KEY (auction) NOT ENFORCED) WITH ("
         + catalogOptions("floe-iceberg", "unkeyed") + ")");
@@ -270,6 +266,15 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     }
   }
 
+  /** An unpartitioned v2 table {@code nexmark.<name>} of optional (auction long, price long), no identifier fields. */
+  private void createAuctionPriceTable(String name) {
+    catalog.createTable(TableIdentifier.of("nexmark", name),
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.optional(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(2, "price", org.apache.iceberg.types.Types.LongType.get())),
+        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+  }
+
   /**
    * A DDL that declares a column the table lacks, or a type its column does not take, is refused
    * when the query is planned, naming the column, as Iceberg's connector refuses it. Before, the
@@ -277,11 +282,7 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
    */
   @Test
   void aDdlColumnTheTableCannotTakeIsRefusedAtPlanning() {
-    catalog.createTable(TableIdentifier.of("nexmark", "narrow"),
-        new org.apache.iceberg.Schema(
-            org.apache.iceberg.types.Types.NestedField.optional(1, "auction", org.apache.iceberg.types.Types.LongType.get()),
-            org.apache.iceberg.types.Types.NestedField.optional(2, "price", org.apache.iceberg.types.Types.LongType.get())),
-        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    createAuctionPriceTable("narrow");
     StreamTableEnvironment sql = tables();
     sql.executeSql("CREATE TABLE wider (auction BIGINT, price BIGINT, extra STRING) WITH ("
         + catalogOptions("floe-iceberg", "narrow") + ")");
