@@ -60,7 +60,10 @@ final class TableSink implements AutoCloseable {
   private final FollowedTable followed;
   private final ConnectorSettings settings;
   private final int taskIndex;
-  /** The decoders for the followed table's schema as of the last cycle's start. */
+  /**
+   * The decoders for the followed table's schema as of the last cycle's start; null while released
+   * (a decoder keeps its last batch's buffers).
+   */
   private Decoders decoders;
   private final BufferAllocator allocator;
   private final boolean upsert;
@@ -167,12 +170,19 @@ final class TableSink implements AutoCloseable {
     return decodeThread == null;
   }
 
+  /** After {@link #releaseIdle}: decoders for the followed table's schema, threads and batches again. */
+  private void restart() {
+    decoders = Decoders.of(followed.factory(), upsert, settings.evolveSchema());
+    start();
+  }
+
   /**
-   * Gives back the table's threads and message batches (each grown to a batch's size, 4 MiB by
-   * default) when it has taken no record for {@code idleNanos}: with dynamic routing a task may
-   * write hundreds of tables in turn, and each would otherwise hold them until the task stops. Its
-   * next record takes them again. Only between cycles the table had no part in, when everything
-   * handed to its threads is done: the task calls it after awaiting the commit before.
+   * Gives back the table's threads, message batches and decoders (each batch grown to a batch's
+   * size, 4 MiB by default, and each decoder holding about as much from its last batch) when it
+   * has taken no record for {@code idleNanos}: with dynamic routing a task may write hundreds of
+   * tables in turn, and each would otherwise hold them until the task stops. Its next record takes
+   * them again. Only between cycles the table had no part in, when everything handed to its
+   * threads is done: the task calls it after awaiting the commit before.
    */
   void releaseIdle(long idleNanos) {
     if (released() || open != null || writers != null || System.nanoTime() - lastRecordNanos < idleNanos) {
@@ -181,9 +191,10 @@ final class TableSink implements AutoCloseable {
     if (spare.size() != 2) {
       return; // a batch is still on its way back from the threads: next time
     }
+    // The decode thread hands work to the writer thread: it ends first.
     decodeThread.shutdown();
-    writerThread.shutdown();
     awaitTermination(decodeThread);
+    writerThread.shutdown();
     awaitTermination(writerThread);
     decodeThread = null;
     writerThread = null;
@@ -191,6 +202,9 @@ final class TableSink implements AutoCloseable {
       b.messages.close();
     }
     spare.clear();
+    decoders.close(); // retired ones were closed by the threads; the last cycle's own ones at its seal
+    decoders = null;
+    writerDecoders = null;
   }
 
   private void awaitTermination(ExecutorService thread) {
@@ -255,7 +269,7 @@ final class TableSink implements AutoCloseable {
   void add(SinkRecord record, TopicPartition tp, byte[] value, byte[] key) {
     throwIfFailed();
     if (released()) {
-      start();
+      restart();
     }
     lastRecordNanos = System.nanoTime();
     boolean keys = value == null;
@@ -516,8 +530,8 @@ final class TableSink implements AutoCloseable {
       if (!released()) {
         decodeThread.shutdown();
         writerThread.shutdown();
+        decoders.close(); // retired ones were closed by the threads, which finish their queues first
       }
-      decoders.close(); // retired ones were closed by the threads, which finish their queues first
       for (Batch b : spare) {
         b.messages.close();
       }
