@@ -5,6 +5,8 @@ import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.iceberg.DataFile;
@@ -33,6 +35,7 @@ final class CommitStage implements AutoCloseable {
   private final TableCommitter committer;
   private final DeadLetters deadLetters;
   private final SnapshotExpiry expiry;
+  private final TopicIds topicIds;
   private final BackgroundJob<Committed> job;
 
   /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
@@ -56,10 +59,11 @@ final class CommitStage implements AutoCloseable {
   }
 
   /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
-  CommitStage(TableCommitter committer, DeadLetters deadLetters, SnapshotExpiry expiry, String group) {
+  CommitStage(TableCommitter committer, DeadLetters deadLetters, SnapshotExpiry expiry, TopicIds topicIds, String group) {
     this.committer = committer;
     this.deadLetters = deadLetters;
     this.expiry = expiry;
+    this.topicIds = topicIds;
     this.job = new BackgroundJob<>("floe-commit-" + group, SinkException::wrap);
   }
 
@@ -100,6 +104,12 @@ final class CommitStage implements AutoCloseable {
         throw e;
       }
     }
+    try {
+      requireTopicsNotRecreated(cycle);
+    } catch (RuntimeException e) {
+      deleteAll(results, 0);
+      throw e;
+    }
     long files = 0;
     long bytes = 0;
     for (int i = 0; i < results.size(); i++) {
@@ -131,6 +141,37 @@ final class CommitStage implements AutoCloseable {
       expiry.maybeExpire(cut.channel().table());
     }
     return new Committed(cycle.positions(), cycle.records(), files, bytes, millis, null);
+  }
+
+  /**
+   * Stops the sink if a topic of the cycle was deleted and created again since its partitions
+   * were resumed: the consumer may have gone on reading the new topic from the old topic's
+   * positions without a rebalance, and storing them would skip the new topic's records, or write
+   * them twice after a restart. Nothing of the cycle is committed; a restart reads the new topic
+   * from its beginning (its id differs from the stored one). Records of the old topic read but
+   * not yet committed are lost with the topic. A lookup that fails is logged and not checked.
+   */
+  private void requireTopicsNotRecreated(Sealed cycle) {
+    Set<String> topics = new TreeSet<>();
+    cycle.tables().forEach(cut -> cut.offsets().keySet().forEach(tp -> topics.add(tp.topic())));
+    Map<String, String> current;
+    try {
+      current = topicIds.current(topics);
+    } catch (SinkException e) {
+      LOG.warn("could not check that topics {} were not created again: {}", topics, e.getMessage());
+      return;
+    }
+    for (TableCut cut : cycle.tables()) {
+      cut.offsets().forEach((tp, position) -> {
+        String now = current.get(tp.topic());
+        if (position.topicId() != null && now != null && !position.sameTopic(now)) {
+          throw new SinkException("topic " + tp.topic() + " was deleted and created again while this sink read it"
+              + " (id " + position.topicId() + ", now " + now + "): the sink stops without committing the cycle;"
+              + " started again, it reads the new topic from its beginning (records of the old topic that were"
+              + " not committed are gone with it)", null);
+        }
+      });
+    }
   }
 
   /** Offsets only move back when a partition's offsets were reused; never silently. */

@@ -82,6 +82,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
   // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
   private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
   private final Set<TopicPartition> assigned = new HashSet<>();
+  /**
+   * The topic id each assigned partition was resumed under: its positions are offsets of that
+   * topic, and are stored with it. A topic deleted and created again while the sink keeps the
+   * partition goes on being read from the old positions; the commit then finds the id changed
+   * ({@link CommitStage}) and stops the sink instead of storing them.
+   */
+  private final Map<TopicPartition, String> readUnder = new HashMap<>();
   private Map<TopicPartition, Long> endOffsets;
   private long cycleRecords;
   /** Whether the first tombstone skipped in append mode was logged (the rest are only counted). */
@@ -100,9 +107,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
     boolean deadLettering = config.badRecords() == BadRecordPolicy.DEAD_LETTER;
     this.pool = new BatchPool(inFlight, deadLettering);
     this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
-    this.commits = new CommitStage(
-        new TableCommitter(config.group()), deadLetters, SnapshotExpiry.every(config.expireSnapshotsEvery()), config.group());
     this.topicIds = new TopicIds(KafkaClients.admin(config));
+    this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
+        SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group());
     // Deserializer instances win over any deserializer the consumer properties name.
     this.consumer =
         new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
@@ -440,7 +447,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       if (feeds(channel, tp)) {
         Long floor = routeField == null ? null : channel.held().floor(tp);
         long next = floor == null ? offset : Math.max(offset, floor);
-        out.put(tp, new Position(next, topicIds.get(tp.topic())));
+        out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic()))));
       }
     });
     return out;
@@ -544,6 +551,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   private void forget(Collection<TopicPartition> partitions) {
     assigned.removeAll(partitions);
+    partitions.forEach(readUnder::remove);
     for (TableChannel channel : channels.values()) {
       channel.held().forget(partitions);
     }
@@ -561,6 +569,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       return;
     }
     Map<String, String> ids = topicIds.refresh(partitions.stream().map(TopicPartition::topic).distinct().toList());
+    partitions.forEach(tp -> readUnder.put(tp, ids.get(tp.topic())));
     Map<TopicPartition, Long> lowest = new HashMap<>();
     Set<TopicPartition> unstored = new HashSet<>(); // no table feeds it, or one stored none
     Set<TopicPartition> recreated = new HashSet<>();

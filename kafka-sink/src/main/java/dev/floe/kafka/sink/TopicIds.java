@@ -32,6 +32,15 @@ final class TopicIds implements AutoCloseable {
 
   /** Asks the cluster for the current ids of {@code topics} and remembers them. */
   Map<String, String> refresh(Collection<String> topics) {
+    Map<String, String> ids = current(topics);
+    synchronized (known) {
+      known.putAll(ids);
+    }
+    return ids;
+  }
+
+  /** Asks the cluster for the current ids of {@code topics}, without remembering them. */
+  Map<String, String> current(Collection<String> topics) {
     if (topics.isEmpty()) {
       return Map.of();
     }
@@ -46,9 +55,6 @@ final class TopicIds implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SinkException("interrupted while reading topic ids", e);
-    }
-    synchronized (known) {
-      known.putAll(ids);
     }
     return ids;
   }

@@ -1,0 +1,175 @@
+package dev.floe.kafka.sink;
+
+import static dev.floe.kafka.sink.SinkFixture.KEYED;
+import static dev.floe.kafka.sink.SinkFixture.V2;
+import static dev.floe.kafka.sink.SinkFixture.keyed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.ForwardingTableOperations;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A topic deleted and created again while the sink holds its partition and waits on a commit:
+ * the consumer sees no rebalance and goes on reading the new topic from the old topic's
+ * positions. Before, those positions were committed under the old topic's id: the new topic's
+ * first records were never written, and a restart wrote the ones after them twice (found in
+ * review). Now the commit finds the id changed and the sink stops without committing; started
+ * again, it reads the new topic from its beginning, and each of its records is in the table once.
+ * The old topic's records that were read but not committed when it was deleted are gone with it.
+ */
+class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
+  private static final String TOPIC = "recreated";
+  private static final TableIdentifier TABLE = TableIdentifier.of("t", TOPIC);
+
+  /** Set to hold the next table commit until released; null: commits go through. */
+  private volatile CountDownLatch holding;
+  private volatile CountDownLatch release;
+  /** What the first run ended with. */
+  private String stoppedWith;
+
+  TopicRecreatedWhileRunningTest() {
+    super("t");
+  }
+
+  @Test
+  void theSinkStopsInsteadOfStoringTheOldTopicsPositionsAndAStartReadsTheNewTopicWhole() throws Exception {
+    kafka.createTopic(TOPIC, 1);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(holdable()).stopAtEnd(false).build())) {
+      Future<?> run = thread.submit(sink::run);
+      produce(0, 1000);
+      awaitStored(1000, run);
+
+      holding = new CountDownLatch(1);
+      release = new CountDownLatch(1);
+      produce(1000, 500); // the old topic's offsets 1000-1499: their commit is held
+      assertTrue(holding.await(30, TimeUnit.SECONDS), "the commit of 1000-1499 was held");
+      Thread.sleep(2000); // the consumer reaches its next cycle's end and waits for the held commit
+      kafka.deleteTopic(TOPIC);
+      kafka.createTopic(TOPIC, 1);
+      produce(2000, 2500); // the new topic's offsets 0-2499, longer than the old one
+      release.countDown();
+
+      try {
+        run.get(30, TimeUnit.SECONDS);
+        stoppedWith = "nothing: it returned";
+      } catch (ExecutionException e) {
+        stoppedWith = causes(e);
+      } catch (java.util.concurrent.TimeoutException e) {
+        stoppedWith = "nothing: it was still running after 30 s";
+        sink.stop(); // to see what the table holds after a restart
+        run.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      thread.shutdownNow();
+    }
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(catalog).stopAtEnd(true).build())) {
+      sink.run();
+    }
+    Map<Long, Integer> actual = counts(catalog.loadTable(TABLE));
+    List<String> differences = new ArrayList<>();
+    for (long id = 0; id < 4500; id++) {
+      int rows = actual.getOrDefault(id, 0);
+      boolean right = id < 1000 || id >= 2000
+          ? rows == 1 // committed before the hold; the new topic, read from its beginning
+          : rows <= 1; // the old topic's cycles read before it was deleted: those not committed are gone with it
+      if (!right) {
+        differences.add(id + ": " + rows);
+      }
+    }
+    assertEquals(List.of(), differences.subList(0, Math.min(10, differences.size())),
+        differences.size() + " ids differ (id: rows), stored " + SinkFixture.storedOffsets(catalog.loadTable(TABLE), TOPIC));
+    assertTrue(actual.keySet().stream().allMatch(id -> id < 4500), "no other ids");
+    assertTrue(actual.containsKey(1000L), "the held commit landed");
+    assertTrue(stoppedWith.contains("was deleted and created again"), "the sink stopped with " + stoppedWith);
+  }
+
+  private SinkConfig.Builder sink(Catalog through) {
+    return SinkConfig.builder(through, kafka.bootstrapServers(), TOPIC)
+        .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
+        .route(TOPIC, TABLE)
+        .commitEvery(Duration.ofMillis(500), 200, Long.MAX_VALUE);
+  }
+
+  /** The embedded catalog, whose table commits wait while {@link #release} is armed. */
+  private Catalog holdable() {
+    return new WrappingCatalog(catalog, (id, ops) -> new ForwardingTableOperations(ops) {
+      @Override
+      public void commit(TableMetadata base, TableMetadata metadata) {
+        CountDownLatch held = holding;
+        CountDownLatch released = release;
+        if (held != null && released != null && released.getCount() > 0) {
+          held.countDown();
+          try {
+            released.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        }
+        super.commit(base, metadata);
+      }
+    });
+  }
+
+  private static void produce(long firstId, int count) {
+    List<byte[]> messages = new ArrayList<>();
+    for (long id = firstId; id < firstId + count; id++) {
+      messages.add(keyed(id, id, "k"));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(count, 0), messages);
+  }
+
+  private void awaitStored(long next, Future<?> run) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (SinkFixture.storedOffsets(catalog.loadTable(TABLE), TOPIC).getOrDefault(new TopicPartition(TOPIC, 0), 0L) < next) {
+      if (run.isDone()) {
+        run.get();
+      }
+      assertTrue(System.nanoTime() < deadline, "offset " + next + " stored within 60 s");
+      Thread.sleep(100);
+    }
+  }
+
+  /** id -> rows with it. */
+  private static Map<Long, Integer> counts(Table table) throws Exception {
+    table.refresh();
+    Map<Long, Integer> out = new TreeMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record r : rows) {
+        out.merge((Long) r.getField("id"), 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  private static String causes(Throwable t) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      out.append(c.getMessage()).append(" <- ");
+    }
+    return out.toString();
+  }
+}
