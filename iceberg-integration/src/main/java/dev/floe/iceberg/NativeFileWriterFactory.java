@@ -9,6 +9,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -132,28 +133,42 @@ public final class NativeFileWriterFactory {
    * that choose between appending and writing by key ask this before they start.
    */
   public static String keyedWritesRefusal(Table table) {
-    Set<Integer> keys = table.schema().identifierFieldIds();
-    if (TableUtil.formatVersion(table) < 2) {
-      return "table " + table.name() + " is format v1, which holds no row-level deletes";
+    return keyedWritesRefusal(
+        "table " + table.name(), table.schema(), table.spec(), TableUtil.formatVersion(table), olderSpecsWithData(table));
+  }
+
+  /**
+   * The rules of {@link #keyedWritesRefusal(Table)}, over what a factory keeps of its table, which
+   * messages call {@code table}.
+   */
+  private static String keyedWritesRefusal(
+      String table, Schema schema, PartitionSpec spec, int formatVersion, List<PartitionSpec> olderSpecsWithData) {
+    Set<Integer> keys = schema.identifierFieldIds();
+    if (formatVersion < 2) {
+      return table + " is format v1: row-level deletes need format v2 or later";
     }
     if (keys.isEmpty()) {
-      return "table " + table.name() + " has no identifier fields";
+      return table + " has no identifier fields";
     }
     for (int id : keys) {
-      if (table.schema().columns().stream().noneMatch(column -> column.fieldId() == id)) {
-        return "identifier field '" + table.schema().findColumnName(id) + "' of table " + table.name()
-            + " is nested in a struct";
+      if (schema.columns().stream().noneMatch(column -> column.fieldId() == id)) {
+        return "identifier field '" + schema.findColumnName(id) + "' of " + table
+            + " is nested in a struct; it must be a top-level column";
       }
     }
-    List<PartitionSpec> specs = new java.util.ArrayList<>(olderSpecsWithData(table));
-    specs.add(table.spec());
-    for (PartitionSpec spec : specs) {
-      for (org.apache.iceberg.PartitionField field : spec.fields()) {
+    for (PartitionField field : spec.fields()) {
+      if (!keys.contains(field.sourceId())) {
+        return table + " is partitioned by '" + field.name() + "' of column '"
+            + schema.findColumnName(field.sourceId()) + "', which is not an identifier field";
+      }
+    }
+    for (PartitionSpec older : olderSpecsWithData) {
+      for (PartitionField field : older.fields()) {
         if (!keys.contains(field.sourceId())) {
-          return "table " + table.name() + " is partitioned by '" + field.name() + "' of column '"
-              + table.schema().findColumnName(field.sourceId()) + "', which is not an identifier field"
-              + (spec.specId() == table.spec().specId() ? "" : " (an older partition spec, " + spec.specId()
-                  + ", that still holds live data files)");
+          return table + "'s older partition spec " + older.specId() + ", which still holds live data files, is"
+              + " partitioned by '" + field.name() + "' of column '" + schema.findColumnName(field.sourceId())
+              + "', which is not an identifier field: rewrite those files to the current spec first (Iceberg's"
+              + " rewriteDataFiles)";
         }
       }
     }
@@ -280,20 +295,19 @@ public final class NativeFileWriterFactory {
    * A task writer that upserts by the table's identifier fields (format v2 or later): each row
    * replaces the table's row with the same key. Commit its result with {@link Commits#rowDelta}.
    *
-   * @throws IllegalArgumentException if the table has no identifier fields, is format v1, or is
-   *     partitioned by a column that is not an identifier field
+   * @throws IllegalArgumentException if the table cannot be written by key ({@link
+   *     #keyedWritesRefusal(Table)} says why)
    */
   public NativeTaskWriter newUpsertTaskWriter() {
     requireKeyedDeletes("upserts");
     return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true);
   }
 
+  /** Refuses, up front, a table this factory cannot write by key ({@link #keyedWritesRefusal(Table)}). */
   private void requireKeyedDeletes(String what) {
-    if (formatVersion < 2) {
-      throw new IllegalArgumentException(what + " need a format v2 or later table (row-level deletes)");
-    }
-    if (schema.identifierFieldIds().isEmpty()) {
-      throw new IllegalArgumentException(what + " need identifier fields in the table schema");
+    String refusal = keyedWritesRefusal("the table", schema, spec, formatVersion, olderSpecsWithData);
+    if (refusal != null) {
+      throw new IllegalArgumentException(what + " cannot be written: " + refusal);
     }
   }
 

@@ -4,7 +4,6 @@ import dev.floe.arrow.NativePartitioner;
 import dev.floe.arrow.PartitionedBatch;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
@@ -29,26 +28,10 @@ final class OlderSpecDeletes implements AutoCloseable {
   /** One older spec's partitioner over keys, and its delete writer per partition. */
   private record SpecDeletes(PartitionSpec spec, NativePartitioner partitioner, PartitionMap<NativeEqualityDeleteWriter> writers) {}
 
-  /**
-   * @param writes what the writer does, for the message ("upserts")
-   * @throws IllegalArgumentException if an older spec partitions by a column that is not an
-   *     identifier field
-   */
-  OlderSpecDeletes(NativeFileWriterFactory factory, List<PartitionSpec> olderSpecs, BufferAllocator allocator, String writes) {
+  /** Each older spec's partition source columns are identifier fields (the factory checked it). */
+  OlderSpecDeletes(NativeFileWriterFactory factory, List<PartitionSpec> olderSpecs, BufferAllocator allocator) {
     this.factory = factory;
     this.allocator = allocator;
-    Set<Integer> identifiers = factory.schema().identifierFieldIds();
-    for (PartitionSpec spec : olderSpecs) {
-      for (org.apache.iceberg.PartitionField field : spec.fields()) {
-        if (!identifiers.contains(field.sourceId())) {
-          throw new IllegalArgumentException(
-              writes + " cannot reach the live data files of the table's partition spec " + spec.specId()
-                  + ", partitioned by '" + field.name() + "' of column '" + factory.schema().findColumnName(field.sourceId())
-                  + "', which is not an identifier field: rewrite those files to the current spec first"
-                  + " (Iceberg's rewriteDataFiles)");
-        }
-      }
-    }
     for (PartitionSpec spec : olderSpecs) {
       NativePartitioner partitioner = spec.isUnpartitioned()
           ? null

@@ -11,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -119,34 +118,13 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.spec = spec;
     this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
-    Set<Integer> identifiers = factory.schema().identifierFieldIds();
-    for (int id : identifiers) {
-      if (factory.schema().columns().stream().noneMatch(column -> column.fieldId() == id)) {
-        throw new IllegalArgumentException(writes() + " need top-level identifier fields, but '"
-            + factory.schema().findColumnName(id) + "' is nested in a struct");
-      }
-    }
-    for (org.apache.iceberg.PartitionField field : spec.fields()) {
-      if (!identifiers.contains(field.sourceId())) {
-        throw new IllegalArgumentException(
-            writes() + " need every partition source column to be an identifier field, but partition field '"
-                + field.name()
-                + "' comes from column '"
-                + factory.schema().findColumnName(field.sourceId())
-                + "'");
-      }
-    }
+    // The factory checked that the table can be written by key (NativeFileWriterFactory.keyedWritesRefusal).
     this.keySchema = factory.equalityDeleteArrowSchema();
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
-    this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator, writes());
+    this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
-  }
-
-  /** What this writer does, for its messages. */
-  private String writes() {
-    return upsert ? "upserts" : "inserts and deletes by key";
   }
 
   private static int[] columnIndexes(

@@ -391,7 +391,7 @@ class UpsertTest extends EmbeddedCatalogTest {
     assertTrue(e.getMessage().contains("partition spec 0") && e.getMessage().contains("'note'"), e.getMessage());
     // Adapters that choose between appending and writing by key are told so before they start
     String refusal = NativeFileWriterFactory.keyedWritesRefusal(table);
-    assertTrue(refusal != null && refusal.contains("'note'") && refusal.contains("older partition spec, 0"), refusal);
+    assertTrue(refusal != null && refusal.contains("'note'") && refusal.contains("older partition spec 0"), refusal);
   }
 
   /** Which tables can be written by key, and why not, before any writer is made. */
