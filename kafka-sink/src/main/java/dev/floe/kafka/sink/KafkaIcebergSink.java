@@ -522,6 +522,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (partitions.isEmpty()) {
+        return; // a cooperative rebalance that kept what this sink holds: nothing to resume, no wait
+      }
       landed(commits.await(), true); // resuming reads the offsets the tables hold
       assigned.addAll(partitions);
       resume(partitions);
@@ -641,11 +644,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * Positions out of range: records deleted by retention before the sink read them (read on from
    * the log start), or offsets reused -- the tables hold offsets past the log's end, e.g. after the
    * log was truncated. Then the records from the end on are new: every table's floor drops to it,
-   * and the offsets the tables store move back to it (logged again at the commit).
+   * and the offsets the tables store move back to it (logged again at the commit). A commit in
+   * flight is awaited first: sealed before the truncation was found, it would raise the floors
+   * back when it lands, and the new records under its offsets would be skipped.
    */
   private void outOfRange(Map<TopicPartition, Long> positions) {
     Map<TopicPartition, Long> first = consumer.beginningOffsets(positions.keySet());
     Map<TopicPartition, Long> end = consumer.endOffsets(positions.keySet());
+    Map<TopicPartition, Long> reused = new HashMap<>();
     positions.forEach((tp, position) -> {
       if (position < first.get(tp)) {
         LOG.warn("partition {}: records {} to {} were deleted before the sink read them; reading on from {}",
@@ -655,11 +661,18 @@ public final class KafkaIcebergSink implements AutoCloseable {
         long last = end.get(tp);
         LOG.error("partition {}: the tables hold it up to offset {} but its log ends at {}: its offsets were reused. "
             + "Records from {} on are read as new ones", tp, position, last, last);
-        for (TableChannel channel : channels.values()) {
-          channel.held().lowerFloor(tp, last);
-        }
-        consumer.seek(tp, last);
+        metrics.offsetsReused();
+        reused.put(tp, last);
       }
+    });
+    if (reused.isEmpty() || landed(commits.await(), true)) {
+      return; // fenced: every partition was sought back to what the tables hold; a poll finds it again
+    }
+    reused.forEach((tp, last) -> {
+      for (TableChannel channel : channels.values()) {
+        channel.held().lowerFloor(tp, last);
+      }
+      consumer.seek(tp, last);
     });
   }
 

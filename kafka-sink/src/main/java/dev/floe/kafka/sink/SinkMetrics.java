@@ -21,6 +21,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder schemaEvolutionNanos = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder fencedCycles = new LongAdder();
+  private final LongAdder reusedOffsets = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
   private final LongAdder dataFileBytes = new LongAdder();
   private final AtomicLong lastCommitMillis = new AtomicLong();
@@ -66,6 +67,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
 
   void fenced() {
     fencedCycles.increment();
+  }
+
+  void offsetsReused() {
+    reusedOffsets.increment();
   }
 
   void lag(long value) {
@@ -157,6 +162,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getFencedCycles() {
     return fencedCycles.sum();
+  }
+
+  @Override
+  public long getReusedOffsets() {
+    return reusedOffsets.sum();
   }
 
   @Override

@@ -35,6 +35,12 @@ public interface SinkMetricsMXBean {
   /** Cycles dropped because another sink had committed their partitions' offsets first. */
   long getFencedCycles();
 
+  /**
+   * Times a partition was found to reuse offsets the tables already hold (its log was truncated,
+   * e.g. by an unclean leader election): the records from its end on are read as new ones.
+   */
+  long getReusedOffsets();
+
   long getDataFiles();
 
   long getDataFileBytes();

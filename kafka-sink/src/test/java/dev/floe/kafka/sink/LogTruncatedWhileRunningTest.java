@@ -1,0 +1,193 @@
+package dev.floe.kafka.sink;
+
+import static dev.floe.kafka.sink.SinkFixture.KEYED;
+import static dev.floe.kafka.sink.SinkFixture.V2;
+import static dev.floe.kafka.sink.SinkFixture.keyed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.ForwardingTableOperations;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A partition's log loses its records while the sink runs with a route field and a commit is in
+ * flight (here: the broker stops, the partition's segments are deleted, the broker starts again;
+ * in production an unclean leader election). The sink finds its position past the log's end and
+ * reads the offsets from there as new records. Before, the commit in flight landed after that and
+ * raised the offset below which route-field mode skips records back to the old position: the new
+ * records at the reused offsets were skipped and never written (found in review).
+ */
+class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
+  private static final String TOPIC = "truncated";
+  private static final TableIdentifier TABLE = TableIdentifier.of("t", TOPIC);
+
+  private volatile CountDownLatch holding;
+  private volatile CountDownLatch release;
+
+  LogTruncatedWhileRunningTest() {
+    super("t");
+  }
+
+  @Test
+  void recordsAtReusedOffsetsLandThoughACommitFromBeforeTheTruncationWasInFlight() throws Exception {
+    kafka.createTopic(TOPIC, 1);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(holdable()).stopAtEnd(false).build())) {
+      Future<?> run = thread.submit(sink::run);
+      produce(0, 1000);
+      awaitStored(1000, run);
+
+      holding = new CountDownLatch(1);
+      release = new CountDownLatch(1);
+      produce(1000, 500); // offsets 1000-1499, a cycle of its own: its commit is held
+      assertTrue(holding.await(30, TimeUnit.SECONDS), "the commit of 1000-1499 was held");
+      kafka.stop();
+      deleteSegments(TOPIC + "-0");
+      kafka.restart();
+      awaitReusedOffsetsFound(sink, run); // position 1500, past the log's end (0)
+      produce(2000, 300); // the reused offsets 0-299
+      release.countDown();
+      awaitRouted(sink, 1800, run);
+      sink.stop();
+      run.get(60, TimeUnit.SECONDS);
+    } finally {
+      thread.shutdownNow();
+    }
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(catalog).stopAtEnd(true).build())) {
+      sink.run();
+    }
+    Map<Long, Integer> actual = counts(catalog.loadTable(TABLE));
+    List<String> differences = new ArrayList<>();
+    for (long id = 0; id < 2300; id++) {
+      int expected = id < 1500 || id >= 2000 ? 1 : 0;
+      if (actual.getOrDefault(id, 0) != expected) {
+        differences.add(id + ": " + actual.getOrDefault(id, 0));
+      }
+    }
+    assertEquals(List.of(), differences.subList(0, Math.min(10, differences.size())),
+        differences.size() + " ids differ (id: rows), stored " + SinkFixture.storedOffsets(catalog.loadTable(TABLE), TOPIC));
+    assertTrue(actual.keySet().stream().allMatch(id -> id < 2300), "no other ids");
+  }
+
+  private SinkConfig.Builder sink(Catalog through) {
+    return SinkConfig.builder(through, kafka.bootstrapServers(), TOPIC)
+        .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
+        .topics(List.of(TOPIC))
+        .routeField("kind")
+        .routeValue("k", TABLE)
+        // cycles of 500 records: the consumer goes on polling while the 1000-1499 one is held
+        .commitEvery(Duration.ofSeconds(60), 500, Long.MAX_VALUE)
+        // the broker's restart rejoins the group; eagerly, the revocation would wait for the commit
+        .consumerProperty(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+  }
+
+  /** Deletes every file of the partition's log but the one naming its topic id. */
+  private static void deleteSegments(String partitionDir) throws IOException {
+    Path dir = brokerDir.resolve("kafka-logs").resolve(partitionDir);
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        if (!f.getFileName().toString().equals("partition.metadata")) {
+          Files.delete(f);
+        }
+      }
+    }
+  }
+
+  private Catalog holdable() {
+    return new WrappingCatalog(catalog, (id, ops) -> new ForwardingTableOperations(ops) {
+      @Override
+      public void commit(TableMetadata base, TableMetadata metadata) {
+        CountDownLatch held = holding;
+        CountDownLatch released = release;
+        if (held != null && released != null && released.getCount() > 0) {
+          held.countDown();
+          try {
+            released.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        }
+        super.commit(base, metadata);
+      }
+    });
+  }
+
+  private static void produce(long firstId, int count) {
+    List<byte[]> messages = new ArrayList<>();
+    for (long id = firstId; id < firstId + count; id++) {
+      messages.add(keyed(id, id, "k"));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(count, 0), messages);
+  }
+
+  private void awaitStored(long next, Future<?> run) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (SinkFixture.storedOffsets(catalog.loadTable(TABLE), TOPIC).getOrDefault(new TopicPartition(TOPIC, 0), 0L) < next) {
+      if (run.isDone()) {
+        run.get();
+      }
+      assertTrue(System.nanoTime() < deadline, "offset " + next + " stored within 60 s");
+      Thread.sleep(100);
+    }
+  }
+
+  private static void awaitReusedOffsetsFound(KafkaIcebergSink sink, Future<?> run) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (sink.metrics().getReusedOffsets() == 0) {
+      if (run.isDone()) {
+        run.get();
+      }
+      assertTrue(System.nanoTime() < deadline, "the reused offsets found within 60 s");
+      Thread.sleep(100);
+    }
+  }
+
+  private static void awaitRouted(KafkaIcebergSink sink, long records, Future<?> run) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (sink.metrics().getRecordsConsumed() < records) {
+      if (run.isDone()) {
+        run.get();
+      }
+      assertTrue(System.nanoTime() < deadline, records + " records read within 60 s");
+      Thread.sleep(100);
+    }
+  }
+
+  private static Map<Long, Integer> counts(Table table) throws Exception {
+    table.refresh();
+    Map<Long, Integer> out = new TreeMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record r : rows) {
+        out.merge((Long) r.getField("id"), 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+}
