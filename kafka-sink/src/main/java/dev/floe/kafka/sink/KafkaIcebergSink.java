@@ -98,6 +98,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private volatile boolean stopping;
   /** Set when run() fails or stops without its cycle: nothing more may be committed from it. */
   private boolean failed;
+  /** Set by close(): rebalance callbacks the consumer still runs as it closes have nothing to commit. */
+  private boolean closing;
 
   public KafkaIcebergSink(SinkConfig config) {
     this.config = config;
@@ -172,7 +174,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
       failed = true;
       throw e;
     } finally {
-      consumer.unsubscribe(); // with `failed` set, revocation commits nothing
+      try {
+        consumer.unsubscribe(); // with `failed` set, revocation commits nothing
+      } catch (RuntimeException e) {
+        if (!failed) {
+          throw e;
+        }
+        LOG.warn("could not leave the group after the failure below: {}", e.toString()); // keeps the failure
+      }
     }
   }
 
@@ -500,7 +509,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final class Listener implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      if (!partitions.isEmpty() && !failed) {
+      if (!partitions.isEmpty() && !failed && !closing) {
         endCycle(true);
       }
       forget(partitions);
@@ -508,6 +517,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      if (closing) {
+        forget(partitions); // the consumer of KIP-848 may report them lost as it closes
+        return;
+      }
       // Another sink may own them already: drop the cycle's files and re-read what we still own.
       LOG.warn("lost partitions {}; discarding this cycle's uncommitted files", partitions);
       // A sealed cycle still commits (or is fenced); no group offsets for what we lost.
@@ -682,6 +695,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
    */
   @Override
   public void close() {
+    closing = true;
     commits.close();
     for (TableChannel channel : channels.values()) {
       channel.close();
