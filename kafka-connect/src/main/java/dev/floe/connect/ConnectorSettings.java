@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -117,9 +118,9 @@ final class ConnectorSettings extends AbstractConfig {
           "Value bytes per native decode batch")
       .define(BUFFER_BYTES, Type.LONG, 256L << 20, ConfigDef.Range.atLeast(1 << 20), Importance.LOW,
           "Rows a table's open files may buffer natively before writing row groups early")
-      .define(TABLE_IDLE_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+      .define(TABLE_IDLE_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(-1), Importance.LOW,
           "A table that has taken no record in a whole commit cycle, nor for this many milliseconds, gives"
-              + " back its two threads and its message batches until its next record");
+              + " back its two threads and its message batches until its next record; -1: never");
 
   private final Map<String, String> originals;
 
@@ -323,8 +324,10 @@ final class ConnectorSettings extends AbstractConfig {
     return getLong(BUFFER_BYTES);
   }
 
-  long tableIdleMillis() {
-    return getLong(TABLE_IDLE_MS);
+  /** How long a table may go without records before it gives back its threads; empty: never. */
+  OptionalLong tableIdleMillis() {
+    long millis = getLong(TABLE_IDLE_MS);
+    return millis < 0 ? OptionalLong.empty() : OptionalLong.of(millis);
   }
 
   int taskIndex() {

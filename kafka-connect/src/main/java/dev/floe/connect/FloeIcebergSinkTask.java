@@ -596,7 +596,10 @@ public class FloeIcebergSinkTask extends SinkTask {
    * threads and batches; the commit before is in, so nothing is left on their threads.
    */
   private void releaseIdleTables() {
-    long idleNanos = settings.tableIdleMillis() * 1_000_000L;
+    if (settings.tableIdleMillis().isEmpty()) {
+      return;
+    }
+    long idleNanos = settings.tableIdleMillis().getAsLong() * 1_000_000L;
     sinks.forEach((name, sink) -> {
       if (!cycleTables.contains(name)) {
         sink.releaseIdle(idleNanos);

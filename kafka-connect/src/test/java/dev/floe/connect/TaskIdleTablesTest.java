@@ -51,6 +51,31 @@ class TaskIdleTablesTest extends InJvmTaskTest {
     assertEquals(ids(5, 10), ids(catalog.loadTable(second)));
   }
 
+  @Test
+  void withIdleSetToNeverATableKeepsItsThreadsAcrossCyclesWithoutRecords() throws Exception {
+    TableIdentifier first = InJvmTasks.createTable(catalog, "kept");
+    TableIdentifier second = InJvmTasks.createTable(catalog, "other");
+    Map<String, String> config = InJvmTasks.routedConfig("never", warehouse(), 5, first, second);
+    config.put("floe.table.idle.ms", "-1");
+
+    FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
+    try {
+      task.open(List.of(TP));
+      task.put(routed(0, 5, offset -> "kept"));
+      InJvmTasks.awaitCommitted(task, 5);
+      task.put(routed(5, 10, offset -> "other"));
+      InJvmTasks.awaitCommitted(task, 10);
+      task.put(routed(10, 15, offset -> "other"));
+      InJvmTasks.awaitCommitted(task, 15);
+      assertEquals(2, threadsOf("db.kept"), "two cycles without records, and the threads are still there");
+    } finally {
+      task.stop();
+    }
+    assertEquals(0, threadsOf("db.kept") + threadsOf("db.other"), "stop ends every table's threads");
+    assertEquals(ids(0, 5), ids(catalog.loadTable(first)));
+    assertEquals(ids(5, 15), ids(catalog.loadTable(second)));
+  }
+
   /** Live threads of the table named {@code table}: its decode and writer threads. */
   private static int threadsOf(String table) {
     return (int) Thread.getAllStackTraces().keySet().stream()
