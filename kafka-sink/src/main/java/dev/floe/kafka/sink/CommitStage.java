@@ -37,6 +37,8 @@ final class CommitStage implements AutoCloseable {
   private final SnapshotExpiry expiry;
   private final TopicIds topicIds;
   private final BackgroundJob<Committed> job;
+  /** The last topic-id lookup failed (read and written by one commit at a time). */
+  private boolean idLookupFailing;
 
   /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
   record TableCut(TableChannel channel, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> offsets) {}
@@ -158,8 +160,16 @@ final class CommitStage implements AutoCloseable {
     try {
       current = topicIds.current(topics);
     } catch (SinkException e) {
-      LOG.warn("could not check that topics {} were not created again: {}", topics, e.getMessage());
+      if (!idLookupFailing) { // once, not at every commit: e.g. no Describe permission on the topics
+        LOG.warn("could not check that topics {} were not created again: {}; commits go on unchecked until a lookup"
+            + " succeeds", topics, e.getMessage());
+      }
+      idLookupFailing = true;
       return;
+    }
+    if (idLookupFailing) {
+      LOG.info("topic ids can be read again: commits check them");
+      idLookupFailing = false;
     }
     for (TableCut cut : cycle.tables()) {
       cut.offsets().forEach((tp, position) -> {
