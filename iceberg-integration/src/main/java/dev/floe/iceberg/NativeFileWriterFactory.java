@@ -134,15 +134,28 @@ public final class NativeFileWriterFactory {
    */
   public static String keyedWritesRefusal(Table table) {
     return keyedWritesRefusal(
-        "table " + table.name(), table.schema(), table.spec(), TableUtil.formatVersion(table), olderSpecsWithData(table));
+        "table " + table.name(), table.schema(), table.spec(), TableUtil.formatVersion(table), olderSpecsWithData(table),
+        false);
+  }
+
+  /**
+   * Why {@code table} cannot take inserts and deletes of whole rows by key ({@link
+   * #newDeltaTaskWriter} with {@link NativeTaskWriter#deleteRows}), or null if it can: the rules
+   * of {@link #keyedWritesRefusal(Table)}, except that the current spec may partition by any
+   * column (a deleted row names its partition, as in Iceberg's Flink sink outside upsert mode).
+   */
+  public static String deltaWritesRefusal(Table table) {
+    return keyedWritesRefusal(
+        "table " + table.name(), table.schema(), table.spec(), TableUtil.formatVersion(table), olderSpecsWithData(table),
+        true);
   }
 
   /**
    * The rules of {@link #keyedWritesRefusal(Table)}, over what a factory keeps of its table, which
-   * messages call {@code table}.
+   * messages call {@code table}; with {@code wholeRows}, those of {@link #deltaWritesRefusal}.
    */
-  private static String keyedWritesRefusal(
-      String table, Schema schema, PartitionSpec spec, int formatVersion, List<PartitionSpec> olderSpecsWithData) {
+  private static String keyedWritesRefusal(String table, Schema schema, PartitionSpec spec, int formatVersion,
+      List<PartitionSpec> olderSpecsWithData, boolean wholeRows) {
     Set<Integer> keys = schema.identifierFieldIds();
     if (formatVersion < 2) {
       return table + " is format v1: row-level deletes need format v2 or later";
@@ -156,7 +169,7 @@ public final class NativeFileWriterFactory {
             + " is nested in a struct; it must be a top-level column";
       }
     }
-    for (PartitionField field : spec.fields()) {
+    for (PartitionField field : wholeRows ? List.<PartitionField>of() : spec.fields()) {
       if (!keys.contains(field.sourceId())) {
         return table + " is partitioned by '" + field.name() + "' of column '"
             + schema.findColumnName(field.sourceId()) + "', which is not an identifier field";
@@ -299,13 +312,13 @@ public final class NativeFileWriterFactory {
    *     #keyedWritesRefusal(Table)} says why)
    */
   public NativeTaskWriter newUpsertTaskWriter() {
-    requireKeyedDeletes("upserts");
+    requireKeyedDeletes("upserts", false);
     return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true);
   }
 
   /** Refuses, up front, a table this factory cannot write by key ({@link #keyedWritesRefusal(Table)}). */
-  private void requireKeyedDeletes(String what) {
-    String refusal = keyedWritesRefusal("the table", schema, spec, formatVersion, olderSpecsWithData);
+  private void requireKeyedDeletes(String what, boolean wholeRows) {
+    String refusal = keyedWritesRefusal("the table", schema, spec, formatVersion, olderSpecsWithData, wholeRows);
     if (refusal != null) {
       throw new IllegalArgumentException(what + " cannot be written: " + refusal);
     }
@@ -314,13 +327,15 @@ public final class NativeFileWriterFactory {
   /**
    * A task writer of inserts and deletes by the table's identifier fields, as Iceberg's Flink sink
    * writes a changelog into a table with identifier fields outside upsert mode: a row is inserted
-   * (replacing only a row of its key this writer wrote), and {@link NativeTaskWriter#deleteKeys}
-   * deletes keys. Commit the result with {@link Commits#rowDelta}.
+   * (replacing only a row of its key this writer wrote in its partition), and {@link
+   * NativeTaskWriter#deleteRows} deletes whole rows by key in their partitions ({@link
+   * NativeTaskWriter#deleteKeys} deletes keys where the keys name the partition). Commit the result
+   * with {@link Commits#rowDelta}.
    *
-   * @throws IllegalArgumentException as {@link #newUpsertTaskWriter()}
+   * @throws IllegalArgumentException when {@link #deltaWritesRefusal} refuses the table
    */
   public NativeTaskWriter newDeltaTaskWriter() {
-    requireKeyedDeletes("inserts and deletes by key");
+    requireKeyedDeletes("inserts and deletes by key", true);
     return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, false);
   }
 

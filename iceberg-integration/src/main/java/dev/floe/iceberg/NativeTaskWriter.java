@@ -57,6 +57,15 @@ public interface NativeTaskWriter extends TaskWriter<VectorSchemaRoot> {
   }
 
   /**
+   * Deletes rows given whole (a batch of {@link NativeFileWriterFactory#arrowSchema()}): in each
+   * row's partition, the rows with its key, as {@link #deleteKeys} does. Only a delta writer
+   * ({@link NativeFileWriterFactory#newDeltaTaskWriter()}) deletes whole rows; others throw.
+   */
+  default void deleteRows(VectorSchemaRoot rows) {
+    throw new UnsupportedOperationException("only a delta task writer deletes whole rows");
+  }
+
+  /**
    * Memory the open data files hold natively for rows not yet written out: what a caller bounding
    * memory counts, and what {@link #flushBuffered()} frees.
    */

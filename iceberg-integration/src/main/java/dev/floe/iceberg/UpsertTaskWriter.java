@@ -37,9 +37,11 @@ import org.apache.iceberg.io.WriteResult;
  * with {@link Commits#rowDelta}; readers then see the latest row per key.
  *
  * <p>Keys are matched per row in Java from the batch's key columns (compact byte keys, one map
- * entry per distinct key until {@link #complete()}); the rows themselves are regrouped and encoded
- * natively. Partition source columns must be identifier fields, so that a key never changes
- * partition. Not thread-safe.
+ * entry per distinct key and partition until {@link #complete()}, as Iceberg's writers keep one
+ * per partition); the rows themselves are regrouped and encoded natively. For upserts and {@link
+ * #deleteKeys}, partition source columns must be identifier fields, so that a key names its
+ * partition; outside upsert mode the table may be partitioned by other columns, and {@link
+ * #deleteRows} places each deleted row by its own values. Not thread-safe.
  */
 final class UpsertTaskWriter implements NativeTaskWriter {
   private final NativeFileWriterFactory factory;
@@ -51,7 +53,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final int[] keyColumns;
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final PartitionMap<PartitionState> partitions;
-  private final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
+  /** Whether the identifier fields are the source of every partition field: keys alone name partitions. */
+  private final boolean keysNamePartitions;
   /** Whether a row replaces its key's row of earlier commits too (an equality delete per new key). */
   private final boolean upsert;
   /** Each new key's equality delete again, in older specs that still hold live data files. */
@@ -62,13 +65,15 @@ final class UpsertTaskWriter implements NativeTaskWriter {
 
   private record FilePosition(String path, long position) {}
 
-  /** What {@link #written} holds for a key whose row this writer deleted (compared by identity). */
+  /** What {@link PartitionState#written} holds for a key whose row this writer deleted (compared by identity). */
   private static final FilePosition DELETED = new FilePosition("", -1);
 
   /** What one partition writes: its data files and its two kinds of delete files. */
   private final class PartitionState {
     final PartitionData partition;
     final PartitionFiles data;
+    /** Where this writer wrote each key's row in this partition, or {@link #DELETED}. */
+    final Map<RowKeys.Key, FilePosition> written = new HashMap<>();
     /** Format v2 only (v3 deletes positions through {@link #deletionVectors}). */
     final NativePositionDeleteWriter positionDeletes;
     NativeEqualityDeleteWriter equalityDeletes;
@@ -118,13 +123,16 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     this.spec = spec;
     this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
-    // The factory checked that the table can be written by key (NativeFileWriterFactory.keyedWritesRefusal).
+    // The factory checked that the table can be written by key (NativeFileWriterFactory.keyedWritesRefusal;
+    // outside upsert mode, deltaWritesRefusal).
     this.keySchema = factory.equalityDeleteArrowSchema();
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
     this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
+    this.keysNamePartitions =
+        spec.fields().stream().allMatch(field -> spec.schema().identifierFieldIds().contains(field.sourceId()));
   }
 
   private static int[] columnIndexes(
@@ -157,7 +165,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         int newKeyCount = 0;
         for (int k = 0; k < rows; k++) {
           int row = order[offset + k];
-          FilePosition previous = written.put(keys[row], new FilePosition(path, firstPosition + k));
+          FilePosition previous = state.written.put(keys[row], new FilePosition(path, firstPosition + k));
           if (previous == null) {
             if (upsert) {
               newKeys[newKeyCount++] = row;
@@ -178,12 +186,34 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   @Override
   public void deleteKeys(VectorSchemaRoot keys) {
     ensureOpen();
+    if (!keysNamePartitions) {
+      throw new IllegalStateException("the table is partitioned by a column that is not an identifier field: a key"
+          + " alone does not name its partition; delete whole rows (deleteRows)");
+    }
     if (keyPartitioner == null) {
       keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec));
     }
     int[] allColumns = KeyRows.allColumns(keys);
-    RowKeys.Key[] rowKeys = RowKeys.of(keys, allColumns);
-    try (PartitionedBatch split = keyPartitioner.split(keys, allocator)) {
+    delete(keys, allColumns, keyPartitioner);
+  }
+
+  @Override
+  public void deleteRows(VectorSchemaRoot rows) {
+    ensureOpen();
+    if (upsert) {
+      throw new UnsupportedOperationException("an upsert task writer deletes by key (deleteKeys)");
+    }
+    delete(rows, keyColumns, partitioner);
+  }
+
+  /**
+   * Deletes the keys at {@code columns} of {@code batch}, each in the partition {@code
+   * partitioner} places its row in: this writer's row of the key there by position, rows of
+   * earlier commits by equality delete.
+   */
+  private void delete(VectorSchemaRoot batch, int[] columns, NativePartitioner partitioner) {
+    RowKeys.Key[] rowKeys = RowKeys.of(batch, columns);
+    try (PartitionedBatch split = partitioner.split(batch, allocator)) {
       int[] order = split.rowOrder();
       int offset = 0;
       for (int group = 0; group < split.groupCount(); group++) {
@@ -193,7 +223,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         int newKeyCount = 0;
         for (int k = 0; k < rows; k++) {
           int row = order[offset + k];
-          FilePosition previous = written.put(rowKeys[row], DELETED);
+          FilePosition previous = state.written.put(rowKeys[row], DELETED);
           if (previous == null) {
             newKeys[newKeyCount++] = row;
           } else if (previous != DELETED) {
@@ -201,12 +231,12 @@ final class UpsertTaskWriter implements NativeTaskWriter {
             if (!upsert) {
               // No equality delete was written for this key (its insert wrote none): a later
               // delete of it must write one, for its rows of earlier commits, as Iceberg's does.
-              written.remove(rowKeys[row]);
+              state.written.remove(rowKeys[row]);
             }
           }
         }
         if (newKeyCount > 0) {
-          writeEqualityDeletes(state, keys, allColumns, newKeys, newKeyCount);
+          writeEqualityDeletes(state, batch, columns, newKeys, newKeyCount);
         }
         offset += rows;
       }
@@ -294,7 +324,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the deletion vectors", e);
     } finally {
-      written.clear();
+      partitions.values().forEach(state -> state.written.clear());
       closePartitioners();
     }
     return result.build();
@@ -311,7 +341,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         }
       }
       olderSpecDeletes.abort();
-      written.clear();
+      partitions.values().forEach(state -> state.written.clear());
       closePartitioners();
     }
   }

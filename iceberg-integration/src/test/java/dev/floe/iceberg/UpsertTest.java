@@ -493,6 +493,66 @@ class UpsertTest extends EmbeddedCatalogTest {
     }
   }
 
+  /**
+   * Outside upsert mode a table may be partitioned by a column that is not an identifier field,
+   * as Iceberg's Flink sink writes such a table by key too: deleted rows are given whole, and each
+   * deletes its key in its own partition only (a key's rows in other partitions stay, as under
+   * Iceberg's writer per partition). Over three commits, the table holds what Iceberg Java's
+   * equality-delta writer leaves (v2) and what the model, keyed by key and partition, predicts (v2
+   * and v3). A delete by key alone is refused there: a key does not name its partition.
+   */
+  @Test
+  void wholeRowDeletesInATablePartitionedByAnotherColumnLeaveTheRowsIcebergJavaLeaves() throws IOException {
+    PartitionSpec byNote = PartitionSpec.builderFor(SCHEMA).bucket("note", 3).build();
+    assertEquals(null, NativeFileWriterFactory.deltaWritesRefusal(table("delta_by_note_probe", byNote)));
+    for (int version = 2; version <= 3; version++) {
+      String suffix = "delta_by_note_v" + version;
+      Table floe = table("floe_" + suffix, byNote, version);
+      Table java = version == 2 ? table("java_" + suffix, byNote, 2) : null;
+      List<List<Object>> expected = new ArrayList<>();
+      for (int commit = 0; commit < 3; commit++) {
+        List<Record> rows = rounds(40 + commit, 900, 250);
+        boolean[] deletes = new boolean[rows.size()];
+        Random random = new Random(50 + commit);
+        for (int i = 0; i < deletes.length; i++) {
+          deletes[i] = random.nextInt(3) == 0;
+        }
+        Commits.rowDelta(floe, insertAndDeleteWithFloe(floe, rows, deletes), Map.of());
+        if (java != null) {
+          IcebergJavaUpsertWriter reference = new IcebergJavaUpsertWriter(java, 1);
+          for (int i = 0; i < rows.size(); i++) {
+            if (deletes[i]) {
+              reference.delete(rows.get(i));
+            } else {
+              reference.insert(rows.get(i));
+            }
+          }
+          Commits.rowDelta(java, reference.complete(), Map.of());
+        }
+        applyDeltaCommit(expected, rows, deletes, r -> Arrays.asList(r.get(0), r.get(1), noteBucket(r.get(3))));
+      }
+      List<List<Object>> floeRows = sortedValues(readAll("floe_" + suffix));
+      if (java != null) {
+        assertSameMultiset(sortedValues(readAll("java_" + suffix)), floeRows, suffix + ", against Iceberg Java");
+      }
+      assertSameMultiset(expected.stream().sorted(UpsertTest::compareValues).toList(), floeRows, suffix + ", against the model");
+    }
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table("delta_by_note_keys", byNote), allocator);
+    try (NativeTaskWriter writer = factory.newDeltaTaskWriter();
+        VectorSchemaRoot keys = keyBatch(factory, rounds(60, 3, 10))) {
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> writer.deleteKeys(keys));
+      assertTrue(e.getMessage().contains("deleteRows"), e.getMessage());
+    }
+    IllegalArgumentException upserts = assertThrows(IllegalArgumentException.class, factory::newUpsertTaskWriter);
+    assertTrue(upserts.getMessage().contains("'note_bucket'"), upserts.getMessage());
+  }
+
+  private static Object noteBucket(Object note) {
+    return note == null
+        ? null
+        : org.apache.iceberg.transforms.Transforms.bucket(3).bind(Types.StringType.get()).apply((String) note);
+  }
+
   /** Writes runs of inserts and of deletes in order through floe's delta writer. */
   private WriteResult insertAndDeleteWithFloe(Table table, List<Record> rows, boolean[] deletes) {
     NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
@@ -506,7 +566,14 @@ class UpsertTest extends EmbeddedCatalogTest {
           end++;
         }
         List<Record> run = rows.subList(start, end);
-        if (deletes[start]) {
+        if (deletes[start] && factory.spec().fields().stream().anyMatch(f -> f.sourceId() > 2)) {
+          // partitioned by a column that is not a key: deleted rows are given whole
+          batch.clear();
+          run.forEach(r -> batch.add(RandomRows.toJson(r).getBytes(StandardCharsets.UTF_8)));
+          try (var rowsToDelete = decoder.decode(batch, BadRecordPolicy.FAIL, allocator)) {
+            writer.deleteRows(rowsToDelete.root());
+          }
+        } else if (deletes[start]) {
           try (VectorSchemaRoot keys = keyBatch(factory, run)) {
             writer.deleteKeys(keys);
           }
@@ -525,18 +592,24 @@ class UpsertTest extends EmbeddedCatalogTest {
    * earlier commits.
    */
   private static void applyDeltaCommit(List<List<Object>> live, List<Record> rows, boolean[] deletes) {
+    applyDeltaCommit(live, rows, deletes, values -> List.of(values.get(0), values.get(1)));
+  }
+
+  /** The model, where {@code keyOf} gives what a delete matches by (the key, or the key and partition). */
+  private static void applyDeltaCommit(
+      List<List<Object>> live, List<Record> rows, boolean[] deletes, java.util.function.Function<List<Object>, List<Object>> keyOf) {
     Map<List<Object>, List<Object>> inserted = new LinkedHashMap<>();
     Set<List<Object>> deletedBefore = new java.util.HashSet<>();
     for (int i = 0; i < rows.size(); i++) {
-      Record r = rows.get(i);
-      List<Object> key = List.of(r.getField("id"), r.getField("region"));
+      List<Object> values = values(rows.get(i));
+      List<Object> key = keyOf.apply(values);
       if (!deletes[i]) {
-        inserted.put(key, values(r));
+        inserted.put(key, values);
       } else if (inserted.remove(key) == null) {
         deletedBefore.add(key);
       }
     }
-    live.removeIf(values -> deletedBefore.contains(List.of(values.get(0), values.get(1))));
+    live.removeIf(values -> deletedBefore.contains(keyOf.apply(values)));
     live.addAll(inserted.values());
   }
 
