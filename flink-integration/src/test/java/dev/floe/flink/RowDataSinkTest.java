@@ -365,18 +365,43 @@ public class RowDataSinkTest {
     assertEquals(applied(changes), rows(table));
   }
 
-  /** A sink that writes by key needs its keyed shuffle: built alone (for sinkTo), it is refused. */
+  /**
+   * {@code input.sinkTo(build())}, as a job written for Iceberg's {@code IcebergSink} adds it:
+   * the sink keys a changelog by identifier fields itself (its pre-write topology), in upsert mode
+   * and outside it, at parallelism 2 from a source of parallelism 1. Before, such a sink was
+   * refused unless added with {@code append(input)}.
+   */
   @Test
-  void anUpsertSinkBuiltWithoutItsShuffleIsRefused() {
-    IllegalStateException e = assertThrows(
-        IllegalStateException.class, () -> FloeIcebergSink.forRowData(ref("unkeyed")).upsert(true).build());
-    assertTrue(e.getMessage().contains("append(input)"), e.getMessage());
-    // So is a sink that writes a table with identifier fields by key outside upsert mode
-    create("keyed", ACCOUNTS, PartitionSpec.unpartitioned());
-    e = assertThrows(IllegalStateException.class, () -> FloeIcebergSink.forRowData(ref("keyed")).build());
-    assertTrue(e.getMessage().contains("identifier fields"), e.getMessage());
+  void aSinkAddedWithSinkToKeysAChangelogItself() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
+    List<RowData> changes = changelog(9, 2_000, false);
+    Table stock = create("stock_sinkto", ACCOUNTS, PartitionSpec.unpartitioned());
+    Table floe = create("floe_sinkto", ACCOUNTS, PartitionSpec.unpartitioned());
+    Table upserts = create("floe_sinkto_upserts", ACCOUNTS, PartitionSpec.unpartitioned());
+
+    StreamExecutionEnvironment env = environment();
+    StockFlink.icebergSink(input(env, changes, type, true), Catalogs.embeddedProperties(warehouse), TableIdentifier.of("db", "stock_sinkto"))
+        .append();
+    env.execute("iceberg's sink, a changelog");
+
+    env = environment();
+    input(env, changes, type, true).sinkTo(FloeIcebergSink.forRowData(ref("floe_sinkto")).build()).setParallelism(2);
+    env.execute("floe's sink by sinkTo, a changelog");
+
+    List<RowData> upsertChanges = changelog(10, 2_000);
+    env = environment();
+    input(env, upsertChanges, type, true).sinkTo(FloeIcebergSink.forRowData(ref("floe_sinkto_upserts")).upsert(true).build())
+        .setParallelism(2);
+    env.execute("floe's sink by sinkTo, upserts");
+
+    assertEquals(applied(changes), rows(floe));
+    assertEquals(rows(stock), rows(floe));
+    assertEquals(applied(upsertChanges), rows(upserts));
+    // An upsert sink into a table without identifier fields is still refused when built
     create("plain", new Schema(ACCOUNTS.columns()), PartitionSpec.unpartitioned());
-    FloeIcebergSink.forRowData(ref("plain")).build(); // appends need no shuffle
+    IllegalArgumentException e = assertThrows(
+        IllegalArgumentException.class, () -> FloeIcebergSink.forRowData(ref("plain")).upsert(true).build());
+    assertTrue(e.getMessage().contains("need identifier fields"), e.getMessage());
   }
 
   /**

@@ -21,10 +21,12 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPreWriteTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 
@@ -60,20 +62,24 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
  */
 public final class FloeIcebergSink<T>
     implements Sink<T>,
+        SupportsPreWriteTopology<T>,
         SupportsCommitter<FloeCommittable>,
         SupportsPreCommitTopology<WrittenFiles, FloeCommittable> {
   private static final long serialVersionUID = 1L;
 
   private final IcebergTableRef table;
   private final WriterFactory<T> writers;
+  /** The key rows are shuffled by in front of the writers; null: they stay on their subtask. */
+  private final KeySelector<T, ?> distribution;
   private final String uidSuffix;
   /** How often the committer expires the table's old snapshots; null: never. */
   private final Duration expireSnapshotsEvery;
 
-  private FloeIcebergSink(
-      IcebergTableRef table, WriterFactory<T> writers, String uidSuffix, Duration expireSnapshotsEvery) {
+  private FloeIcebergSink(IcebergTableRef table, WriterFactory<T> writers, KeySelector<T, ?> distribution,
+      String uidSuffix, Duration expireSnapshotsEvery) {
     this.table = table;
     this.writers = writers;
+    this.distribution = distribution;
     this.uidSuffix = uidSuffix;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
   }
@@ -86,6 +92,17 @@ public final class FloeIcebergSink<T>
   /** A sink for {@code RowData} into {@code table}; fields are matched to columns by name. */
   public static RowDataBuilder forRowData(IcebergTableRef table) {
     return new RowDataBuilder(table);
+  }
+
+  /**
+   * The shuffle the table's writes need, as Iceberg's sink adds it: rows written by key are keyed
+   * by identifier fields (every change of a key reaches one writer, in order), and under {@code
+   * HASH} rows are keyed by partition. So {@code input.sinkTo(sink)} needs no {@code keyBy} of
+   * its own.
+   */
+  @Override
+  public DataStream<T> addPreWriteTopology(DataStream<T> input) {
+    return distribution == null ? input : input.keyBy(distribution);
   }
 
   @Override
@@ -145,7 +162,8 @@ public final class FloeIcebergSink<T>
 
     abstract B self();
 
-    abstract WriterFactory<T> writers();
+    /** The sink with what this builder was given, and the table where it decides. */
+    abstract FloeIcebergSink<T> newSink();
 
     /**
      * Gives the sink's operators stable uids ({@code floe-iceberg: <suffix>} and derived ones), so
@@ -171,22 +189,12 @@ public final class FloeIcebergSink<T>
     }
 
     /**
-     * The sink, for {@code input.sinkTo(...)}: its input reaches the writers as it is. A sink of
-     * {@code RowData} that writes by the table's identifier fields (upsert mode, or a table with
-     * identifier fields) needs its rows keyed by them (each key on one writer), so it is refused
-     * here: add it with {@code append(input)}.
+     * The sink, for {@code input.sinkTo(...)}: it shuffles its input itself as the table's writes
+     * need ({@link FloeIcebergSink#addPreWriteTopology}). {@code append(input)} also sets uids.
      */
     public FloeIcebergSink<T> build() {
-      requireNoShuffleNeeded();
       return newSink();
     }
-
-    private FloeIcebergSink<T> newSink() {
-      return new FloeIcebergSink<>(table, writers(), uidSuffix, expireSnapshotsEvery);
-    }
-
-    /** Throws when the sink needs its input shuffled first (see {@link #build()}). */
-    void requireNoShuffleNeeded() {}
 
     /** Adds the sink to {@code input} with uids from {@link #uidSuffix} (default: the table's name). */
     DataStreamSink<T> sinkTo(DataStream<T> input) {
@@ -214,8 +222,9 @@ public final class FloeIcebergSink<T>
     }
 
     @Override
-    WriterFactory<KafkaPayload> writers() {
-      return new PayloadWriterSettings(policy, batchMessages, batchBytes);
+    FloeIcebergSink<KafkaPayload> newSink() {
+      return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes), null,
+          uidSuffix, expireSnapshotsEvery);
     }
 
     /** {@code FAIL} (default: the task fails, naming the record) or {@code SKIP} (counted as rejected). */
@@ -316,13 +325,24 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
+    /** Reads the table once, when the job is built (in SQL: planned), not when its writers start. */
     @Override
-    WriterFactory<RowData> writers() {
+    FloeIcebergSink<RowData> newSink() {
       Table loaded = loadTable();
       resolveModes(loaded);
-      // Here, when the job is built (in SQL: planned), not when its writers start.
+      if (upsert && loaded.schema().identifierFieldIds().isEmpty()) {
+        throw new IllegalArgumentException("upserts into " + table + " need identifier fields in its schema");
+      }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString());
-      return new RowDataWriterSettings(rowType, RowWriteMode.of(loaded, upsert), batchRows, tableProperties);
+      RowWriteMode mode = RowWriteMode.of(loaded, upsert);
+      KeySelector<RowData, ?> distribution = null;
+      if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {
+        distribution = RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType);
+      } else if (mode.byKey()) {
+        distribution = RowKeySelector.byIdentifierFields(loaded.schema(), rowType);
+      }
+      return new FloeIcebergSink<>(table, new RowDataWriterSettings(rowType, mode, batchRows, tableProperties),
+          distribution, uidSuffix, expireSnapshotsEvery);
     }
 
     /** Fills in what was not set from {@code loaded}: the row type, upsert and distribution mode. */
@@ -356,42 +376,12 @@ public final class FloeIcebergSink<T>
       }
     }
 
-    @Override
-    void requireNoShuffleNeeded() {
-      RowWriteMode mode;
-      if (Boolean.TRUE.equals(upsert)) {
-        mode = RowWriteMode.UPSERT;
-      } else {
-        Table loaded = loadTable();
-        resolveModes(loaded);
-        mode = RowWriteMode.of(loaded, upsert);
-      }
-      if (mode.byKey()) {
-        throw new IllegalStateException(
-            (mode == RowWriteMode.UPSERT ? "an upsert sink" : "a sink") + " into " + table + " writes by the table's"
-                + " identifier fields and needs its rows keyed by them, so that every change of a key reaches one"
-                + " writer: add it with append(input), not sinkTo(build())");
-      }
-    }
-
     /**
      * Builds the sink and adds it to {@code input}, shuffled as the distribution mode and upsert
      * mode need, with uids from {@link #uidSuffix} (default: the table's name).
      */
     public DataStreamSink<RowData> append(DataStream<RowData> input) {
-      Table loaded = loadTable();
-      resolveModes(loaded);
-      if (upsert && loaded.schema().identifierFieldIds().isEmpty()) {
-        throw new IllegalArgumentException("upserts into " + table + " need identifier fields in its schema");
-      }
-      boolean byPartition = distribution == DistributionMode.HASH && loaded.spec().isPartitioned();
-      DataStream<RowData> distributed = input;
-      if (byPartition) {
-        distributed = input.keyBy(RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType));
-      } else if (RowWriteMode.of(loaded, upsert).byKey()) {
-        distributed = input.keyBy(RowKeySelector.byIdentifierFields(loaded.schema(), rowType));
-      }
-      DataStreamSink<RowData> sink = sinkTo(distributed);
+      DataStreamSink<RowData> sink = sinkTo(input);
       if (writeParallelism != null) {
         sink.setParallelism(writeParallelism);
       }
