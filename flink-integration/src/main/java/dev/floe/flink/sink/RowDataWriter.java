@@ -45,8 +45,14 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
   private final RowDataToArrow rows;
   /** Binary rows read natively (inserts and upserts); null when libfloe cannot read the rows. */
   private final BinaryRows binaryRows;
-  /** By key: the key columns of deleted rows; null when appending. */
+  /** Deleted rows: whole ({@link #deleteWholeRows}) or their key columns; null when appending. */
   private final RowDataToArrow deletes;
+  /**
+   * Whether deletes go by whole rows: outside upsert mode into a table partitioned by a column
+   * that is not a key, where each deleted row names its partition. Elsewhere the keys suffice, and
+   * a {@code DELETE} may carry only its key.
+   */
+  private final boolean deleteWholeRows;
   private final Counter rowsWritten;
   private final Counter rowsDeleted;
   private final Counter dataFiles;
@@ -62,11 +68,11 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     this.batchRows = settings.batchRows();
     this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
     this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
-    this.deletes =
-        mode.byKey()
-            ? new RowDataToArrow(
-                TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator)
-            : null;
+    this.deleteWholeRows = mode == RowWriteMode.DELTA && NativeFileWriterFactory.keyedWritesRefusal(table) != null;
+    this.deletes = !mode.byKey() ? null
+        : deleteWholeRows ? new RowDataToArrow(table.schema(), settings.rowType(), false, allocator)
+        : new RowDataToArrow(
+            TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator);
     MetricGroup group = metrics.addGroup("floe");
     this.rowsWritten = group.counter("rows");
     this.rowsDeleted = group.counter("deletes");
@@ -170,7 +176,11 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     if (deletes == null || deletes.rowCount() == 0) {
       return;
     }
-    writer().deleteKeys(deletes.root());
+    if (deleteWholeRows) {
+      writer().deleteRows(deletes.root());
+    } else {
+      writer().deleteKeys(deletes.root());
+    }
     rowsDeleted.inc(deletes.rowCount());
     deletes.reset();
   }

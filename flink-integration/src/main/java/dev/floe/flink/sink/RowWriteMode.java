@@ -26,15 +26,16 @@ public enum RowWriteMode {
 
   /**
    * The mode for {@code table}. Outside upsert mode, rows are written by key where floe can delete
-   * by the table's identifier fields ({@link NativeFileWriterFactory#keyedWritesRefusal}: format
-   * v2+, top-level identifier fields that are the source of every partition field of every spec
-   * with live data, so a key's rows stay in one partition). Elsewhere they are appended and
-   * changelog rows refused; Iceberg's sink would write such a table by key too (and fails on v1).
+   * whole rows by the table's identifier fields ({@link NativeFileWriterFactory#deltaWritesRefusal}:
+   * format v2+, top-level identifier fields, and every older spec with live data partitioned by
+   * them; the current spec may partition by any column, each deleted row naming its partition).
+   * Elsewhere they are appended and changelog rows refused; Iceberg's sink would write such a table
+   * by key too (and fails on v1).
    */
   public static RowWriteMode of(Table table, boolean upsert) {
     if (upsert) {
       return UPSERT;
     }
-    return NativeFileWriterFactory.keyedWritesRefusal(table) == null ? DELTA : APPEND;
+    return NativeFileWriterFactory.deltaWritesRefusal(table) == null ? DELTA : APPEND;
   }
 }

@@ -143,7 +143,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
         requireKeyIsIdentifierFields(ddl, table, tableId);
       }
       mode = RowWriteMode.of(table, write.upsertMode());
-      notByKey = mode == RowWriteMode.APPEND ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
+      notByKey = mode == RowWriteMode.APPEND ? NativeFileWriterFactory.deltaWritesRefusal(table) : null;
     } finally {
       try {
         IcebergTableRef.close(catalog);
