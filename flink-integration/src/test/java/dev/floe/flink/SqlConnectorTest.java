@@ -112,6 +112,34 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * Without upsert mode, a keyed table partitioned by a column that is not its key takes an
+   * updating query as Iceberg's connector takes it: each {@code UPDATE_BEFORE} is deleted in the
+   * partition of its own values, so a key whose tier changes leaves no row in its old partition.
+   * Before, the query was refused at planning (floe appended to such a table).
+   */
+  @Test
+  void anUpdatingAggregateIntoATablePartitionedByANonKeyColumnIsWrittenAsIcebergsConnectorWritesIt() throws Exception {
+    StreamTableEnvironment sql = tables();
+    String columns = "auction BIGINT, bids BIGINT, tier BIGINT, PRIMARY KEY (auction) NOT ENFORCED";
+    for (String engine : List.of("floe", "stock")) {
+      String connector = engine.equals("floe") ? "floe-iceberg" : "iceberg";
+      sql.executeSql("CREATE TABLE tiers_" + engine + " (" + columns + ") PARTITIONED BY (tier) WITH ("
+          + catalogOptions(connector, "tiers_" + engine) + ", 'format-version' = '2')");
+      sql.executeSql("INSERT INTO tiers_" + engine
+          + " SELECT bid.auction, COUNT(*), MOD(COUNT(*), 3) FROM events WHERE event_type = 2 GROUP BY bid.auction")
+          .await();
+    }
+    Map<Long, Long> expected =
+        events.stream()
+            .filter(e -> e instanceof Bid)
+            .collect(Collectors.groupingBy(e -> ((Bid) e).auction(), TreeMap::new, Collectors.counting()));
+    Table floe = catalog.loadTable(TableIdentifier.of("nexmark", "tiers_floe"));
+    assertEquals(List.of("tier"), floe.spec().fields().stream().map(f -> f.name()).toList());
+    assertEquals(expected, bidsPerAuction(floe));
+    assertEquals(bidsPerAuction(catalog.loadTable(TableIdentifier.of("nexmark", "tiers_stock"))), bidsPerAuction(floe));
+  }
+
+  /**
    * Bids per auction, an updating aggregate, into {@code <name>_floe} and {@code <name>_stock}
    * (tables the connectors create, keyed by auction, with {@code options}): each holds one row per
    * auction with its count (a duplicate key would read as -1).
