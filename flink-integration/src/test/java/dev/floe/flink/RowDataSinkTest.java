@@ -427,11 +427,16 @@ public class RowDataSinkTest {
     assertEquals(applied(changes), rows(floe));
     assertEquals(rows(stock), rows(floe));
     assertEquals(applied(upsertChanges), rows(upserts));
-    // An upsert sink into a table without identifier fields is still refused when built
+    // An upsert sink is refused when built, as Iceberg's: into a table without identifier fields,
+    // and into one partitioned by a column that is not a key (before, that failed at the first row)
     create("plain", new Schema(ACCOUNTS.columns()), PartitionSpec.unpartitioned());
     IllegalArgumentException e = assertThrows(
         IllegalArgumentException.class, () -> FloeIcebergSink.forRowData(ref("plain")).upsert(true).build());
-    assertTrue(e.getMessage().contains("need identifier fields"), e.getMessage());
+    assertTrue(e.getMessage().contains("has no identifier fields"), e.getMessage());
+    create("by_owner", ACCOUNTS, PartitionSpec.builderFor(ACCOUNTS).identity("owner").build());
+    e = assertThrows(
+        IllegalArgumentException.class, () -> FloeIcebergSink.forRowData(ref("by_owner")).upsert(true).build());
+    assertTrue(e.getMessage().contains("'owner'"), e.getMessage());
   }
 
   /**

@@ -31,7 +31,8 @@ import org.apache.iceberg.io.WriteResult;
  * <p>Outside upsert mode ({@link NativeFileWriterFactory#newDeltaTaskWriter()}), as Iceberg's
  * equality-delta writers outside it, a row is inserted without an equality delete: it replaces only
  * a row of its key that this writer wrote (a position delete), and rows of earlier commits are
- * removed only by {@link #deleteKeys} (a changelog's {@code UPDATE_BEFORE} and {@code DELETE}). Position deletes go to a position-delete file per partition on
+ * removed only by {@link #deleteKeys} or {@link #deleteRows} (a changelog's {@code UPDATE_BEFORE}
+ * and {@code DELETE}). Position deletes go to a position-delete file per partition on
  * format v2 and, on format v3 (which no longer accepts those), to deletion vectors: one per data
  * file, all in one Puffin file, written by Iceberg's {@code BaseDVFileWriter}. Commit the result
  * with {@link Commits#rowDelta}; readers then see the latest row per key.

@@ -3,6 +3,7 @@ package dev.floe.flink.sink;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.SnapshotExpiry;
 import java.time.Duration;
 import java.util.HashMap;
@@ -319,7 +320,7 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
-    /** The writers' parallelism (default: the input's). */
+    /** The writers' parallelism in {@link #append} (default: the input's, as in Iceberg's sink). */
     public RowDataBuilder writeParallelism(int parallelism) {
       this.writeParallelism = parallelism;
       return this;
@@ -330,8 +331,11 @@ public final class FloeIcebergSink<T>
     FloeIcebergSink<RowData> newSink() {
       Table loaded = loadTable();
       resolveModes(loaded);
-      if (upsert && loaded.schema().identifierFieldIds().isEmpty()) {
-        throw new IllegalArgumentException("upserts into " + table + " need identifier fields in its schema");
+      if (upsert) {
+        String refusal = NativeFileWriterFactory.keyedWritesRefusal(loaded);
+        if (refusal != null) { // refused when the job is built, as Iceberg's sink refuses it
+          throw new IllegalArgumentException("upserts into " + table + " cannot be written: " + refusal);
+        }
       }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString());
       RowWriteMode mode = RowWriteMode.of(loaded, upsert);
@@ -382,9 +386,7 @@ public final class FloeIcebergSink<T>
      */
     public DataStreamSink<RowData> append(DataStream<RowData> input) {
       DataStreamSink<RowData> sink = sinkTo(input);
-      if (writeParallelism != null) {
-        sink.setParallelism(writeParallelism);
-      }
+      sink.setParallelism(writeParallelism != null ? writeParallelism : input.getParallelism());
       return sink;
     }
   }

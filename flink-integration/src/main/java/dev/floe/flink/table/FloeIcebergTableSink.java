@@ -87,8 +87,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
           // Refused at planning time, saying what would take it.
           throw new ValidationException("table " + table + " takes inserts only, and the query produces updates or"
               + " deletes: floe writes those by the Iceberg table's identifier fields (a PRIMARY KEY when floe creates"
-              + " the table; ALTER TABLE ... SET IDENTIFIER FIELDS in Spark), on format v2 or later, partitioned only"
-              + " by them; as upserts with 'upsert-enabled' = 'true' on such a table too. Here: " + notByKey);
+              + " the table; ALTER TABLE ... SET IDENTIFIER FIELDS in Spark), on format v2 or later; as upserts with"
+              + " 'upsert-enabled' = 'true' on such a table partitioned only by them. Here: " + notByKey);
         }
         return ChangelogMode.insertOnly();
       }
