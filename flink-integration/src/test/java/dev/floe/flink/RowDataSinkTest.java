@@ -214,7 +214,7 @@ public class RowDataSinkTest {
       env.execute("iceberg's sink");
 
       env = environment();
-      FloeIcebergSink.forRowData(ref("floe_" + suffix)).distributionMode(mode).append(input(env, rows, type, false));
+      FloeIcebergSink.forRowData(ref("floe_" + suffix)).distributionMode(mode).writeParallelism(2).append(input(env, rows, type, false));
       env.execute("floe's sink");
 
       List<String> expected = rows(stock);
@@ -304,7 +304,7 @@ public class RowDataSinkTest {
     env.execute("iceberg's sink, upserts");
 
     env = environment();
-    FloeIcebergSink.forRowData(ref("floe_upserts")).upsert(true).append(input(env, changes, type, true));
+    FloeIcebergSink.forRowData(ref("floe_upserts")).upsert(true).writeParallelism(2).append(input(env, changes, type, true));
     env.execute("floe's sink, upserts");
 
     assertEquals(applied(changes), rows(floe));
@@ -341,7 +341,7 @@ public class RowDataSinkTest {
     env.execute("iceberg's sink, a changelog");
 
     env = environment();
-    FloeIcebergSink.forRowData(ref("floe_changes")).append(input(env, changes, type, true));
+    FloeIcebergSink.forRowData(ref("floe_changes")).writeParallelism(2).append(input(env, changes, type, true));
     env.execute("floe's sink, a changelog");
 
     assertEquals(applied(changes), rows(floe));
@@ -368,7 +368,7 @@ public class RowDataSinkTest {
     env.execute("iceberg's sink, a changelog by owner");
 
     env = environment();
-    FloeIcebergSink.forRowData(ref("floe_by_owner")).append(input(env, changes, type, true));
+    FloeIcebergSink.forRowData(ref("floe_by_owner")).writeParallelism(2).append(input(env, changes, type, true));
     env.execute("floe's sink, a changelog by owner");
 
     assertEquals(applied(changes), rows(floe));
