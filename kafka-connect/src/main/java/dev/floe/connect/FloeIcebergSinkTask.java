@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,7 @@ import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -585,10 +587,45 @@ public class FloeIcebergSinkTask extends SinkTask {
       expected.keySet().retainAll(offsets.keySet());
       cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(expected, offsets)));
     }
+    cuts.addAll(offsetsMovingBack(offsets));
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
         System.nanoTime()));
     clearCycle();
     return null;
+  }
+
+  /**
+   * Commits without files for the tables that took no record of this cycle but hold a partition
+   * whose offsets were reused past where the cycle ends it: their offsets move back too. A table
+   * that kept its old offset would skip the new records below it once a restart reads the
+   * partition from the lowest of the tables' offsets (no reset then to show the reuse).
+   */
+  private List<BackgroundCommits.TableCut> offsetsMovingBack(Map<TopicPartition, Position> cycleEnd) {
+    List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
+    if (reusedFrom.isEmpty()) {
+      return cuts;
+    }
+    sinks.forEach((name, sink) -> {
+      if (cycleTables.contains(name)) {
+        return;
+      }
+      Map<TopicPartition, Position> expected = new HashMap<>();
+      Map<TopicPartition, Position> back = new HashMap<>();
+      held.getOrDefault(name, Map.of()).forEach((tp, holds) -> {
+        Position end = cycleEnd.get(tp);
+        if (reusedFrom.containsKey(tp) && end != null && holds.next() > end.next()) {
+          expected.put(tp, holds);
+          back.put(tp, end);
+        }
+      });
+      if (!back.isEmpty()) {
+        LOG.warn("table {}: the offsets stored for {} move back to {} (their offsets were reused), without files",
+            name, back.keySet(), back);
+        cuts.add(new BackgroundCommits.TableCut(
+            name, sink.table(), CompletableFuture.completedFuture(WriteResult.builder().build()), expected, back));
+      }
+    });
+    return cuts;
   }
 
   /**

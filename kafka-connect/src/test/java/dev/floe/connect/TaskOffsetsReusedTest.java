@@ -45,6 +45,49 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     assertEquals(expected, ids(catalog.loadTable(id)));
   }
 
+  /**
+   * With a route field, a table that takes none of the records read after the reset moves its
+   * offset back too (a commit without files): started again, the task reads the partition from the
+   * lowest of the tables' offsets, where nothing shows the reuse, and a table that kept its old
+   * offset skipped its new records below it. Before, the second table's records at offsets 20-59
+   * were skipped (the Kafka sink had the same gap, found in review).
+   */
+  @Test
+  void aRoutedTableThatTookNoneOfTheNewRecordsMovesItsOffsetBackToo() throws Exception {
+    TableIdentifier first = InJvmTasks.createTable(catalog, "reused_first");
+    TableIdentifier second = InJvmTasks.createTable(catalog, "reused_second");
+    Map<String, String> config = InJvmTasks.routedConfig("reused-routed", warehouse(), 10, first, second);
+
+    run(config, 100, InJvmTasks.routed(0, 100, offset -> offset % 2 == 0 ? "reused_first" : "reused_second"));
+    // the consumer reset to the new log's start; its first records are the first table's only
+    run(config, 20, newRouted(0, 20, "reused_first"));
+    // started again: the second table's records at the reused offsets 20-59
+    run(config, 60, newRouted(20, 60, "reused_second"));
+
+    Map<Long, Integer> expectedSecond = new TreeMap<>();
+    for (long id = 1; id < 100; id += 2) {
+      expectedSecond.put(id, 1);
+    }
+    expectedSecond.putAll(ids(1_020, 1_060));
+    assertEquals(expectedSecond, ids(catalog.loadTable(second)), "the second table's old records and new ones, each once");
+    Map<Long, Integer> expectedFirst = new TreeMap<>();
+    for (long id = 0; id < 100; id += 2) {
+      expectedFirst.put(id, 1);
+    }
+    expectedFirst.putAll(ids(1_000, 1_020));
+    assertEquals(expectedFirst, ids(catalog.loadTable(first)));
+  }
+
+  /** Records {@code from..to-1} of the recreated topic for {@code table}: ids 1000 + offset. */
+  private static List<SinkRecord> newRouted(long from, long to, String table) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      out.add(record(offset, ("{\"id\":" + (1_000 + offset) + ",\"name\":\"new\",\"to\":\"" + table + "\"}")
+          .getBytes(StandardCharsets.UTF_8)));
+    }
+    return out;
+  }
+
   /** Records {@code from..to-1} of the recreated topic: ids 1000 + offset, unlike the old topic's. */
   private static List<SinkRecord> newTopic(long from, long to) {
     List<SinkRecord> out = new ArrayList<>();

@@ -117,11 +117,11 @@ final class CommitStage implements AutoCloseable {
     for (int i = 0; i < results.size(); i++) {
       TableCut cut = results.get(i).getKey();
       WriteResult result = results.get(i).getValue();
-      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0) {
+      HeldOffsets held = cut.channel().held();
+      boolean movesBack = movesBack(cut, held);
+      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !movesBack) {
         continue;
       }
-      HeldOffsets held = cut.channel().held();
-      warnIfMovingBack(cut, held);
       try {
         committer.commit(cut.channel().table(), result, cut.offsets(), held.stored(cut.offsets().keySet()));
       } catch (FencedException fence) {
@@ -184,15 +184,23 @@ final class CommitStage implements AutoCloseable {
     }
   }
 
-  /** Offsets only move back when a partition's offsets were reused; never silently. */
-  private static void warnIfMovingBack(TableCut cut, HeldOffsets held) {
-    cut.offsets().forEach((tp, next) -> {
-      Position stored = held.stored(tp);
+  /**
+   * Whether the table's offsets move back: only when a partition's offsets were reused (a
+   * truncated log), never silently. Such a cut is committed even without files: a table that
+   * kept the old offset would skip the new records below it after a resume.
+   */
+  private static boolean movesBack(TableCut cut, HeldOffsets held) {
+    boolean back = false;
+    for (Map.Entry<TopicPartition, Position> e : cut.offsets().entrySet()) {
+      Position stored = held.stored(e.getKey());
+      Position next = e.getValue();
       if (stored != null && stored.sameTopic(next.topicId()) && next.next() < stored.next()) {
         LOG.warn("table {}: the offset stored for {} moves back from {} to {} (its offsets were reused)",
-            cut.channel().id(), tp, stored.next(), next.next());
+            cut.channel().id(), e.getKey(), stored.next(), next.next());
+        back = true;
       }
-    });
+    }
+    return back;
   }
 
   /** Deletes the files of the tables from {@code from} on: none of them was committed. */

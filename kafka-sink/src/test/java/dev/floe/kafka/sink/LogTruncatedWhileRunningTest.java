@@ -36,12 +36,17 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
- * A partition's log loses its records while the sink runs with a route field and a commit is in
- * flight (here: the broker stops, the partition's segments are deleted, the broker starts again;
- * in production an unclean leader election). The sink finds its position past the log's end and
- * reads the offsets from there as new records. Before, the commit in flight landed after that and
- * raised the offset below which route-field mode skips records back to the old position: the new
- * records at the reused offsets were skipped and never written (found in review).
+ * A partition's log loses its records while the sink runs with a route field (here: the broker
+ * stops, the partition's segments are deleted, the broker starts again; in production an unclean
+ * leader election). The sink finds its position past the log's end and reads the offsets from
+ * there as new records. Two ways that lost them before (both found in review):
+ *
+ * <ul>
+ *   <li>a commit in flight landed after that and raised the offset below which route-field mode
+ *       skips records back to the old position;
+ *   <li>a table that took none of the new records kept its old offset, and after a restart its
+ *       records at the reused offsets below it were skipped.
+ * </ul>
  */
 class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
   private static final String TOPIC = "truncated";
@@ -95,12 +100,68 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     assertTrue(actual.keySet().stream().allMatch(id -> id < 2300), "no other ids");
   }
 
+  /**
+   * Tables k and j; after the truncation only k takes records for a while, then the sink restarts
+   * and j's first records at the reused offsets arrive. Before, j still held its old offset (1000)
+   * and its records at offsets 500-999 were skipped: now the cycle after the truncation commits
+   * j's offset back without files.
+   */
+  @Test
+  void aTableThatTookNoneOfTheNewRecordsStillMovesItsOffsetBack() throws Exception {
+    String topic = "truncated-two";
+    TableIdentifier k = TableIdentifier.of("t", "truncated_k");
+    TableIdentifier j = TableIdentifier.of("t", "truncated_j");
+    kafka.createTopic(topic, 1);
+    java.util.function.Function<Boolean, SinkConfig> config = stopAtEnd -> sink(catalog, topic)
+        .routeValue("k", k)
+        .routeValue("j", j)
+        .stopAtEnd(stopAtEnd)
+        .build();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply(false))) {
+      Future<?> run = thread.submit(sink::run);
+      produce(topic, 0, 1000, id -> id % 2 == 0 ? "k" : "j"); // offsets 0-999, both tables
+      awaitStored(k, topic, 1000, run);
+      awaitStored(j, topic, 1000, run);
+      kafka.stop();
+      deleteSegments(topic + "-0");
+      kafka.restart();
+      awaitReusedOffsetsFound(sink, run);
+      produce(topic, 2000, 500, id -> "k"); // the reused offsets 0-499: k's only
+      awaitStored(k, topic, 500, run);
+      sink.stop();
+      run.get(60, TimeUnit.SECONDS);
+    } finally {
+      thread.shutdownNow();
+    }
+    produce(topic, 3000, 1000, id -> "j"); // offsets 500-1499: j's only
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply(true))) {
+      sink.run();
+    }
+    Map<Long, Integer> inJ = counts(catalog.loadTable(j));
+    List<Long> notOnce = new ArrayList<>();
+    for (long id = 3000; id < 4000; id++) {
+      if (inJ.getOrDefault(id, 0) != 1) {
+        notOnce.add(id);
+      }
+    }
+    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " of j's new records not"
+        + " in it once; stored " + SinkFixture.storedOffsets(catalog.loadTable(j), topic));
+    Map<Long, Integer> inK = counts(catalog.loadTable(k));
+    for (long id = 2000; id < 2500; id++) {
+      assertEquals(1, inK.getOrDefault(id, 0), "k's new record " + id);
+    }
+  }
+
   private SinkConfig.Builder sink(Catalog through) {
-    return SinkConfig.builder(through, kafka.bootstrapServers(), TOPIC)
+    return sink(through, TOPIC).routeValue("k", TABLE);
+  }
+
+  private static SinkConfig.Builder sink(Catalog through, String topic) {
+    return SinkConfig.builder(through, kafka.bootstrapServers(), topic)
         .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
-        .topics(List.of(TOPIC))
+        .topics(List.of(topic))
         .routeField("kind")
-        .routeValue("k", TABLE)
         // cycles of 500 records: the consumer goes on polling while the 1000-1499 one is held
         .commitEvery(Duration.ofSeconds(60), 500, Long.MAX_VALUE)
         // the broker's restart rejoins the group; eagerly, the revocation would wait for the commit
@@ -140,16 +201,25 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
   }
 
   private static void produce(long firstId, int count) {
+    produce(TOPIC, firstId, count, id -> "k");
+  }
+
+  private static void produce(String topic, long firstId, int count, java.util.function.LongFunction<String> kind) {
     List<byte[]> messages = new ArrayList<>();
     for (long id = firstId; id < firstId + count; id++) {
-      messages.add(keyed(id, id, "k"));
+      messages.add(keyed(id, id, kind.apply(id)));
     }
-    SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(count, 0), messages);
+    SinkFixture.produceTo(kafka.bootstrapServers(), topic, Collections.nCopies(count, 0), messages);
   }
 
   private void awaitStored(long next, Future<?> run) throws Exception {
+    awaitStored(TABLE, TOPIC, next, run);
+  }
+
+  /** Until {@code table} stores exactly {@code next} for the topic's partition 0. */
+  private void awaitStored(TableIdentifier table, String topic, long next, Future<?> run) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (SinkFixture.storedOffsets(catalog.loadTable(TABLE), TOPIC).getOrDefault(new TopicPartition(TOPIC, 0), 0L) < next) {
+    while (SinkFixture.storedOffsets(catalog.loadTable(table), topic).getOrDefault(new TopicPartition(topic, 0), 0L) != next) {
       if (run.isDone()) {
         run.get();
       }
