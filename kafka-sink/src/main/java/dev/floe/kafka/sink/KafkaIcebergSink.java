@@ -64,6 +64,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaIcebergSink implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaIcebergSink.class);
+  /** How long a synchronous commit of group offsets may take (they are a hint; the tables hold the offsets). */
+  private static final Duration GROUP_COMMIT_TIMEOUT = Duration.ofSeconds(5);
 
   private final SinkConfig config;
   private final BufferAllocator allocator = new RootAllocator();
@@ -480,7 +482,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
     // The tables hold the offsets that count; these only for a table that stored none (resume).
     try {
       if (sync) {
-        consumer.commitSync(hint);
+        // Bounded: a topic deleted meanwhile would hold the commit, and every sink of the group
+        // waiting on this rebalance, for default.api.timeout.ms (60 s).
+        consumer.commitSync(hint, GROUP_COMMIT_TIMEOUT);
       } else {
         consumer.commitAsync(hint, (offsets, e) -> {
           if (e != null) {

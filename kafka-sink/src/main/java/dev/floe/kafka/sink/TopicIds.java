@@ -39,19 +39,28 @@ final class TopicIds implements AutoCloseable {
     return ids;
   }
 
-  /** Asks the cluster for the current ids of {@code topics}, without remembering them. */
+  /**
+   * Asks the cluster for the current ids of {@code topics}, without remembering them. A topic the
+   * cluster no longer has (deleted while the sink reads it, e.g. under a pattern) is left out, not
+   * a failure: the others' ids still count.
+   */
   Map<String, String> current(Collection<String> topics) {
     if (topics.isEmpty()) {
       return Map.of();
     }
     Map<String, String> ids = new HashMap<>();
     try {
-      for (TopicDescription d : admin.describeTopics(topics).allTopicNames().get().values()) {
-        ids.put(d.name(), d.topicId().toString());
+      for (var topic : admin.describeTopics(topics).topicNameValues().entrySet()) {
+        try {
+          TopicDescription d = topic.getValue().get();
+          ids.put(d.name(), d.topicId().toString());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+            throw new SinkException("could not read the id of topic " + topic.getKey() + ": "
+                + e.getCause().getMessage(), e.getCause());
+          }
+        }
       }
-    } catch (ExecutionException e) {
-      throw new SinkException("could not read the ids of topics " + topics + ": " + e.getCause().getMessage(),
-          e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SinkException("interrupted while reading topic ids", e);

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -104,6 +105,84 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
     assertTrue(actual.keySet().stream().allMatch(id -> id < 4500), "no other ids");
     assertTrue(actual.containsKey(1000L), "the held commit landed");
     assertTrue(stoppedWith.contains("was deleted and created again"), "the sink stopped with " + stoppedWith);
+  }
+
+  /**
+   * A topic deleted while the sink reads others (under a pattern, say) does not keep the others'
+   * ids from being read: before, one missing topic failed the whole lookup, and a sink given
+   * partitions in that moment stopped (found in review).
+   */
+  @Test
+  void theIdsOfTopicsThatExistAreReadThoughAnotherIsGone() {
+    kafka.createTopic("ids-kept", 1);
+    try (TopicIds ids = new TopicIds(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      Map<String, String> found = ids.current(List.of("ids-kept", "ids-never-created"));
+      assertEquals(Set.of("ids-kept"), found.keySet());
+      assertTrue(found.get("ids-kept").length() > 10, "an id: " + found);
+    }
+  }
+
+  /**
+   * A topic the sink reads under a pattern is deleted: its partitions are revoked, and the
+   * revocation's commit of group offsets for them (a hint; the tables hold the offsets) no longer
+   * holds the sink for Kafka's 60 s API timeout. The other topic's records go on landing. Before,
+   * they waited a minute (found in review).
+   */
+  @Test
+  void aDeletedTopicDoesNotHoldTheOthersRecordsForAMinute() throws Exception {
+    kafka.createTopic("pattern-kept", 2);
+    kafka.createTopic("pattern-deleted", 2);
+    TableIdentifier table = TableIdentifier.of("t", "pattern");
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), "pattern")
+        .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
+        .topicPattern(java.util.regex.Pattern.compile("pattern-.*"))
+        .routeField("kind")
+        .routeValue("k", table)
+        .stopAtEnd(false)
+        .commitEvery(Duration.ofMillis(300), 500, Long.MAX_VALUE)
+        .consumerProperty("metadata.max.age.ms", 1000) // notices the deleted topic soon
+        .build();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      Future<?> run = thread.submit(sink::run);
+      produceTo("pattern-kept", 0, 200);
+      produceTo("pattern-deleted", 200, 200);
+      awaitRows(table, 400, 60, run);
+      kafka.deleteTopic("pattern-deleted");
+      Thread.sleep(3000); // the consumer finds the topic gone and gives its partitions up
+      produceTo("pattern-kept", 400, 200);
+      awaitRows(table, 600, 30, run); // before: a 60 s stall in the revocation's commitSync
+      sink.stop();
+      run.get(60, TimeUnit.SECONDS);
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  private static void produceTo(String topic, long firstId, int count) {
+    List<byte[]> messages = new ArrayList<>();
+    List<Integer> partitions = new ArrayList<>();
+    for (long id = firstId; id < firstId + count; id++) {
+      messages.add(keyed(id, id, "k"));
+      partitions.add((int) (id % 2));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), topic, partitions, messages);
+  }
+
+  private void awaitRows(TableIdentifier table, long rows, int seconds, Future<?> run) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (true) {
+      var snapshot = catalog.tableExists(table) ? catalog.loadTable(table).currentSnapshot() : null;
+      long total = snapshot == null ? 0 : Long.parseLong(snapshot.summary().getOrDefault("total-records", "0"));
+      if (total >= rows) {
+        return;
+      }
+      if (run.isDone()) {
+        run.get();
+      }
+      assertTrue(System.nanoTime() < deadline, table + " holds " + total + " rows after " + seconds + " s, expected " + rows);
+      Thread.sleep(100);
+    }
   }
 
   private SinkConfig.Builder sink(Catalog through) {
