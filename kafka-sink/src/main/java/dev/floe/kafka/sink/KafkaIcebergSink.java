@@ -695,7 +695,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   /**
    * Stops without committing the cycle being filled: its files are deleted. A cycle already
-   * sealed (complete, waiting for its commit) still lands.
+   * sealed (complete, waiting for its commit) still lands. Call it on the thread that ran {@link
+   * #run()}, or after {@code run()} returned ({@link #stop()} ends it): Kafka's consumer refuses
+   * to be closed from another thread while it polls.
    */
   @Override
   public void close() {

@@ -37,7 +37,8 @@ public interface SinkMetricsMXBean {
 
   /**
    * Times a partition was found to reuse offsets the tables already hold (its log was truncated,
-   * e.g. by an unclean leader election): the records from its end on are read as new ones.
+   * e.g. by an unclean leader election): the records from its end on are read as new ones. A
+   * truncation found again after a fenced commit counts again.
    */
   long getReusedOffsets();
 
