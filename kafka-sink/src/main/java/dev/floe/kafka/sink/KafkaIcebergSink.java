@@ -168,23 +168,30 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
     try {
       consume();
-    } catch (KafkaException e) {
-      // A failure inside a rebalance callback (a commit on revocation) reaches us wrapped.
+    } catch (RuntimeException e) {
       failed = true;
-      throw e.getCause() instanceof RuntimeException cause && isSinkFailure(cause) ? cause : e;
-    } catch (RuntimeException | Error e) {
+      throw unwrapped(e);
+    } catch (Error e) {
       failed = true;
       throw e;
     } finally {
       try {
         consumer.unsubscribe(); // with `failed` set, revocation commits nothing
       } catch (RuntimeException e) {
-        if (!failed) {
-          throw e;
+        if (!failed) { // the revocation's commit failed
+          failed = true;
+          throw unwrapped(e);
         }
         LOG.warn("could not leave the group after the failure below: {}", e.toString()); // keeps the failure
       }
     }
+  }
+
+  /** A failure inside a rebalance callback (a commit on revocation) reaches us wrapped by Kafka. */
+  private static RuntimeException unwrapped(RuntimeException e) {
+    return e instanceof KafkaException && e.getCause() instanceof RuntimeException cause && isSinkFailure(cause)
+        ? cause
+        : e;
   }
 
   private static boolean isSinkFailure(RuntimeException e) {
