@@ -329,23 +329,7 @@ public class RowDataSinkTest {
    */
   @Test
   void aChangelogOutsideUpsertModeGivesTheTableIcebergsSinkGives() throws Exception {
-    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
-    List<RowData> changes = changelog(8, 4_000, false);
-    PartitionSpec buckets = PartitionSpec.builderFor(ACCOUNTS).bucket("id", 4).build();
-    Table stock = create("stock_changes", ACCOUNTS, buckets);
-    Table floe = create("floe_changes", ACCOUNTS, buckets);
-
-    StreamExecutionEnvironment env = environment();
-    StockFlink.icebergSink(input(env, changes, type, true), Catalogs.embeddedProperties(warehouse), TableIdentifier.of("db", "stock_changes"))
-        .append();
-    env.execute("iceberg's sink, a changelog");
-
-    env = environment();
-    FloeIcebergSink.forRowData(ref("floe_changes")).writeParallelism(2).append(input(env, changes, type, true));
-    env.execute("floe's sink, a changelog");
-
-    assertEquals(applied(changes), rows(floe));
-    assertEquals(rows(stock), rows(floe));
+    changelogOnBothSinks("changes", PartitionSpec.builderFor(ACCOUNTS).bucket("id", 4).build(), changelog(8, 4_000, false));
   }
 
   /**
@@ -356,26 +340,37 @@ public class RowDataSinkTest {
    */
   @Test
   void aChangelogIntoATablePartitionedByAnotherColumnGivesTheTableIcebergsSinkGives() throws Exception {
+    Table floe = changelogOnBothSinks(
+        "by_owner", PartitionSpec.builderFor(ACCOUNTS).bucket("owner", 4).build(), changelog(11, 3_000, false));
+    assertTrue(Long.parseLong(floe.currentSnapshot().summary().getOrDefault("total-equality-deletes", "0")) > 0,
+        "equality deletes were written: " + floe.currentSnapshot().summary());
+  }
+
+  /**
+   * Writes {@code changes} outside upsert mode through Iceberg's sink into {@code stock_<name>} and
+   * through floe's (writers at parallelism 2) into {@code floe_<name>}, both keyed tables with
+   * {@code spec}; floe's holds what the changelog leaves, and what Iceberg's holds.
+   *
+   * @return floe's table, refreshed
+   */
+  private Table changelogOnBothSinks(String name, PartitionSpec spec, List<RowData> changes) throws Exception {
     RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
-    List<RowData> changes = changelog(11, 3_000, false);
-    PartitionSpec byOwner = PartitionSpec.builderFor(ACCOUNTS).bucket("owner", 4).build();
-    Table stock = create("stock_by_owner", ACCOUNTS, byOwner);
-    Table floe = create("floe_by_owner", ACCOUNTS, byOwner);
+    Table stock = create("stock_" + name, ACCOUNTS, spec);
+    Table floe = create("floe_" + name, ACCOUNTS, spec);
 
     StreamExecutionEnvironment env = environment();
-    StockFlink.icebergSink(input(env, changes, type, true), Catalogs.embeddedProperties(warehouse), TableIdentifier.of("db", "stock_by_owner"))
+    StockFlink.icebergSink(input(env, changes, type, true), Catalogs.embeddedProperties(warehouse), TableIdentifier.of("db", "stock_" + name))
         .append();
-    env.execute("iceberg's sink, a changelog by owner");
+    env.execute("iceberg's sink, a changelog");
 
     env = environment();
-    FloeIcebergSink.forRowData(ref("floe_by_owner")).writeParallelism(2).append(input(env, changes, type, true));
-    env.execute("floe's sink, a changelog by owner");
+    FloeIcebergSink.forRowData(ref("floe_" + name)).writeParallelism(2).append(input(env, changes, type, true));
+    env.execute("floe's sink, a changelog");
 
     assertEquals(applied(changes), rows(floe));
     assertEquals(rows(stock), rows(floe));
     floe.refresh();
-    assertTrue(Long.parseLong(floe.currentSnapshot().summary().getOrDefault("total-equality-deletes", "0")) > 0,
-        "equality deletes were written: " + floe.currentSnapshot().summary());
+    return floe;
   }
 
   /**

@@ -462,33 +462,8 @@ class UpsertTest extends EmbeddedCatalogTest {
       Table floe = table("floe_" + suffix, spec, version);
       // The reference writes v2 position deletes only, which v3 refuses: v3 is checked against the model.
       Table java = version++ == 2 ? table("java_" + suffix, spec, 2) : null;
-      List<List<Object>> expected = new ArrayList<>();
-      for (int commit = 0; commit < 3; commit++) {
-        List<Record> rows = rounds(20 + commit, 900, 250);
-        boolean[] deletes = new boolean[rows.size()];
-        Random random = new Random(30 + commit);
-        for (int i = 0; i < deletes.length; i++) {
-          deletes[i] = random.nextInt(4) == 0;
-        }
-        Commits.rowDelta(floe, insertAndDeleteWithFloe(floe, rows, deletes), Map.of());
-        if (java != null) {
-          IcebergJavaUpsertWriter reference = new IcebergJavaUpsertWriter(java, 1);
-          for (int i = 0; i < rows.size(); i++) {
-            if (deletes[i]) {
-              reference.delete(rows.get(i));
-            } else {
-              reference.insert(rows.get(i));
-            }
-          }
-          Commits.rowDelta(java, reference.complete(), Map.of());
-        }
-        applyDeltaCommit(expected, rows, deletes);
-      }
-      List<List<Object>> floeRows = sortedValues(readAll("floe_" + suffix));
-      if (java != null) {
-        assertSameMultiset(sortedValues(readAll("java_" + suffix)), floeRows, suffix + ", against Iceberg Java");
-      }
-      assertSameMultiset(expected.stream().sorted(UpsertTest::compareValues).toList(), floeRows, suffix + ", against the model");
+      List<List<Object>> floeRows =
+          threeDeltaCommits(floe, java, 20, 4, values -> List.of(values.get(0), values.get(1)), suffix);
       assertTrue(floeRows.size() > byKeyCount(floeRows), suffix + ": some key has rows of two commits");
     }
   }
@@ -509,33 +484,8 @@ class UpsertTest extends EmbeddedCatalogTest {
       String suffix = "delta_by_note_v" + version;
       Table floe = table("floe_" + suffix, byNote, version);
       Table java = version == 2 ? table("java_" + suffix, byNote, 2) : null;
-      List<List<Object>> expected = new ArrayList<>();
-      for (int commit = 0; commit < 3; commit++) {
-        List<Record> rows = rounds(40 + commit, 900, 250);
-        boolean[] deletes = new boolean[rows.size()];
-        Random random = new Random(50 + commit);
-        for (int i = 0; i < deletes.length; i++) {
-          deletes[i] = random.nextInt(3) == 0;
-        }
-        Commits.rowDelta(floe, insertAndDeleteWithFloe(floe, rows, deletes), Map.of());
-        if (java != null) {
-          IcebergJavaUpsertWriter reference = new IcebergJavaUpsertWriter(java, 1);
-          for (int i = 0; i < rows.size(); i++) {
-            if (deletes[i]) {
-              reference.delete(rows.get(i));
-            } else {
-              reference.insert(rows.get(i));
-            }
-          }
-          Commits.rowDelta(java, reference.complete(), Map.of());
-        }
-        applyDeltaCommit(expected, rows, deletes, r -> Arrays.asList(r.get(0), r.get(1), noteBucket(r.get(3))));
-      }
-      List<List<Object>> floeRows = sortedValues(readAll("floe_" + suffix));
-      if (java != null) {
-        assertSameMultiset(sortedValues(readAll("java_" + suffix)), floeRows, suffix + ", against Iceberg Java");
-      }
-      assertSameMultiset(expected.stream().sorted(UpsertTest::compareValues).toList(), floeRows, suffix + ", against the model");
+      threeDeltaCommits(floe, java, 40, 3, values -> Arrays.asList(values.get(0), values.get(1), noteBucket(values.get(3))),
+          suffix);
     }
     NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table("delta_by_note_keys", byNote), allocator);
     try (NativeTaskWriter writer = factory.newDeltaTaskWriter();
@@ -551,6 +501,46 @@ class UpsertTest extends EmbeddedCatalogTest {
     return note == null
         ? null
         : org.apache.iceberg.transforms.Transforms.bucket(3).bind(Types.StringType.get()).apply((String) note);
+  }
+
+  /**
+   * Three commits of random inserts and deletes (one in {@code deleteOneIn}, from {@code seed})
+   * through floe's delta writer into {@code floe} (named {@code floe_<suffix>}), and through
+   * Iceberg Java's into {@code java} ({@code java_<suffix>}) unless it is null; the two tables must
+   * be equal, and equal to the model where a delete matches rows by {@code matchedBy}.
+   *
+   * @return floe's rows
+   */
+  private List<List<Object>> threeDeltaCommits(Table floe, Table java, long seed, int deleteOneIn,
+      java.util.function.Function<List<Object>, List<Object>> matchedBy, String suffix) throws IOException {
+    List<List<Object>> expected = new ArrayList<>();
+    for (int commit = 0; commit < 3; commit++) {
+      List<Record> rows = rounds(seed + commit, 900, 250);
+      boolean[] deletes = new boolean[rows.size()];
+      Random random = new Random(seed + 10 + commit);
+      for (int i = 0; i < deletes.length; i++) {
+        deletes[i] = random.nextInt(deleteOneIn) == 0;
+      }
+      Commits.rowDelta(floe, insertAndDeleteWithFloe(floe, rows, deletes), Map.of());
+      if (java != null) {
+        IcebergJavaUpsertWriter reference = new IcebergJavaUpsertWriter(java, 1);
+        for (int i = 0; i < rows.size(); i++) {
+          if (deletes[i]) {
+            reference.delete(rows.get(i));
+          } else {
+            reference.insert(rows.get(i));
+          }
+        }
+        Commits.rowDelta(java, reference.complete(), Map.of());
+      }
+      applyDeltaCommit(expected, rows, deletes, matchedBy);
+    }
+    List<List<Object>> floeRows = sortedValues(readAll("floe_" + suffix));
+    if (java != null) {
+      assertSameMultiset(sortedValues(readAll("java_" + suffix)), floeRows, suffix + ", against Iceberg Java");
+    }
+    assertSameMultiset(expected.stream().sorted(UpsertTest::compareValues).toList(), floeRows, suffix + ", against the model");
+    return floeRows;
   }
 
   /** Writes runs of inserts and of deletes in order through floe's delta writer. */
@@ -589,13 +579,9 @@ class UpsertTest extends EmbeddedCatalogTest {
   /**
    * The model: an insert replaces its key's row inserted earlier in the commit; a delete removes
    * its key's row inserted earlier in the commit if there is one, else every row of the key from
-   * earlier commits.
+   * earlier commits. {@code keyOf} gives what a row is matched by (the key, or the key and the
+   * partition where deletes are per partition).
    */
-  private static void applyDeltaCommit(List<List<Object>> live, List<Record> rows, boolean[] deletes) {
-    applyDeltaCommit(live, rows, deletes, values -> List.of(values.get(0), values.get(1)));
-  }
-
-  /** The model, where {@code keyOf} gives what a delete matches by (the key, or the key and partition). */
   private static void applyDeltaCommit(
       List<List<Object>> live, List<Record> rows, boolean[] deletes, java.util.function.Function<List<Object>, List<Object>> keyOf) {
     Map<List<Object>, List<Object>> inserted = new LinkedHashMap<>();

@@ -6,7 +6,6 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,21 +14,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.TopicPartition;
@@ -52,8 +44,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
   private static final String TOPIC = "truncated";
   private static final TableIdentifier TABLE = TableIdentifier.of("t", TOPIC);
 
-  private volatile CountDownLatch holding;
-  private volatile CountDownLatch release;
+  private final HeldCommit held = new HeldCommit();
 
   LogTruncatedWhileRunningTest() {
     super("t");
@@ -63,21 +54,20 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
   void recordsAtReusedOffsetsLandThoughACommitFromBeforeTheTruncationWasInFlight() throws Exception {
     kafka.createTopic(TOPIC, 1);
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(holdable()).stopAtEnd(false).build())) {
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(held.wrap(catalog)).stopAtEnd(false).build())) {
       Future<?> run = thread.submit(sink::run);
       produce(0, 1000);
       awaitStored(1000, run);
 
-      holding = new CountDownLatch(1);
-      release = new CountDownLatch(1);
+      held.arm();
       produce(1000, 500); // offsets 1000-1499, a cycle of its own: its commit is held
-      assertTrue(holding.await(30, TimeUnit.SECONDS), "the commit of 1000-1499 was held");
+      assertTrue(held.awaitHeld(30), "the commit of 1000-1499 was held");
       kafka.stop();
       deleteSegments(TOPIC + "-0");
       kafka.restart();
       awaitReusedOffsetsFound(sink, run); // position 1500, past the log's end (0)
       produce(2000, 300); // the reused offsets 0-299
-      release.countDown();
+      held.release();
       awaitRouted(sink, 1800, run);
       sink.stop();
       run.get(60, TimeUnit.SECONDS);
@@ -87,7 +77,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(catalog).stopAtEnd(true).build())) {
       sink.run();
     }
-    Map<Long, Integer> actual = counts(catalog.loadTable(TABLE));
+    Map<Long, Integer> actual = SinkFixture.rowsPerId(catalog.loadTable(TABLE));
     List<String> differences = new ArrayList<>();
     for (long id = 0; id < 2300; id++) {
       int expected = id < 1500 || id >= 2000 ? 1 : 0;
@@ -138,7 +128,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config.apply(true))) {
       sink.run();
     }
-    Map<Long, Integer> inJ = counts(catalog.loadTable(j));
+    Map<Long, Integer> inJ = SinkFixture.rowsPerId(catalog.loadTable(j));
     List<Long> notOnce = new ArrayList<>();
     for (long id = 3000; id < 4000; id++) {
       if (inJ.getOrDefault(id, 0) != 1) {
@@ -147,7 +137,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     }
     assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " of j's new records not"
         + " in it once; stored " + SinkFixture.storedOffsets(catalog.loadTable(j), topic));
-    Map<Long, Integer> inK = counts(catalog.loadTable(k));
+    Map<Long, Integer> inK = SinkFixture.rowsPerId(catalog.loadTable(k));
     for (long id = 2000; id < 2500; id++) {
       assertEquals(1, inK.getOrDefault(id, 0), "k's new record " + id);
     }
@@ -178,26 +168,6 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
         }
       }
     }
-  }
-
-  private Catalog holdable() {
-    return new WrappingCatalog(catalog, (id, ops) -> new ForwardingTableOperations(ops) {
-      @Override
-      public void commit(TableMetadata base, TableMetadata metadata) {
-        CountDownLatch held = holding;
-        CountDownLatch released = release;
-        if (held != null && released != null && released.getCount() > 0) {
-          held.countDown();
-          try {
-            released.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-          }
-        }
-        super.commit(base, metadata);
-      }
-    });
   }
 
   private static void produce(long firstId, int count) {
@@ -250,14 +220,4 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     }
   }
 
-  private static Map<Long, Integer> counts(Table table) throws Exception {
-    table.refresh();
-    Map<Long, Integer> out = new TreeMap<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
-      for (Record r : rows) {
-        out.merge((Long) r.getField("id"), 1, Integer::sum);
-      }
-    }
-    return out;
-  }
 }

@@ -10,18 +10,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -79,7 +74,7 @@ class RebalanceProtocolsTest extends BrokerAndCatalog {
     } finally {
       threads.shutdownNow();
     }
-    Map<Long, Integer> rows = counts(catalog.loadTable(table));
+    Map<Long, Integer> rows = SinkFixture.rowsPerId(catalog.loadTable(table));
     List<String> wrong = new ArrayList<>();
     for (long id = 0; id < produced; id++) {
       if (rows.getOrDefault(id, 0) != 1) {
@@ -134,14 +129,4 @@ class RebalanceProtocolsTest extends BrokerAndCatalog {
     }
   }
 
-  private static Map<Long, Integer> counts(Table table) throws Exception {
-    table.refresh();
-    Map<Long, Integer> out = new TreeMap<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
-      for (Record r : rows) {
-        out.merge((Long) r.getField("id"), 1, Integer::sum);
-      }
-    }
-    return out;
-  }
 }

@@ -52,6 +52,18 @@ final class SinkFixture {
     return ("{\"id\":" + id + ",\"seq\":" + seq + ",\"kind\":\"" + kind + "\"}").getBytes(StandardCharsets.UTF_8);
   }
 
+  /** id -> how many rows the table holds with it, read by Iceberg's generic reader. */
+  static Map<Long, Integer> rowsPerId(Table table) throws IOException {
+    table.refresh();
+    Map<Long, Integer> out = new java.util.TreeMap<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      for (Record r : rows) {
+        out.merge((Long) r.getField("id"), 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
   /** id -> seq of every row the table holds, read by Iceberg's generic reader; fails on two rows with one id. */
   static Map<Long, Long> seqById(Table table) throws IOException {
     Map<Long, Long> out = new HashMap<>();

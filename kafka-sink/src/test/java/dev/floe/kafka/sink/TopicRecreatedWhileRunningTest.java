@@ -6,28 +6,20 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -44,9 +36,7 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
   private static final String TOPIC = "recreated";
   private static final TableIdentifier TABLE = TableIdentifier.of("t", TOPIC);
 
-  /** Set to hold the next table commit until released; null: commits go through. */
-  private volatile CountDownLatch holding;
-  private volatile CountDownLatch release;
+  private final HeldCommit held = new HeldCommit();
   /** What the first run ended with. */
   private String stoppedWith;
 
@@ -58,20 +48,19 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
   void theSinkStopsInsteadOfStoringTheOldTopicsPositionsAndAStartReadsTheNewTopicWhole() throws Exception {
     kafka.createTopic(TOPIC, 1);
     ExecutorService thread = Executors.newSingleThreadExecutor();
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(holdable()).stopAtEnd(false).build())) {
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(held.wrap(catalog)).stopAtEnd(false).build())) {
       Future<?> run = thread.submit(sink::run);
       produce(0, 1000);
       awaitStored(1000, run);
 
-      holding = new CountDownLatch(1);
-      release = new CountDownLatch(1);
+      held.arm();
       produce(1000, 500); // the old topic's offsets 1000-1499: their commit is held
-      assertTrue(holding.await(30, TimeUnit.SECONDS), "the commit of 1000-1499 was held");
+      assertTrue(held.awaitHeld(30), "the commit of 1000-1499 was held");
       Thread.sleep(2000); // the consumer reaches its next cycle's end and waits for the held commit
       kafka.deleteTopic(TOPIC);
       kafka.createTopic(TOPIC, 1);
       produce(2000, 2500); // the new topic's offsets 0-2499, longer than the old one
-      release.countDown();
+      held.release();
 
       try {
         run.get(30, TimeUnit.SECONDS);
@@ -89,7 +78,7 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
     try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(catalog).stopAtEnd(true).build())) {
       sink.run();
     }
-    Map<Long, Integer> actual = counts(catalog.loadTable(TABLE));
+    Map<Long, Integer> actual = SinkFixture.rowsPerId(catalog.loadTable(TABLE));
     List<String> differences = new ArrayList<>();
     for (long id = 0; id < 4500; id++) {
       int rows = actual.getOrDefault(id, 0);
@@ -192,27 +181,6 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
         .commitEvery(Duration.ofMillis(500), 200, Long.MAX_VALUE);
   }
 
-  /** The embedded catalog, whose table commits wait while {@link #release} is armed. */
-  private Catalog holdable() {
-    return new WrappingCatalog(catalog, (id, ops) -> new ForwardingTableOperations(ops) {
-      @Override
-      public void commit(TableMetadata base, TableMetadata metadata) {
-        CountDownLatch held = holding;
-        CountDownLatch released = release;
-        if (held != null && released != null && released.getCount() > 0) {
-          held.countDown();
-          try {
-            released.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-          }
-        }
-        super.commit(base, metadata);
-      }
-    });
-  }
-
   private static void produce(long firstId, int count) {
     List<byte[]> messages = new ArrayList<>();
     for (long id = firstId; id < firstId + count; id++) {
@@ -230,18 +198,6 @@ class TopicRecreatedWhileRunningTest extends BrokerAndCatalog {
       assertTrue(System.nanoTime() < deadline, "offset " + next + " stored within 60 s");
       Thread.sleep(100);
     }
-  }
-
-  /** id -> rows with it. */
-  private static Map<Long, Integer> counts(Table table) throws Exception {
-    table.refresh();
-    Map<Long, Integer> out = new TreeMap<>();
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
-      for (Record r : rows) {
-        out.merge((Long) r.getField("id"), 1, Integer::sum);
-      }
-    }
-    return out;
   }
 
   private static String causes(Throwable t) {
