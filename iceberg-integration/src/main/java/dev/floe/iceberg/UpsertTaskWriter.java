@@ -54,7 +54,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final int[] keyColumns;
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final PartitionMap<PartitionState> partitions;
-  /** Whether the identifier fields are the source of every partition field: keys alone name partitions. */
+  /** Whether keys alone name partitions (the identifier fields source every partition field). */
   private final boolean keysNamePartitions;
   /** Whether a row replaces its key's row of earlier commits too (an equality delete per new key). */
   private final boolean upsert;
@@ -132,8 +132,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
     this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
     this.deletionVectors = factory.usesDeletionVectors() ? factory.newDeletionVectorWriter() : null;
-    this.keysNamePartitions =
-        spec.fields().stream().allMatch(field -> spec.schema().identifierFieldIds().contains(field.sourceId()));
+    this.keysNamePartitions = factory.keysNamePartitions();
   }
 
   private static int[] columnIndexes(
