@@ -313,7 +313,26 @@ public final class NativeFileWriterFactory {
    */
   public NativeTaskWriter newUpsertTaskWriter() {
     requireKeyedDeletes("upserts", false);
-    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true);
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true, null);
+  }
+
+  /**
+   * An upsert task writer that continues {@code earlier}'s commit with this factory's schema and
+   * spec, for a commit cycle that schema evolution moved to a new schema: a key {@code earlier}
+   * (or a writer it continues) wrote is replaced here as a key written earlier by the same writer
+   * is (a position delete of its row), and a key deleted there stays deleted. Stop writing into
+   * {@code earlier} once this one takes rows, and commit both writers' results together (in one
+   * {@link Commits#rowDelta}).
+   *
+   * @throws IllegalArgumentException if {@code earlier} is not an upsert writer of this library,
+   *     or the table cannot be written by key
+   */
+  public NativeTaskWriter newUpsertTaskWriterAfter(NativeTaskWriter earlier) {
+    if (!(earlier instanceof UpsertTaskWriter before)) {
+      throw new IllegalArgumentException("only an upsert writer's commit can be continued, not a " + earlier.getClass().getSimpleName());
+    }
+    requireKeyedDeletes("upserts", false);
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, true, before);
   }
 
   /** Refuses, up front, a table this factory cannot write by key ({@link #keyedWritesRefusal(Table)}). */
@@ -336,7 +355,7 @@ public final class NativeFileWriterFactory {
    */
   public NativeTaskWriter newDeltaTaskWriter() {
     requireKeyedDeletes("inserts and deletes by key", true);
-    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, false);
+    return new UpsertTaskWriter(this, spec, olderSpecsWithData, allocator, false, null);
   }
 
   /**

@@ -6,12 +6,15 @@ import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * The identifier-field values of each row of an Arrow batch as one compact byte key per row,
  * equal exactly when the key values are equal: what upserts match rows by. Reads the vectors'
- * buffers directly; one small array per row is the only allocation.
+ * buffers directly; one small array per row is the only allocation. An int key is written as the
+ * long it equals, so a key keeps its bytes when schema evolution widens its column (a commit's
+ * writers before and after the widening match each other's rows).
  */
 final class RowKeys {
   private RowKeys() {}
@@ -60,6 +63,7 @@ final class RowKeys {
     out.put((byte) 1);
     switch (vector) {
       case BitVector bits -> out.put((byte) bits.get(row));
+      case IntVector ints -> out.putLong(ints.get(row));
       case BaseFixedWidthVector fixed -> {
         int width = fixed.getTypeWidth();
         out.ensure(width);
@@ -87,6 +91,14 @@ final class RowKeys {
     void put(byte b) {
       ensure(1);
       bytes[size++] = b;
+    }
+
+    /** Little-endian, as a long column's data buffer holds it. */
+    void putLong(long value) {
+      ensure(Long.BYTES);
+      for (int i = 0; i < Long.BYTES; i++) {
+        bytes[size++] = (byte) (value >>> (8 * i));
+      }
     }
 
     void putWithLength(byte[] value) {

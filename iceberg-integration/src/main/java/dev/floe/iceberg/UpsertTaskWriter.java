@@ -42,7 +42,13 @@ import org.apache.iceberg.io.WriteResult;
  * per partition); the rows themselves are regrouped and encoded natively. For upserts and {@link
  * #deleteKeys}, partition source columns must be identifier fields, so that a key names its
  * partition; outside upsert mode the table may be partitioned by other columns, and {@link
- * #deleteRows} places each deleted row by its own values. Not thread-safe.
+ * #deleteRows} places each deleted row by its own values.
+ *
+ * <p>A commit cycle that schema evolution moves to a new schema continues in an upsert writer for
+ * it made {@linkplain NativeFileWriterFactory#newUpsertTaskWriterAfter after} this one: a key
+ * this writer wrote or deleted is handed over ({@link #handOver}) the first time the later writer
+ * meets it, so the later writer neither keeps this writer's row of the key nor writes its equality
+ * delete again. Not thread-safe: a commit's writers are used by one thread.
  */
 final class UpsertTaskWriter implements NativeTaskWriter {
   private final NativeFileWriterFactory factory;
@@ -62,6 +68,8 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final OlderSpecDeletes olderSpecDeletes;
   /** Format v3: every partition's deleted positions, as deletion vectors; null on v2. */
   private final DVFileWriter deletionVectors;
+  /** The upsert writer of the same commit this one continues (for an older schema), or null. */
+  private final UpsertTaskWriter earlier;
   private boolean done;
 
   private record FilePosition(String path, long position) {}
@@ -117,10 +125,18 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     }
   }
 
+  /**
+   * @param earlier the upsert writer of the same commit this one continues, or null; only in
+   *     upsert mode, where each key's rows live in one partition
+   */
   UpsertTaskWriter(NativeFileWriterFactory factory, PartitionSpec spec, List<PartitionSpec> olderSpecsWithData,
-      BufferAllocator allocator, boolean upsert) {
+      BufferAllocator allocator, boolean upsert, UpsertTaskWriter earlier) {
+    if (earlier != null && !(upsert && earlier.upsert)) {
+      throw new IllegalArgumentException("only an upsert writer continues another upsert writer's commit");
+    }
     this.factory = factory;
     this.upsert = upsert;
+    this.earlier = earlier;
     this.spec = spec;
     this.partitions = new PartitionMap<>(spec, false);
     this.allocator = allocator;
@@ -166,6 +182,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         for (int k = 0; k < rows; k++) {
           int row = order[offset + k];
           FilePosition previous = state.written.put(keys[row], new FilePosition(path, firstPosition + k));
+          if (previous == null && earlier != null) {
+            previous = earlier.handOver(keys[row]);
+          }
           if (previous == null) {
             if (upsert) {
               newKeys[newKeyCount++] = row;
@@ -224,6 +243,9 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         for (int k = 0; k < rows; k++) {
           int row = order[offset + k];
           FilePosition previous = state.written.put(rowKeys[row], DELETED);
+          if (previous == null && earlier != null) {
+            previous = earlier.handOver(rowKeys[row]);
+          }
           if (previous == null) {
             newKeys[newKeyCount++] = row;
           } else if (previous != DELETED) {
@@ -241,6 +263,27 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         offset += rows;
       }
     }
+  }
+
+  /**
+   * For the later writer of the same commit, which now takes {@code key}: deletes this writer's row
+   * of the key (by position, in this writer's delete files) and forgets the key, asking the writer
+   * before this one if this one never met it.
+   *
+   * @return {@link #DELETED} if this writer or one before it met the key (its row, if any, is
+   *     deleted, and its equality delete written), or null if none did
+   */
+  private FilePosition handOver(RowKeys.Key key) {
+    for (PartitionState state : partitions.values()) {
+      FilePosition row = state.written.remove(key);
+      if (row != null) {
+        if (row != DELETED) {
+          state.deletePosition(row);
+        }
+        return DELETED;
+      }
+    }
+    return earlier != null ? earlier.handOver(key) : null;
   }
 
   /** Decodes the messages into Java Arrow (keys are read from it), then upserts them. */
