@@ -139,7 +139,7 @@ final class IcebergTableTarget implements WriteTarget {
   @Override
   public DecodeStats write(NativeJsonDecoder decoder, MessageBatch messages, BadRecordPolicy policy) {
     if (writers == null) {
-      writers = new CycleWriters(files, decoder, evolution, false);
+      writers = new CycleWriters(files, decoder, null, evolution);
     }
     if (evolution == null) {
       return writers.firstWriter().write(decoder, messages, policy);

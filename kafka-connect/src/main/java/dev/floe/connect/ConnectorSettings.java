@@ -89,7 +89,7 @@ final class ConnectorSettings extends AbstractConfig {
       .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM,
           "Add optional columns for fields the records carry and the tables lack, and widen int, float"
               + " and decimal columns whose values need it, before writing the batch that needed it"
-              + " (not with upsert)")
+              + " (in upsert mode too)")
       .define(FORCE_OPTIONAL, Type.BOOLEAN, false, Importance.LOW, "Create tables with every column optional")
       .define(CASE_INSENSITIVE, Type.BOOLEAN, false, Importance.LOW, "Not supported: must be false")
       .define(UPSERT, Type.BOOLEAN, false, Importance.MEDIUM,
@@ -155,9 +155,6 @@ final class ConnectorSettings extends AbstractConfig {
         }
       }
       problems.add("'" + key + "' is not a key floe's connector supports");
-    }
-    if (isTrue(props.get(EVOLVE_SCHEMA)) && isTrue(props.get(UPSERT))) {
-      problems.add("'" + EVOLVE_SCHEMA + "' = true does not work with '" + UPSERT + "' = true yet: turn one of them off");
     }
     if (isTrue(props.get(CASE_INSENSITIVE))) {
       problems.add("'" + CASE_INSENSITIVE + "' = true is not supported: fields match columns by exact name");

@@ -2,7 +2,7 @@ package dev.floe.connect;
 
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
-import dev.floe.arrow.DecodedBatch;
+import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
@@ -95,8 +95,6 @@ final class TableSink implements AutoCloseable {
   private Batch open;
   /** The cycle's writers; null before its first batch. */
   private CycleWriters writers;
-  /** The decoders for the schema the cycle started with. */
-  private Decoders writerDecoders;
   /** The cycle's first failure on the writer thread; the cycle then writes nothing more. */
   private volatile Throwable failure;
 
@@ -204,7 +202,6 @@ final class TableSink implements AutoCloseable {
     spare.clear();
     decoders.close(); // retired ones were closed by the threads; the last cycle's own ones at its seal
     decoders = null;
-    writerDecoders = null;
   }
 
   private void awaitTermination(ExecutorService thread) {
@@ -317,16 +314,12 @@ final class TableSink implements AutoCloseable {
     }
     if (writers == null) {
       followTable();
-      writers = new CycleWriters(followed.factory(), decoders.values(), evolution, upsert);
-      writerDecoders = decoders;
+      writers = new CycleWriters(followed.factory(), decoders.values(), decoders.keys(), evolution);
     }
     CycleWriters cycle = writers;
-    Decoders cycleDecoders = writerDecoders;
     decodeThread.execute(() -> {
       if (batch.keys) {
-        // Upsert has no schema evolution: the cycle's first writer is its only one.
-        writerThread.execute(() -> onWriterThread(batch,
-            () -> deleteKeys(cycle.firstWriter(), cycleDecoders.keys(), batch)));
+        writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, batch)));
       } else {
         decodeAndHandOn(cycle, batch);
       }
@@ -392,13 +385,11 @@ final class TableSink implements AutoCloseable {
     }
   }
 
-  private void deleteKeys(NativeTaskWriter cycle, NativeJsonDecoder keyDecoder, Batch batch) {
-    try (DecodedBatch keys = keyDecoder.decode(batch.messages, policy(), allocator)) {
-      cycle.deleteKeys(keys.root());
-      metrics.rowsWritten(keys.root().getRowCount());
-      report(batch, keys.rejected());
-    }
-    flushBufferedIfFull(cycle);
+  private void deleteKeys(CycleWriters cycle, Batch batch) {
+    DecodeStats keys = cycle.deleteKeys(batch.messages, policy(), allocator);
+    metrics.rowsWritten(keys.rows());
+    report(batch, keys.rejected());
+    flushBufferedIfFull(cycle.writing());
   }
 
   private BadRecordPolicy policy() {

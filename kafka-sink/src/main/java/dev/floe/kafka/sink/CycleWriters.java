@@ -3,6 +3,8 @@ package dev.floe.kafka.sink;
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
+import dev.floe.arrow.DecodedBatch;
+import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
@@ -11,8 +13,12 @@ import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.NativeTaskWriter;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.slf4j.Logger;
@@ -28,7 +34,11 @@ import org.slf4j.LoggerFactory;
  * schema ({@link TableEvolution}): the decoding thread evolves the table for what a batch carries,
  * starts a writer for the new schema and decodes the batch again for it; the writer thread writes
  * the old writer's buffered rows out when the first batch for the new one comes, and completes
- * them all into one result, so the cycle's rows land in one commit whatever the schema did.
+ * them all into one result, so the cycle's rows land in one commit whatever the schema did. In
+ * upsert mode each new writer continues the one before ({@link
+ * NativeFileWriterFactory#newUpsertTaskWriterAfter}), so a key updated or deleted after the move
+ * still replaces the row the old writer wrote; tombstones' keys ({@link #deleteKeys}) go to the
+ * writer that takes rows at their turn, decoded for its schema.
  */
 public final class CycleWriters {
   private static final Logger LOG = LoggerFactory.getLogger(CycleWriters.class);
@@ -45,7 +55,15 @@ public final class CycleWriters {
   /** Decoders made for evolved schemas: closed after the cycle's last batch is decoded. */
   private final List<NativeJsonDecoder> ownDecoders = new ArrayList<>();
   private final TableEvolution evolution;
-  private final boolean upsert;
+  /** Upsert mode: the tombstones' keys' decoder for the first writer's schema (not owned); null appends. */
+  private final NativeJsonDecoder firstKeyDecoder;
+  /**
+   * Upsert mode: decoders of tombstones' keys made for evolved writers' schemas, by writer. Made on
+   * the writer thread when their first keys come, closed when the cycle completes or aborts.
+   */
+  private final Map<NativeTaskWriter, NativeJsonDecoder> ownKeyDecoders = new IdentityHashMap<>();
+  /** The factory of each writer after the first (written by the decoding thread, read by the writer thread). */
+  private final Map<NativeTaskWriter, NativeFileWriterFactory> evolvedFactories = new ConcurrentHashMap<>();
   /** The decoding thread's: the factory, writer and decoder of the next batches. */
   private NativeFileWriterFactory factory;
   private NativeTaskWriter decodingWriter;
@@ -55,24 +73,22 @@ public final class CycleWriters {
 
   /**
    * @param decoder the table's decoder for {@code factory}'s schema (not owned: the caller closes it)
+   * @param keyDecoder in upsert mode, the decoder of tombstones' keys (JSON objects of the identifier
+   *     fields) for {@code factory}'s schema (not owned); null to append
    * @param evolution the table's schema evolution, or null without
-   * @param upsert whether the writers are upsert writers
    */
-  public CycleWriters(NativeFileWriterFactory factory, NativeJsonDecoder decoder, TableEvolution evolution, boolean upsert) {
+  public CycleWriters(NativeFileWriterFactory factory, NativeJsonDecoder decoder, NativeJsonDecoder keyDecoder,
+      TableEvolution evolution) {
     this.factory = factory;
     this.decoder = decoder;
+    this.firstKeyDecoder = keyDecoder;
     this.evolution = evolution;
-    this.upsert = upsert;
-    this.decodingWriter = newWriter(factory);
+    this.decodingWriter = keyDecoder != null ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
     this.writing = decodingWriter;
     writers.add(decodingWriter);
   }
 
-  private NativeTaskWriter newWriter(NativeFileWriterFactory from) {
-    return upsert ? from.newUpsertTaskWriter() : from.newTaskWriter();
-  }
-
-  /** The cycle's first writer: with upsert (which has no evolution), its only one. */
+  /** The cycle's first writer: without evolution, its only one. */
   public NativeTaskWriter firstWriter() {
     return writers.getFirst();
   }
@@ -136,7 +152,8 @@ public final class CycleWriters {
     ownDecoders.add(nextDecoder);
     factory = next;
     decoder = nextDecoder;
-    decodingWriter = newWriter(next);
+    decodingWriter = firstKeyDecoder != null ? next.newUpsertTaskWriterAfter(decodingWriter) : next.newTaskWriter();
+    evolvedFactories.put(decodingWriter, next);
     writers.add(decodingWriter);
   }
 
@@ -165,6 +182,33 @@ public final class CycleWriters {
     return into.write(rows);
   }
 
+  /**
+   * On the writer thread, in upsert mode: deletes the rows of tombstones' keys, in order with the
+   * rows written before them, through the writer that takes rows now ({@link #writing}), decoding
+   * them for its schema under {@code policy}.
+   *
+   * @return the keys' stats: rows are the keys deleted
+   * @throws BadRecordException under FAIL, for the batch's first key that does not decode
+   */
+  public DecodeStats deleteKeys(MessageBatch keys, BadRecordPolicy policy, BufferAllocator allocator) {
+    if (firstKeyDecoder == null) {
+      throw new IllegalStateException("tombstones delete keys in upsert mode only");
+    }
+    try (DecodedBatch decoded = keyDecoderFor(writing).decode(keys, policy, allocator)) {
+      writing.deleteKeys(decoded.root());
+      return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), decoded.rejected());
+    }
+  }
+
+  private NativeJsonDecoder keyDecoderFor(NativeTaskWriter writer) {
+    NativeFileWriterFactory evolved = evolvedFactories.get(writer);
+    if (evolved == null) {
+      return firstKeyDecoder;
+    }
+    return ownKeyDecoders.computeIfAbsent(writer,
+        w -> NativeJsonDecoder.create(evolved.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults()));
+  }
+
   /** On the writer thread: the writer that buffers the cycle's rows now. */
   public NativeTaskWriter writing() {
     return writing;
@@ -175,6 +219,7 @@ public final class CycleWriters {
    * files the others completed are deleted through {@code io}, and the rest aborted.
    */
   public WriteResult complete(FileIO io) {
+    closeOwnKeyDecoders();
     WriteResult.Builder all = WriteResult.builder();
     List<WriteResult> done = new ArrayList<>();
     try {
@@ -193,6 +238,7 @@ public final class CycleWriters {
 
   /** On the writer thread: deletes every file the cycle's writers wrote (idempotent). */
   public void abort() {
+    closeOwnKeyDecoders();
     for (NativeTaskWriter writer : writers) {
       try {
         writer.abort();
@@ -200,6 +246,11 @@ public final class CycleWriters {
         LOG.warn("could not delete every uncommitted file: {}", e.getMessage());
       }
     }
+  }
+
+  private void closeOwnKeyDecoders() {
+    ownKeyDecoders.values().forEach(NativeJsonDecoder::close);
+    ownKeyDecoders.clear();
   }
 
   /** On the decoding thread, after the cycle's last batch: closes the decoders evolution made. */

@@ -63,7 +63,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param deadLetterTopic the dead-letter topic for {@link BadRecordPolicy#DEAD_LETTER}
  * @param upsert replace rows by the tables' identifier fields instead of appending
  * @param evolveSchema evolve the tables' schemas from the records (see {@code evolve.schema} in
- *     {@link SinkSettings}); not with upsert
+ *     {@link SinkSettings}); with upsert too
  * @param createSchema the schema of tables created when missing, or null to require them
  * @param createSpec their partition spec
  * @param createProperties their table properties
@@ -125,11 +125,6 @@ public record SinkConfig(
     }
     if (badRecords == BadRecordPolicy.DEAD_LETTER && deadLetterTopic == null) {
       throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
-    }
-    if (upsert && evolveSchema) {
-      // Within one commit, an equality delete does not reach rows of the same commit: a key
-      // updated after the cycle moved to a new writer would keep its old row too.
-      throw new IllegalArgumentException("schema evolution does not work with upsert yet: turn one of them off");
     }
     if (encodeThreads < 1) {
       throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);
@@ -337,7 +332,7 @@ public record SinkConfig(
     /** Creates missing tables with this schema, spec and properties. */
     /**
      * Evolve the tables' schemas from the records (default false): add the fields they carry and
-     * the tables lack, widen columns whose values need it. Not with upsert.
+     * the tables lack, widen columns whose values need it. With upsert too.
      */
     public Builder evolveSchema(boolean enabled) {
       this.evolveSchema = enabled;

@@ -99,7 +99,7 @@ public final class SinkSettings {
           "Evolve the tables from the records: add optional columns for fields they carry and the"
               + " tables lack (integer -> long, other numbers -> double, objects -> structs, arrays"
               + " -> lists), widen int, float and decimal columns whose values need it, and write"
-              + " the batch that needed it with the new schema. Not with upsert.")
+              + " the batch that needed it with the new schema (in upsert mode too).")
       .define(STOP_AT_END, Type.BOOLEAN, false, Importance.LOW,
           "Stop once everything up to the end of the topics (as of the assignment) is committed.")
       .define(KAFKA_TIMEOUT, Type.STRING, "60s", durationValidator(), Importance.LOW,

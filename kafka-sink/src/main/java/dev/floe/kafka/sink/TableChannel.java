@@ -3,7 +3,6 @@ package dev.floe.kafka.sink;
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
-import dev.floe.arrow.DecodedBatch;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
@@ -111,13 +110,10 @@ final class TableChannel implements AutoCloseable {
    */
   private static final class Cycle {
     final CycleWriters writers;
-    /** Tombstones' keys' decoder for the cycle's schema (upsert mode), or null. */
-    final NativeJsonDecoder keyDecoder;
     volatile Throwable failure;
 
-    Cycle(CycleWriters writers, NativeJsonDecoder keyDecoder) {
+    Cycle(CycleWriters writers) {
       this.writers = writers;
-      this.keyDecoder = keyDecoder;
     }
   }
 
@@ -283,7 +279,7 @@ final class TableChannel implements AutoCloseable {
     open = null;
     if (cycle == null) {
       followTable();
-      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, evolution, config.upsert()), keyDecoder);
+      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, keyDecoder, evolution));
     }
     Cycle filling = cycle;
     if (batch.keys) {
@@ -360,17 +356,11 @@ final class TableChannel implements AutoCloseable {
     };
   }
 
-  /**
-   * On the writer thread: deletes the rows of a batch of tombstones' keys. Upsert mode has no
-   * schema evolution, so the cycle's first writer is its only one.
-   */
+  /** On the writer thread: deletes the rows of a batch of tombstones' keys. */
   private void deleteKeys(Cycle cycle, SinkBatch batch) {
-    NativeTaskWriter writer = cycle.writers.firstWriter();
-    try (DecodedBatch keys = cycle.keyDecoder.decode(batch.messages, policy(), allocator)) {
-      writer.deleteKeys(keys.root());
-      metrics.rowsWritten(keys.root().getRowCount());
-      rejected(keys.rejected(), batch);
-    }
+    DecodeStats keys = cycle.writers.deleteKeys(batch.messages, policy(), allocator);
+    metrics.rowsWritten(keys.rows());
+    rejected(keys, batch);
     holdBuffered(cycle);
   }
 

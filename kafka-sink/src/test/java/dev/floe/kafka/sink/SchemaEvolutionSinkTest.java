@@ -2,10 +2,10 @@ package dev.floe.kafka.sink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.testing.EvolvingUpserts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -329,11 +329,38 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
         .redirectOutput(warehouse.resolve(topic + "-" + stopAtEnd + ".log").toFile()).start();
   }
 
-  @Test
-  void evolutionWithUpsertIsRefused() {
-    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-        () -> SinkConfig.builder(catalog, kafka.bootstrapServers(), "g")
-            .route("t", TableIdentifier.of("evolve", "t")).upsert(true).evolveSchema(true).build());
-    assertTrue(refused.getMessage().contains("upsert"), refused.getMessage());
+  /**
+   * Upsert mode: keys change, and are deleted by tombstones, before and after the table gains a
+   * column and after its identifier column outgrows int, all in one commit cycle (ten records a
+   * batch). The table ends with exactly the latest row of each key: a key written before a move to
+   * a new schema and changed after it keeps no old row.
+   */
+  @ParameterizedTest(name = "decodeAhead={0}")
+  @ValueSource(booleans = {true, false})
+  void upsertsKeepOneRowPerKeyAcrossTheSchemasOfACycle(boolean decodeAhead) throws Exception {
+    String topic = "upserted-" + decodeAhead;
+    kafka.createTopic(topic, 1);
+    TableIdentifier id = TableIdentifier.of("evolve", "upserted_" + decodeAhead);
+    catalog.createTable(id, EvolvingUpserts.SCHEMA, EvolvingUpserts.SPEC, SinkFixture.V2);
+    EvolvingUpserts upserts = new EvolvingUpserts();
+    dev.floe.kafka.RoundRobinProducer.sendTo(kafka.bootstrapServers(), topic,
+        java.util.Collections.nCopies(upserts.keys.size(), 0), upserts.keys, upserts.values);
+    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
+        .route(topic, id)
+        .batches(10, 1 << 20, 64 << 20)
+        .commitEvery(Duration.ofMinutes(5), 1_000_000, Long.MAX_VALUE)
+        .upsert(true)
+        .evolveSchema(true)
+        .decodeAhead(decodeAhead)
+        .stopAtEnd(true)
+        .build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
+      sink.run();
+      assertEquals(EvolvingUpserts.EVOLUTIONS, sink.metrics().getSchemaEvolutions(), "city, then id's widening");
+      assertEquals(1, sink.metrics().getCommits());
+    }
+    Table table = catalog.loadTable(id);
+    assertEquals(Types.LongType.get(), table.schema().findType("id"));
+    assertEquals(upserts.latest, EvolvingUpserts.rows(table));
   }
 }
