@@ -58,6 +58,15 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private NativePartitioner keyPartitioner;
   private final BufferAllocator allocator;
   private final int[] keyColumns;
+  /**
+   * The key's positions in {@link #keySchema} ordered by field id: keys are matched in this order,
+   * so a writer continuing this one's commit matches them after the table reordered its columns.
+   */
+  private final int[] keyOrder;
+  /** {@link #keyColumns} in {@link #keyOrder}. */
+  private final int[] keyColumnsInOrder;
+  /** The identifier field ids, ascending: a writer continuing this one's commit must have the same. */
+  private final List<Integer> keyFieldIds;
   private final org.apache.arrow.vector.types.pojo.Schema keySchema;
   private final PartitionMap<PartitionState> partitions;
   /** Whether keys alone name partitions (the identifier fields source every partition field). */
@@ -70,6 +79,11 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private final DVFileWriter deletionVectors;
   /** The upsert writer of the same commit this one continues (for an older schema), or null. */
   private final UpsertTaskWriter earlier;
+  /**
+   * Made at the first {@link #handOver}, when a later writer has taken this one's commit (and this
+   * one takes no more rows): the partition of each key this writer met.
+   */
+  private Map<RowKeys.Key, PartitionState> handedOverFrom;
   private boolean done;
 
   private record FilePosition(String path, long position) {}
@@ -144,6 +158,16 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     // outside upsert mode, deltaWritesRefusal).
     this.keySchema = factory.equalityDeleteArrowSchema();
     this.keyColumns = columnIndexes(factory.arrowSchema(), keySchema);
+    org.apache.iceberg.Schema schema = factory.schema();
+    this.keyOrder = java.util.stream.IntStream.range(0, keySchema.getFields().size()).boxed()
+        .sorted(java.util.Comparator.comparingInt(i -> schema.findField(keySchema.getFields().get(i).getName()).fieldId()))
+        .mapToInt(Integer::intValue).toArray();
+    this.keyColumnsInOrder = inKeyOrder(keyColumns);
+    this.keyFieldIds = schema.identifierFieldIds().stream().sorted().toList();
+    if (earlier != null && !earlier.keyFieldIds.equals(keyFieldIds)) {
+      throw new IllegalStateException("the table's identifier fields changed (field ids " + earlier.keyFieldIds + " -> "
+          + keyFieldIds + ") while a commit was being written: it cannot go on by the new key; restart the writer");
+    }
     this.partitioner =
         NativePartitioner.create(factory.arrowSchema(), PartitionValues.fields(spec));
     this.olderSpecDeletes = new OlderSpecDeletes(factory, olderSpecsWithData, allocator);
@@ -164,10 +188,19 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     return indexes;
   }
 
+  /** {@code keyPositions} (indexes in {@link #keySchema}'s order) in {@link #keyOrder}. */
+  private int[] inKeyOrder(int[] keyPositions) {
+    int[] ordered = new int[keyOrder.length];
+    for (int i = 0; i < ordered.length; i++) {
+      ordered[i] = keyPositions[keyOrder[i]];
+    }
+    return ordered;
+  }
+
   @Override
   public void write(VectorSchemaRoot batch) {
-    ensureOpen();
-    RowKeys.Key[] keys = RowKeys.of(batch, keyColumns);
+    ensureTakesRows();
+    RowKeys.Key[] keys = RowKeys.of(batch, keyColumnsInOrder);
     try (PartitionedBatch split = partitioner.split(batch, allocator)) {
       int[] order = split.rowOrder();
       int offset = 0;
@@ -204,7 +237,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
 
   @Override
   public void deleteKeys(VectorSchemaRoot keys) {
-    ensureOpen();
+    ensureTakesRows();
     if (!keysNamePartitions) {
       throw new IllegalStateException("the table is partitioned by a column that is not an identifier field: a key"
           + " alone does not name its partition; delete whole rows (deleteRows)");
@@ -212,13 +245,12 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     if (keyPartitioner == null) {
       keyPartitioner = NativePartitioner.create(keySchema, PartitionValues.fields(spec));
     }
-    int[] allColumns = KeyRows.allColumns(keys);
-    delete(keys, allColumns, keyPartitioner);
+    delete(keys, KeyRows.allColumns(keys), keyPartitioner);
   }
 
   @Override
   public void deleteRows(VectorSchemaRoot rows) {
-    ensureOpen();
+    ensureTakesRows();
     if (upsert) {
       throw new UnsupportedOperationException("an upsert task writer deletes by key (deleteKeys)");
     }
@@ -231,7 +263,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
    * earlier commits by equality delete.
    */
   private void delete(VectorSchemaRoot batch, int[] columns, NativePartitioner partitioner) {
-    RowKeys.Key[] rowKeys = RowKeys.of(batch, columns);
+    RowKeys.Key[] rowKeys = RowKeys.of(batch, inKeyOrder(columns));
     try (PartitionedBatch split = partitioner.split(batch, allocator)) {
       int[] order = split.rowOrder();
       int offset = 0;
@@ -274,14 +306,21 @@ final class UpsertTaskWriter implements NativeTaskWriter {
    *     deleted, and its equality delete written), or null if none did
    */
   private FilePosition handOver(RowKeys.Key key) {
-    for (PartitionState state : partitions.values()) {
-      FilePosition row = state.written.remove(key);
-      if (row != null) {
-        if (row != DELETED) {
-          state.deletePosition(row);
-        }
-        return DELETED;
+    if (handedOverFrom == null) {
+      // Each key lives in one partition (upsert mode: keys name partitions). One look-up per key
+      // from now on, instead of one per partition.
+      handedOverFrom = new HashMap<>();
+      for (PartitionState state : partitions.values()) {
+        state.written.keySet().forEach(written -> handedOverFrom.put(written, state));
       }
+    }
+    PartitionState state = handedOverFrom.remove(key);
+    if (state != null) {
+      FilePosition row = state.written.remove(key);
+      if (row != DELETED) {
+        state.deletePosition(row);
+      }
+      return DELETED;
     }
     return earlier != null ? earlier.handOver(key) : null;
   }
@@ -400,6 +439,14 @@ final class UpsertTaskWriter implements NativeTaskWriter {
   private void ensureOpen() {
     if (done) {
       throw new IllegalStateException("the task writer is already complete or aborted");
+    }
+  }
+
+  /** Before rows or deletes: open, and not handed over to a later writer (its index would go stale). */
+  private void ensureTakesRows() {
+    ensureOpen();
+    if (handedOverFrom != null) {
+      throw new IllegalStateException("the task writer's commit goes on in a later writer: write there");
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.floe.iceberg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.JsonDecoderConfig;
@@ -148,6 +149,59 @@ class UpsertAcrossSchemasTest extends EmbeddedCatalogTest {
     Commits.rowDelta(table, all.build(), Map.of());
 
     assertEquals(live, read(table));
+  }
+
+  /**
+   * The table's key columns are reordered between two writers of one commit (an {@code ALTER TABLE}
+   * while the cycle runs): keys still match by field, so an update after the move leaves one row.
+   * A change of the identifier fields themselves cannot continue the commit, and says so.
+   */
+  @Test
+  void keysMatchAfterTheKeyColumnsAreReorderedAndAChangedKeyIsRefused() throws IOException {
+    Schema twoKeys = new Schema(
+        List.of(
+            Types.NestedField.required(1, "a", Types.IntegerType.get()),
+            Types.NestedField.required(2, "b", Types.StringType.get()),
+            Types.NestedField.optional(3, "v", Types.StringType.get())),
+        Set.of(1, 2));
+    Table table = catalog.createTable(TableIdentifier.of("db", "reordered"), twoKeys,
+        PartitionSpec.builderFor(twoKeys).bucket("a", 2).build(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+    NativeFileWriterFactory first = NativeFileWriterFactory.forTable(table, allocator);
+    NativeTaskWriter one = first.newUpsertTaskWriter();
+    writeRows(one, first, "{\"a\":1,\"b\":\"x\",\"v\":\"one\"}", "{\"a\":2,\"b\":\"y\",\"v\":\"one\"}");
+
+    table.updateSchema().moveFirst("b").commit();
+    NativeFileWriterFactory reordered = NativeFileWriterFactory.forTable(table, allocator);
+    NativeTaskWriter two = reordered.newUpsertTaskWriterAfter(one);
+    writeRows(two, reordered, "{\"a\":1,\"b\":\"x\",\"v\":\"two\"}");
+    assertThrows(IllegalStateException.class, () -> writeRows(one, first, "{\"a\":3,\"b\":\"z\"}"),
+        "a writer whose commit went on in a later one takes no more rows");
+    WriteResult.Builder all = WriteResult.builder();
+    all.add(one.complete());
+    all.add(two.complete());
+    Commits.rowDelta(table, all.build(), Map.of());
+    Map<List<Object>, Object> rows = new java.util.HashMap<>();
+    for (Record r : readAll("reordered")) {
+      assertNull(rows.put(List.of(r.getField("a"), r.getField("b")), r.getField("v")), "two live rows for " + r);
+    }
+    assertEquals(Map.of(List.of(1, "x"), "two", List.of(2, "y"), "one"), rows);
+
+    table.updateSchema().setIdentifierFields("a").commit();
+    NativeTaskWriter three = reordered.newUpsertTaskWriter();
+    IllegalStateException refused = assertThrows(IllegalStateException.class,
+        () -> NativeFileWriterFactory.forTable(table, allocator).newUpsertTaskWriterAfter(three));
+    assertTrue(refused.getMessage().contains("identifier fields changed"), refused.getMessage());
+    three.abort();
+  }
+
+  private void writeRows(NativeTaskWriter writer, NativeFileWriterFactory factory, String... rows) {
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch()) {
+      for (String row : rows) {
+        batch.add(row.getBytes(StandardCharsets.UTF_8));
+      }
+      writer.write(decoder, batch, BadRecordPolicy.FAIL);
+    }
   }
 
   @Test
