@@ -9,7 +9,7 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.iceberg.ArrowSchemas;
 import dev.floe.iceberg.SchemaFiles;
-import dev.floe.kafka.sink.TableEvolution;
+import dev.floe.iceberg.TableEvolution;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;

@@ -1,4 +1,4 @@
-package dev.floe.kafka.sink;
+package dev.floe.iceberg;
 
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.UnknownField;

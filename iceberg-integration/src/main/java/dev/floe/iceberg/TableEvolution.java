@@ -1,9 +1,7 @@
-package dev.floe.kafka.sink;
+package dev.floe.iceberg;
 
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.UnknownField;
-import dev.floe.iceberg.NativeFileWriterFactory;
-import dev.floe.iceberg.SchemaEvolution;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

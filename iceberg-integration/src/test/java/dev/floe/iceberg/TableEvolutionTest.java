@@ -1,4 +1,4 @@
-package dev.floe.kafka.sink;
+package dev.floe.iceberg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.floe.arrow.UnknownField;
 import dev.floe.arrow.ValueShape;
-import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.NativeFileWriterFactory;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;

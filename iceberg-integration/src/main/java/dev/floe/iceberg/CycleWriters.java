@@ -1,4 +1,4 @@
-package dev.floe.kafka.sink;
+package dev.floe.iceberg;
 
 import dev.floe.arrow.BadRecordException;
 import dev.floe.arrow.BadRecordPolicy;
@@ -9,9 +9,6 @@ import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.arrow.UnknownField;
-import dev.floe.iceberg.DecodedMessages;
-import dev.floe.iceberg.NativeFileWriterFactory;
-import dev.floe.iceberg.NativeTaskWriter;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -25,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One commit cycle's task writers for one table, as the sink's and the connector's tables use
- * them: a decoding thread decodes each batch ({@link #decode}), a writer thread writes it into the
- * writer that decoded it ({@link #write}) and at the end completes the cycle ({@link #complete})
- * or aborts it.
+ * One commit cycle's task writers for one table, as the Kafka sink's, the connector's and the
+ * Flink raw path's tables use them: a decoding thread decodes each batch ({@link #decode}), a
+ * writer thread writes it into the writer that decoded it ({@link #write}) and at the end
+ * completes the cycle ({@link #complete}) or aborts it.
  *
  * <p>A cycle has one task writer, and one more each time schema evolution moves it to a new
  * schema ({@link TableEvolution}): the decoding thread evolves the table for what a batch carries,
@@ -229,7 +226,13 @@ public final class CycleWriters {
         all.add(files);
       }
     } catch (RuntimeException e) {
-      done.forEach(files -> TableCommitter.deleteFiles(io, files));
+      for (WriteResult files : done) {
+        try {
+          Commits.deleteUncommitted(io, files);
+        } catch (RuntimeException cleanup) {
+          LOG.warn("could not delete every uncommitted file: {}", cleanup.getMessage());
+        }
+      }
       abort();
       throw e;
     }
