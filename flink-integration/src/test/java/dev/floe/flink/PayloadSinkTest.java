@@ -116,6 +116,58 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
     assertEquals(TableFingerprint.ofCanonical(good), TableFingerprint.of(table));
   }
 
+  /**
+   * {@code evolveSchema}: payloads that gain a field, then a nested one, then outgrow an int column,
+   * over 2 partitions read by 2 subtasks that each evolve the table (16 messages a batch, so the
+   * changes come mid-checkpoint); the table ends with every column and every value.
+   */
+  @Test
+  void withEvolveSchemaTheSubtasksEvolveTheTableAndEveryValueLands() throws Exception {
+    List<byte[]> messages = new ArrayList<>();
+    Map<Long, List<Object>> expected = new java.util.TreeMap<>();
+    for (long i = 0; i < 400; i++) {
+      long n = i < 300 ? i : 3_000_000_000L + i;
+      StringBuilder json = new StringBuilder("{\"id\":" + i + ",\"name\":\"n" + i + "\",\"n\":" + n);
+      if (i >= 100) {
+        json.append(",\"city\":\"c").append(i % 3).append('"');
+      }
+      if (i >= 200) {
+        json.append(",\"geo\":{\"lat\":").append(i).append(".5}");
+      }
+      messages.add(json.append('}').toString().getBytes(StandardCharsets.UTF_8));
+      expected.put(i, java.util.Arrays.asList("n" + i, n, i < 100 ? null : "c" + (i % 3), i < 200 ? null : i + 0.5));
+    }
+    kafka.createTopic("growing", 2);
+    RoundRobinProducer.send(kafka.bootstrapServers(), "growing", 2, messages);
+    org.apache.iceberg.Schema start = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "name", org.apache.iceberg.types.Types.StringType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(3, "n", org.apache.iceberg.types.Types.IntegerType.get()));
+    Table table = catalog.createTable(org.apache.iceberg.catalog.TableIdentifier.of("nexmark", "growing"), start,
+        org.apache.iceberg.PartitionSpec.builderFor(start).bucket("id", 2).build(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    StreamExecutionEnvironment env = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("growing"))
+        .batchMessages(16)
+        .evolveSchema(true)
+        .append(payloads(env, "growing"));
+    env.execute("evolving payloads");
+
+    table.refresh();
+    assertEquals(org.apache.iceberg.types.Types.LongType.get(), table.schema().findType("n"));
+    assertEquals(org.apache.iceberg.types.Types.StringType.get(), table.schema().findType("city"));
+    assertEquals(org.apache.iceberg.types.Types.DoubleType.get(), table.schema().findType("geo.lat"));
+    Map<Long, List<Object>> actual = new java.util.TreeMap<>();
+    dev.floe.testing.TableRows.byId(table, "id", "name", "n", "city", "geo").forEach((id, values) -> {
+      List<Object> row = new ArrayList<>(values);
+      if (row.get(3) instanceof org.apache.iceberg.data.Record geo) {
+        row.set(3, geo.getField("lat"));
+      }
+      actual.put(id, row);
+    });
+    assertEquals(expected, actual);
+  }
+
   private static String causes(Throwable t) {
     StringBuilder out = new StringBuilder();
     for (Throwable c = t; c != null; c = c.getCause()) {

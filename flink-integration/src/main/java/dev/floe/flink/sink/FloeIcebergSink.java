@@ -212,6 +212,7 @@ public final class FloeIcebergSink<T>
     private BadRecordPolicy policy = BadRecordPolicy.FAIL;
     private int batchMessages = PayloadWriterSettings.DEFAULT_BATCH_MESSAGES;
     private long batchBytes = PayloadWriterSettings.DEFAULT_BATCH_BYTES;
+    private boolean evolveSchema;
 
     private PayloadBuilder(IcebergTableRef table) {
       super(table);
@@ -224,7 +225,7 @@ public final class FloeIcebergSink<T>
 
     @Override
     FloeIcebergSink<KafkaPayload> newSink() {
-      return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes), null,
+      return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema), null,
           uidSuffix, expireSnapshotsEvery);
     }
 
@@ -237,6 +238,18 @@ public final class FloeIcebergSink<T>
     /** Messages per native decode call (default 8192); a batch also ends at 8 MiB. */
     public PayloadBuilder batchMessages(int messages) {
       this.batchMessages = messages;
+      return this;
+    }
+
+    /**
+     * Evolve the table from the payloads (default false), as the Kafka sink's {@code
+     * evolve.schema}: optional columns for the fields they carry and the table lacks (integer ->
+     * long, other numbers -> double, objects -> structs, arrays -> lists), int, float and decimal
+     * columns widened when values need it; the batch that needed it lands in the same checkpoint's
+     * commit. Each subtask evolves the table as its payloads need.
+     */
+    public PayloadBuilder evolveSchema(boolean enabled) {
+      this.evolveSchema = enabled;
       return this;
     }
 

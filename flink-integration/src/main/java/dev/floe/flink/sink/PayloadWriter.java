@@ -9,8 +9,11 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import dev.floe.iceberg.CycleWriters;
+import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
-import dev.floe.iceberg.NativeTaskWriter;
+import dev.floe.iceberg.TableEvolution;
+import dev.floe.iceberg.UnknownFieldNotes;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -33,6 +36,13 @@ import org.slf4j.LoggerFactory;
  * opens new ones, with the table's schema and partition spec as they are then (an {@code ALTER
  * TABLE} while the job runs applies from the next checkpoint; columns are matched by field id).
  *
+ * <p>With schema evolution ({@code evolveSchema}), fields the payloads carry and the table lacks
+ * become columns and values too wide for theirs widen them, within the checkpoint: the batch that
+ * needed it is decoded again for the evolved schema and written by a writer for it ({@link
+ * CycleWriters}, {@link TableEvolution}), and every writer's files go to the same commit. Each
+ * subtask evolves on its own; a schema commit that meets another's re-reads the table and plans
+ * again.
+ *
  * <p>A message the decoder rejects fails the task under {@code FAIL} (the exception names the
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
  * lost) and is counted and dropped under {@code SKIP}, the first {@value #LOGGED_SKIPS} of each
@@ -50,6 +60,12 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private final long attempt;
   private NativeFileWriterFactory files;
   private NativeJsonDecoder decoder;
+  /** Decoders describe what evolution needs, or only count nothing (without evolution). */
+  private final JsonDecoderConfig decoding;
+  /** Schema evolution, or null without. */
+  private final TableEvolution evolution;
+  /** Fields evolution left out (a name differing from a column only in case): counted and named once. */
+  private final UnknownFieldNotes unknownFields;
   private final BadRecordPolicy policy;
   private final int batchMessages;
   private final long batchBytes;
@@ -65,7 +81,8 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private final Counter tombstonesSkipped;
   private final Counter bytes;
   private final Counter dataFiles;
-  private NativeTaskWriter writer;
+  /** The checkpoint's writers; null before its first batch. */
+  private CycleWriters writers;
 
   PayloadWriter(IcebergTableRef tableRef, PayloadWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
@@ -73,7 +90,8 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     this.subtask = subtask;
     this.attempt = attempt;
     this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
-    this.decoder = NativeJsonDecoder.create(files.arrowSchema(), JsonDecoderConfig.defaults());
+    this.decoding = settings.evolveSchema() ? TableEvolution.DESCRIBING : JsonDecoderConfig.defaults();
+    this.decoder = NativeJsonDecoder.create(files.arrowSchema(), decoding);
     this.policy = settings.policy();
     this.batchMessages = settings.batchMessages();
     this.batchBytes = settings.batchBytes();
@@ -84,6 +102,14 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     this.tombstonesSkipped = group.counter("tombstonesSkipped");
     this.bytes = group.counter("bytes");
     this.dataFiles = group.counter("dataFiles");
+    Counter schemaEvolutions = group.counter("schemaEvolutions");
+    Counter unknownFieldValues = group.counter("unknownFieldValues");
+    this.evolution = settings.evolveSchema()
+        ? new TableEvolution(() -> catalog.loadTable(tableRef.identifier()),
+            evolved -> NativeFileWriterFactory.forTable(evolved, allocator, subtask, attempt),
+            nanos -> schemaEvolutions.inc())
+        : null;
+    this.unknownFields = new UnknownFieldNotes(tableRef.identifier(), unknownFieldValues::inc);
   }
 
   @Override
@@ -126,13 +152,21 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     if (batch.size() == 0) {
       return;
     }
-    if (writer == null) {
+    if (writers == null) {
       followTable();
-      writer = files.newTaskWriter();
+      writers = new CycleWriters(files, decoder, null, evolution);
     }
     bytes.inc(batch.byteSize());
     // Under SKIP the rejects are collected too, to say which records were dropped.
-    DecodeStats stats = writer.write(decoder, batch, policy == BadRecordPolicy.SKIP ? BadRecordPolicy.DEAD_LETTER : policy);
+    BadRecordPolicy decoding = policy == BadRecordPolicy.SKIP ? BadRecordPolicy.DEAD_LETTER : policy;
+    DecodeStats stats;
+    if (evolution == null) {
+      stats = writers.firstWriter().write(decoder, batch, decoding);
+    } else {
+      try (DecodedMessages rows = writers.decode(batch, decoding, unknownFields)) {
+        stats = writers.write(writers.decodingWriter(), rows);
+      }
+    }
     rows.inc(stats.rows());
     rejected.inc(stats.rejectedCount());
     for (RejectedMessage bad : stats.rejected()) {
@@ -152,7 +186,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
       return;
     }
     NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
-    NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), JsonDecoderConfig.defaults());
+    NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
     decoder.close(); // this writer decodes on its own thread, between batches
     decoder = nextDecoder;
     files = next;
@@ -166,12 +200,17 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   @Override
   public Collection<WrittenFiles> prepareCommit() {
     writeBatch();
-    if (writer == null) {
+    if (writers == null) {
       return List.of();
     }
-    WriteResult result = writer.complete();
-    writer = null;
+    CycleWriters done = writers;
+    writers = null;
+    done.closeOwnDecoders();
+    WriteResult result = done.complete(table.io());
     dataFiles.inc(result.dataFiles().length);
+    if (evolution != null) {
+      table.refresh(); // the specs of files written after an evolution (another writer may have changed the spec)
+    }
     return List.of(WrittenFiles.of(result, table.specs()));
   }
 
@@ -181,8 +220,9 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     try (allocator;
         batch;
         current) {
-      if (writer != null) {
-        writer.abort();
+      if (writers != null) {
+        writers.abort();
+        writers.closeOwnDecoders();
       }
     } finally {
       IcebergTableRef.close(catalog);

@@ -11,8 +11,9 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  *
  * @param batchMessages messages per native decode call (a batch also ends at {@code batchBytes})
  * @param policy {@code FAIL} or {@code SKIP}; a Flink job has no dead-letter topic of floe's
+ * @param evolveSchema evolve the table from the payloads (fields it lacks, values too wide)
  */
-record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes)
+record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes, boolean evolveSchema)
     implements WriterFactory<KafkaPayload> {
   static final int DEFAULT_BATCH_MESSAGES = 8192;
   static final long DEFAULT_BATCH_BYTES = 8L << 20;
