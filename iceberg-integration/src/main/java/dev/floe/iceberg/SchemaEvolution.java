@@ -60,20 +60,38 @@ public final class SchemaEvolution {
    * @return true if this call changed the schema (false: nothing to do, or others already did it)
    */
   public static boolean evolve(Table table, List<UnknownField> report) {
+    return commit(table, current -> {
+      UpdateSchema update = current.updateSchema();
+      List<String> changes = plan(current.schema(), report, update, true);
+      if (!changes.isEmpty() && !namesStayUnique(update, current)) {
+        update = current.updateSchema(); // keys with a "." made two fields of one name: leave them out
+        changes = plan(current.schema(), report, update, false);
+      }
+      return new Planned(update, changes);
+    });
+  }
+
+  /** A schema update planned against a table's current schema, and a description of each change. */
+  public record Planned(UpdateSchema update, List<String> changes) {}
+
+  /**
+   * Plans with {@code planner} against {@code table}'s current schema (refreshed first, and left
+   * refreshed) and commits it; after a conflicting commit, refreshes and plans again. Other ways
+   * of evolving a table than a decoder's report (a Connect record's schema) share this loop.
+   *
+   * @return true if this call changed the schema (false: nothing to do, or others already did it)
+   */
+  public static boolean commit(Table table, java.util.function.Function<Table, Planned> planner) {
     for (int attempt = 1; ; attempt++) {
       table.refresh();
-      UpdateSchema update = table.updateSchema();
-      List<String> changes = plan(table.schema(), report, update, true);
-      if (!changes.isEmpty() && !namesStayUnique(update, table)) {
-        update = table.updateSchema(); // keys with a "." made two fields of one name: leave them out
-        changes = plan(table.schema(), report, update, false);
-      }
-      if (changes.isEmpty()) {
+      Planned planned = planner.apply(table);
+      if (planned.changes().isEmpty()) {
         return false;
       }
       try {
-        update.commit();
-        LOG.info("table {} evolved to schema {}: {}", table.name(), table.schema().schemaId(), String.join(", ", changes));
+        planned.update().commit();
+        LOG.info("table {} evolved to schema {}: {}", table.name(), table.schema().schemaId(),
+            String.join(", ", planned.changes()));
         return true;
       } catch (CommitFailedException e) {
         if (attempt == ATTEMPTS) {

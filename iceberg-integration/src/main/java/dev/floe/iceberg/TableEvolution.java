@@ -44,6 +44,8 @@ public final class TableEvolution {
   private final Set<UnknownField> settled = new HashSet<>();
   private int settledSchemaId = -1;
   private long settledSince;
+  /** Set by another thread that evolved the table ({@link #changedElsewhere}); read by the decoding thread. */
+  private volatile boolean changedElsewhere;
 
   /**
    * @param loader loads an instance of the table of this object's own (refreshed here only)
@@ -71,6 +73,18 @@ public final class TableEvolution {
    * meanwhile, by another writer; null when the cycle can go on as it is.
    */
   NativeFileWriterFactory evolve(NativeFileWriterFactory current, List<UnknownField> report) {
+    if (changedElsewhere) {
+      changedElsewhere = false;
+      if (table == null) {
+        table = loader.get();
+      }
+      table.refresh();
+      if (!current.writesCurrentSchemaOf(table)) {
+        NativeFileWriterFactory next = factories.apply(table);
+        LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
+        return next;
+      }
+    }
     if (!SchemaEvolution.anythingToEvolve(report)) {
       return null;
     }
@@ -106,6 +120,16 @@ public final class TableEvolution {
   private static UnknownField identity(UnknownField field) {
     return new UnknownField(field.path(), List.of(), 0, field.parentId(), field.shape(), field.fieldId(),
         field.widenTo(), field.key());
+  }
+
+  /**
+   * Says that another thread evolved the table (a Connect task from a record's schema, before
+   * queuing the record): the next batch decoded moves its cycle to the table's schema, so that its
+   * records are decoded for it -- also where they carry nothing the decoder would report, such as
+   * a null for a column that was required.
+   */
+  public void changedElsewhere() {
+    changedElsewhere = true;
   }
 
   /** After a batch that moved its cycle to a new schema: it was held up {@code nanos}. */

@@ -90,6 +90,15 @@ final class TableSink implements AutoCloseable {
   private final UnknownFieldNotes unknownFields;
   /** Schema evolution (the decode thread's), or null without. */
   private final TableEvolution evolution;
+  /** Loads another instance of the table (for the task thread's evolution from Connect schemas). */
+  private final Supplier<Table> loader;
+  /** The task thread's instance for evolving the table from Connect schemas; loaded when first needed. */
+  private Table evolvedFromConnect;
+  /** Connect schemas (by identity) checked against the schema the cycles write, {@link #checkedSchemaId}. */
+  private final java.util.Set<org.apache.kafka.connect.data.Schema> checkedConnectSchemas =
+      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  private int checkedSchemaId = -1;
+  private org.apache.kafka.connect.data.Schema lastConnectSchema;
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
@@ -152,7 +161,39 @@ final class TableSink implements AutoCloseable {
     this.evolution = settings.evolveSchema()
         ? new TableEvolution(loader, this::writerFactory, metrics::schemaEvolved)
         : null;
+    this.loader = loader;
     start();
+  }
+
+  /**
+   * On the task thread, with schema evolution, before a Struct value is queued: evolves the table
+   * for what the value's Connect schema asks of it ({@link ConnectSchemaEvolution}: the types come
+   * from the schema, not from the JSON it is written as), and has the decode thread move the cycle
+   * to the new schema. Each Connect schema is checked once per table schema.
+   */
+  private void followConnectSchema(org.apache.kafka.connect.data.Schema valueSchema) {
+    if (evolution == null || valueSchema == null || valueSchema == lastConnectSchema
+        || valueSchema.type() != org.apache.kafka.connect.data.Schema.Type.STRUCT) {
+      return;
+    }
+    org.apache.iceberg.Schema writing = followed.factory().schema();
+    if (writing.schemaId() != checkedSchemaId) {
+      checkedConnectSchemas.clear();
+      checkedSchemaId = writing.schemaId();
+    }
+    if (checkedConnectSchemas.add(valueSchema)) {
+      if (ConnectSchemaEvolution.asksAnything(writing, valueSchema)) {
+        if (evolvedFromConnect == null) {
+          evolvedFromConnect = loader.get();
+        }
+        ConnectSchemaEvolution.evolve(evolvedFromConnect, valueSchema);
+        evolution.changedElsewhere(); // also when another task made the change first
+      }
+      if (checkedConnectSchemas.size() > 1000) {
+        checkedConnectSchemas.clear(); // schemas made anew per record: check them each time, without growing
+      }
+    }
+    lastConnectSchema = valueSchema;
   }
 
   /** Starts the table's two threads and makes its two message batches. */
@@ -267,6 +308,9 @@ final class TableSink implements AutoCloseable {
     throwIfFailed();
     if (released()) {
       restart();
+    }
+    if (value != null) {
+      followConnectSchema(record.valueSchema());
     }
     lastRecordNanos = System.nanoTime();
     boolean keys = value == null;

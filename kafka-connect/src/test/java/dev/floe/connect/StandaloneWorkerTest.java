@@ -411,6 +411,121 @@ class StandaloneWorkerTest {
   }
 
   /**
+   * Struct values (JsonConverter with schemas) whose Connect schema grows: a second version adds
+   * fields of Connect's logical types (Timestamp, Date, Decimal), bytes, a float, a map and a list
+   * of structs, makes a required field optional (and sends nulls) and makes an int field INT64.
+   * With evolution on, floe's connector and Iceberg's, each into a table of its own, end with the
+   * same columns of the same types and the same rows: the types come from the Connect schema,
+   * which the JSON floe decodes could not tell (a Timestamp is a number there, a map an object).
+   */
+  @Test
+  void evolutionFromConnectSchemasGivesIcebergsConnectorsTable() throws Exception {
+    String topic = "schemas-grow";
+    kafka.createTopic(topic, 1);
+    kafka.createTopic("control-" + topic, 1); // Iceberg's connector's control topic
+    List<byte[]> messages = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      messages.add(schemaEnvelope(i).getBytes(StandardCharsets.UTF_8));
+    }
+    ConnectFixture.produce(kafka.bootstrapServers(), topic, 1, messages);
+    org.apache.iceberg.Schema start = new org.apache.iceberg.Schema(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.required(2, "name", org.apache.iceberg.types.Types.StringType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(3, "n", org.apache.iceberg.types.Types.IntegerType.get()));
+    Map<String, Table> tables = new LinkedHashMap<>();
+    for (String connector : List.of(FLOE, ICEBERG)) {
+      String name = connector.equals(FLOE) ? "grown_by_floe" : "grown_by_iceberg";
+      TableIdentifier id = TableIdentifier.of("db", name);
+      Table table = catalog.createTable(id, start, org.apache.iceberg.PartitionSpec.unpartitioned(),
+          Map.of(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2"));
+      Map<String, String> config = config(connector, topic, id, warehouse);
+      config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+      config.put("value.converter.schemas.enable", "true");
+      config.put("iceberg.tables.evolve-schema-enabled", "true");
+      run(name, config, table, messages.size());
+      table.refresh();
+      tables.put(connector, table);
+    }
+    Table floe = tables.get(FLOE);
+    Table iceberg = tables.get(ICEBERG);
+    // Iceberg's connector adds a record's new fields in no set order; floe in the schema's.
+    assertEquals(columnTypes(iceberg.schema()), columnTypes(floe.schema()));
+    assertEquals("timestamptz", floe.schema().findType("ts").toString());
+    String[] columns = columnTypes(floe.schema()).keySet().toArray(String[]::new);
+    assertEquals(plainRows(iceberg, columns), plainRows(floe, columns));
+  }
+
+  /** Each top-level column's type (and optionality), without field ids, by name. */
+  private static Map<String, String> columnTypes(org.apache.iceberg.Schema schema) {
+    Map<String, String> types = new java.util.TreeMap<>();
+    for (org.apache.iceberg.types.Types.NestedField column : schema.columns()) {
+      String json = org.apache.iceberg.SchemaParser.toJson(new org.apache.iceberg.Schema(column));
+      types.put(column.name(), json.replaceAll("\"(id|element-id|key-id|value-id|schema-id)\":\\d+,?", ""));
+    }
+    return types;
+  }
+
+  /** Every row's values of {@code columns} by id, nested records as lists (their field ids left out). */
+  private static Map<Long, Object> plainRows(Table table, String... columns) {
+    Map<Long, Object> rows = new java.util.TreeMap<>();
+    dev.floe.testing.TableRows.byId(table, "id", columns).forEach((id, values) -> rows.put(id, plain(values)));
+    return rows;
+  }
+
+  private static Object plain(Object value) {
+    return switch (value) {
+      case org.apache.iceberg.data.Record r -> {
+        List<Object> fields = new ArrayList<>();
+        for (int i = 0; i < r.size(); i++) {
+          fields.add(plain(r.get(i)));
+        }
+        yield fields;
+      }
+      case List<?> list -> list.stream().map(StandaloneWorkerTest::plain).toList();
+      case Map<?, ?> map -> {
+        Map<Object, Object> out = new java.util.HashMap<>();
+        map.forEach((k, v) -> out.put(plain(k), plain(v)));
+        yield out;
+      }
+      case null -> null;
+      default -> value;
+    };
+  }
+
+  /**
+   * Record i as JsonConverter's envelope: schema version 1 (id, a required name, an INT32 n) for
+   * i < 60, then version 2 (name optional and null every tenth, n INT64, and new fields).
+   */
+  private static String schemaEnvelope(int i) {
+    boolean v2 = i >= 60;
+    StringBuilder schema = new StringBuilder("{\"type\":\"struct\",\"optional\":false,\"fields\":["
+        + "{\"field\":\"id\",\"type\":\"int64\",\"optional\":false},"
+        + "{\"field\":\"name\",\"type\":\"string\",\"optional\":" + v2 + "},"
+        + "{\"field\":\"n\",\"type\":\"" + (v2 ? "int64" : "int32") + "\",\"optional\":true}");
+    StringBuilder payload = new StringBuilder("{\"id\":" + i + ",\"name\":" + (v2 && i % 10 == 0 ? "null" : "\"n" + i + "\"")
+        + ",\"n\":" + (v2 ? 3_000_000_000L + i : i));
+    if (v2) {
+      schema.append(",{\"field\":\"ts\",\"type\":\"int64\",\"optional\":true,\"name\":\"org.apache.kafka.connect.data.Timestamp\",\"version\":1}"
+          + ",{\"field\":\"day\",\"type\":\"int32\",\"optional\":true,\"name\":\"org.apache.kafka.connect.data.Date\",\"version\":1}"
+          + ",{\"field\":\"amount\",\"type\":\"bytes\",\"optional\":true,\"name\":\"org.apache.kafka.connect.data.Decimal\",\"version\":1,\"parameters\":{\"scale\":\"2\"}}"
+          + ",{\"field\":\"blob\",\"type\":\"bytes\",\"optional\":true}"
+          + ",{\"field\":\"ratio\",\"type\":\"float\",\"optional\":true}"
+          + ",{\"field\":\"tags\",\"type\":\"map\",\"optional\":true,\"keys\":{\"type\":\"string\",\"optional\":false},\"values\":{\"type\":\"int32\",\"optional\":true}}"
+          + ",{\"field\":\"items\",\"type\":\"array\",\"optional\":true,\"items\":{\"type\":\"struct\",\"optional\":false,\"fields\":["
+          + "{\"field\":\"sku\",\"type\":\"string\",\"optional\":false},{\"field\":\"qty\",\"type\":\"int32\",\"optional\":false}]}}");
+      byte[] unscaled = java.math.BigInteger.valueOf(100_000L * i + 7).toByteArray();
+      payload.append(",\"ts\":").append(1_700_000_000_000L + i * 1000L)
+          .append(",\"day\":").append(19_000 + i)
+          .append(",\"amount\":\"").append(java.util.Base64.getEncoder().encodeToString(unscaled)).append('"')
+          .append(",\"blob\":\"").append(java.util.Base64.getEncoder().encodeToString(new byte[] {(byte) i, 1, 2})).append('"')
+          .append(",\"ratio\":").append(i + 0.25)
+          .append(",\"tags\":{\"k").append(i % 3).append("\":").append(i).append(",\"z\":null}")
+          .append(",\"items\":[{\"sku\":\"s").append(i).append("\",\"qty\":").append(i % 7).append("}]");
+    }
+    return "{\"schema\":" + schema.append("]}") + ",\"payload\":" + payload.append('}') + "}";
+  }
+
+  /**
    * A topic named after the table (one partition) and an unpartitioned v2 table of a required
    * long {@code id} and one optional column.
    */

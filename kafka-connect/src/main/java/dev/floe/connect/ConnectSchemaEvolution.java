@@ -1,0 +1,170 @@
+package dev.floe.connect;
+
+import dev.floe.iceberg.SchemaEvolution;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.connect.data.Date;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Time;
+import org.apache.kafka.connect.data.Timestamp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Schema evolution from a record's Connect schema (Struct values: {@code JsonConverter} with
+ * schemas, Avro, Protobuf), as Iceberg's connector evolves a table: a field the table lacks
+ * becomes an optional column of the Iceberg type its Connect schema maps to (Date -> date, Time
+ * -> time, Timestamp -> timestamptz, Decimal -> decimal(38, scale), bytes -> binary, maps -> maps,
+ * INT8 and INT16 -> int), an int column whose field is INT64 becomes long and a float column whose
+ * field is FLOAT64 double, and a required column whose field is optional becomes optional. The JSON
+ * the record is written as could not tell these apart (a Timestamp is a number there, a Map an
+ * object), so the types come from the schema, before the record is queued; the decoder's own
+ * evolution then finds the columns there.
+ *
+ * <p>A field that differs from a column only in case is not added (logged), as in the decoder's
+ * evolution.
+ */
+final class ConnectSchemaEvolution {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectSchemaEvolution.class);
+
+  private ConnectSchemaEvolution() {}
+
+  /** Whether {@code record} asks anything of {@code schema} (no I/O: a check per new Connect schema). */
+  static boolean asksAnything(org.apache.iceberg.Schema schema, Schema record) {
+    return !plan(schema, record, null).isEmpty();
+  }
+
+  /**
+   * Evolves {@code table} for {@code record} (refreshed first; planned again after a conflicting
+   * commit).
+   *
+   * @return true if this call changed the schema
+   */
+  static boolean evolve(Table table, Schema record) {
+    return SchemaEvolution.commit(table, current -> {
+      UpdateSchema update = current.updateSchema();
+      return new SchemaEvolution.Planned(update, plan(current.schema(), record, update));
+    });
+  }
+
+  /** Puts into {@code update} (if not null) what {@code record} asks of {@code schema}; describes each change. */
+  static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update) {
+    List<String> changes = new ArrayList<>();
+    if (record.type() == Schema.Type.STRUCT) {
+      planStruct(schema, null, schema.asStruct(), record, update, changes);
+    }
+    return changes;
+  }
+
+  private static void planStruct(org.apache.iceberg.Schema schema, String parentName, Types.StructType struct,
+      Schema record, UpdateSchema update, List<String> changes) {
+    for (Field field : record.fields()) {
+      Types.NestedField existing = struct.field(field.name());
+      String fullName = parentName == null ? field.name() : parentName + "." + field.name();
+      if (existing != null) {
+        planExisting(schema, existing, field.schema(), true, update, changes);
+      } else if (struct.caseInsensitiveField(field.name()) != null) {
+        if (update != null) {
+          LOG.warn("not adding column {}: it differs only in case from a column the table has; its values are not"
+              + " written", fullName);
+        }
+      } else {
+        Type type = icebergType(field.schema(), new AtomicInteger(1));
+        if (update != null) {
+          update.addColumn(parentName, field.name(), type);
+        }
+        changes.add("added " + fullName + " " + type);
+      }
+    }
+  }
+
+  /** A column the table has, and the Connect schema of its values: widenings, optionality, nested fields. */
+  private static void planExisting(org.apache.iceberg.Schema schema, Types.NestedField column, Schema values,
+      boolean structField, UpdateSchema update, List<String> changes) {
+    String name = schema.findColumnName(column.fieldId());
+    if (structField && column.isRequired() && values.isOptional()) {
+      if (update != null) {
+        update.makeColumnOptional(name);
+      }
+      changes.add("made " + name + " optional");
+    }
+    Type type = column.type();
+    Type.PrimitiveType wider = wider(type, values);
+    if (wider != null) {
+      if (update != null) {
+        update.updateColumn(name, wider);
+      }
+      changes.add("widened " + name + " " + type + " -> " + wider);
+    } else if (type.isStructType() && values.type() == Schema.Type.STRUCT) {
+      planStruct(schema, name, type.asStructType(), values, update, changes);
+    } else if (type.isListType() && values.type() == Schema.Type.ARRAY) {
+      planExisting(schema, type.asListType().fields().getFirst(), values.valueSchema(), false, update, changes);
+    } else if (type.isMapType() && values.type() == Schema.Type.MAP) {
+      planExisting(schema, type.asMapType().fields().get(1), values.valueSchema(), false, update, changes);
+    }
+    // Otherwise values that do not fit the column are bad records, as with the decoder's evolution.
+  }
+
+  /** int -> long for an INT64 field (not a Timestamp), float -> double for a FLOAT64 one; else null. */
+  private static Type.PrimitiveType wider(Type column, Schema values) {
+    if (column.typeId() == Type.TypeID.INTEGER && values.type() == Schema.Type.INT64
+        && !Timestamp.LOGICAL_NAME.equals(values.name())) {
+      return Types.LongType.get();
+    }
+    if (column.typeId() == Type.TypeID.FLOAT && values.type() == Schema.Type.FLOAT64) {
+      return Types.DoubleType.get();
+    }
+    return null;
+  }
+
+  /** The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders the update assigns). */
+  static Type icebergType(Schema values, AtomicInteger ids) {
+    return switch (values.type()) {
+      case BOOLEAN -> Types.BooleanType.get();
+      case BYTES -> Decimal.LOGICAL_NAME.equals(values.name())
+          ? Types.DecimalType.of(38, Integer.parseInt(values.parameters().get(Decimal.SCALE_FIELD)))
+          : Types.BinaryType.get();
+      case INT8, INT16 -> Types.IntegerType.get();
+      case INT32 -> {
+        if (Date.LOGICAL_NAME.equals(values.name())) {
+          yield Types.DateType.get();
+        }
+        yield Time.LOGICAL_NAME.equals(values.name()) ? Types.TimeType.get() : Types.IntegerType.get();
+      }
+      case INT64 -> Timestamp.LOGICAL_NAME.equals(values.name()) ? Types.TimestampType.withZone() : Types.LongType.get();
+      case FLOAT32 -> Types.FloatType.get();
+      case FLOAT64 -> Types.DoubleType.get();
+      case STRING -> "uuid".equals(values.name()) ? Types.UUIDType.get() : Types.StringType.get();
+      case ARRAY -> {
+        Type element = icebergType(values.valueSchema(), ids);
+        yield values.valueSchema().isOptional()
+            ? Types.ListType.ofOptional(ids.getAndIncrement(), element)
+            : Types.ListType.ofRequired(ids.getAndIncrement(), element);
+      }
+      case MAP -> {
+        Type key = icebergType(values.keySchema(), ids);
+        Type value = icebergType(values.valueSchema(), ids);
+        int keyId = ids.getAndIncrement();
+        int valueId = ids.getAndIncrement();
+        yield values.valueSchema().isOptional()
+            ? Types.MapType.ofOptional(keyId, valueId, key, value)
+            : Types.MapType.ofRequired(keyId, valueId, key, value);
+      }
+      case STRUCT -> {
+        List<Types.NestedField> fields = new ArrayList<>();
+        for (Field field : values.fields()) {
+          fields.add(Types.NestedField.of(ids.getAndIncrement(), field.schema().isOptional(), field.name(),
+              icebergType(field.schema(), ids)));
+        }
+        yield Types.StructType.of(fields);
+      }
+    };
+  }
+}
