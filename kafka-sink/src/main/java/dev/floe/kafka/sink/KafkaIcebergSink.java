@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
@@ -91,6 +93,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * ({@link CommitStage}) and stops the sink instead of storing them.
    */
   private final Map<TopicPartition, String> readUnder = new HashMap<>();
+  /**
+   * The leader epoch of the record before each partition's position (the last one read, or the
+   * one the position was sought with): stored with the offsets, so that a sink resuming from them
+   * has the broker check that the log was not truncated under them meanwhile. Absent: unknown.
+   */
+  private final Map<TopicPartition, Integer> positionEpochs = new HashMap<>();
   private Map<TopicPartition, Long> endOffsets;
   private long cycleRecords;
   /** Whether the first tombstone skipped in append mode was logged (the rest are only counted). */
@@ -206,6 +214,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
           records = consumer.poll(Duration.ofMillis(200));
         } catch (WakeupException e) {
           continue; // stop() woke the poll
+        } catch (LogTruncationException e) {
+          truncated(e);
+          continue;
         } catch (OffsetOutOfRangeException e) {
           outOfRange(e.offsetOutOfRangePartitions());
           continue;
@@ -270,7 +281,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
     for (TopicPartition tp : records.partitions()) {
       TableChannel topicChannel = routeField == null ? channelForTopic(tp.topic()) : null;
       PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
-      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
+      List<ConsumerRecord<ByteBuffer, ByteBuffer>> polled = records.records(tp);
+      polled.getLast().leaderEpoch().ifPresentOrElse(epoch -> positionEpochs.put(tp, epoch), () -> positionEpochs.remove(tp));
+      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : polled) {
         ByteBuffer value = r.value();
         bytes += value == null ? 0 : value.remaining();
         if (value == null && !tombstoneDeletes(r)) {
@@ -465,7 +478,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
       if (feeds(channel, tp)) {
         Long floor = routeField == null ? null : channel.held().floor(tp);
         long next = floor == null ? offset : Math.max(offset, floor);
-        out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic()))));
+        // The epoch belongs to the position: a table that keeps its own higher offset stores none.
+        Integer epoch = next == offset ? positionEpochs.get(tp) : null;
+        out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic())), epoch));
       }
     });
     return out;
@@ -579,6 +594,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private void forget(Collection<TopicPartition> partitions) {
     assigned.removeAll(partitions);
     partitions.forEach(readUnder::remove);
+    partitions.forEach(positionEpochs::remove);
     for (TableChannel channel : channels.values()) {
       channel.held().forget(partitions);
     }
@@ -598,6 +614,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     Map<String, String> ids = topicIds.refresh(partitions.stream().map(TopicPartition::topic).distinct().toList());
     partitions.forEach(tp -> readUnder.put(tp, ids.get(tp.topic())));
     Map<TopicPartition, Long> lowest = new HashMap<>();
+    Map<TopicPartition, Integer> lowestEpochs = new HashMap<>(); // the epoch stored with the lowest, if any
     Set<TopicPartition> unstored = new HashSet<>(); // no table feeds it, or one stored none
     Set<TopicPartition> recreated = new HashSet<>();
     for (TopicPartition tp : partitions) {
@@ -617,7 +634,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
           recreated.add(tp);
         } else if (p != null) {
           floors.put(tp, p.next());
-          lowest.merge(tp, p.next(), Math::min);
+          Long before = lowest.get(tp);
+          if (before == null || p.next() < before) {
+            lowest.put(tp, p.next());
+            putOrRemove(lowestEpochs, tp, p.leaderEpoch());
+          } else if (p.next() == before && p.leaderEpoch() != null) {
+            lowestEpochs.put(tp, p.leaderEpoch());
+          }
           continue;
         }
         unstored.add(tp);
@@ -639,16 +662,27 @@ public final class KafkaIcebergSink implements AutoCloseable {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (TopicPartition tp : partitions) {
       Long offset = lowest.get(tp);
+      Integer epoch = lowestEpochs.get(tp);
       if (recreated.contains(tp)) {
         offset = null;
       } else if (unstored.contains(tp)) {
         OffsetAndMetadata group = groupOffsets.get(tp);
-        offset = group == null ? null : offset == null ? group.offset() : Math.min(offset, group.offset());
+        if (group != null && (offset == null || group.offset() < offset)) {
+          offset = group.offset();
+          epoch = group.leaderEpoch().orElse(null);
+        }
+        if (group == null) {
+          offset = null;
+        }
       }
       if (offset == null) {
         fromBeginning.add(tp);
+        positionEpochs.remove(tp);
       } else {
-        consumer.seek(tp, offset);
+        // With the epoch, the consumer has the broker check the log still holds the record
+        // before the offset: if it was truncated meanwhile, poll says where it diverged.
+        consumer.seek(tp, new OffsetAndMetadata(offset, Optional.ofNullable(epoch), ""));
+        putOrRemove(positionEpochs, tp, epoch);
         seeks.put(tp, offset);
       }
     }
@@ -656,6 +690,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
       consumer.seekToBeginning(fromBeginning);
     }
     LOG.info("resuming {} partitions at offsets {}; from the beginning: {}", partitions.size(), seeks, fromBeginning);
+  }
+
+  private static void putOrRemove(Map<TopicPartition, Integer> epochs, TopicPartition tp, Integer epoch) {
+    if (epoch == null) {
+      epochs.remove(tp);
+    } else {
+      epochs.put(tp, epoch);
+    }
   }
 
   private static void logRecreated(Set<TopicPartition> recreated, Map<String, String> ids) {
@@ -667,15 +709,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
   /**
    * Positions out of range: records deleted by retention before the sink read them (read on from
    * the log start), or offsets reused -- the tables hold offsets past the log's end, e.g. after the
-   * log was truncated. Then the records from the end on are new: every table's floor drops to it,
-   * and the offsets the tables store move back to it (logged again at the commit). A commit in
-   * flight is awaited first: sealed before the truncation was found, it would raise the floors
-   * back when it lands, and the new records under its offsets would be skipped.
+   * log was truncated. Then the records from the end on are new ({@link #readAsNewFrom}).
    */
   private void outOfRange(Map<TopicPartition, Long> positions) {
     Map<TopicPartition, Long> first = consumer.beginningOffsets(positions.keySet());
     Map<TopicPartition, Long> end = consumer.endOffsets(positions.keySet());
-    Map<TopicPartition, Long> reused = new HashMap<>();
+    Map<TopicPartition, OffsetAndMetadata> reused = new HashMap<>();
     positions.forEach((tp, position) -> {
       if (position < first.get(tp)) {
         LOG.warn("partition {}: records {} to {} were deleted before the sink read them; reading on from {}",
@@ -686,17 +725,56 @@ public final class KafkaIcebergSink implements AutoCloseable {
         LOG.error("partition {}: the tables hold it up to offset {} but its log ends at {}: its offsets were reused. "
             + "Records from {} on are read as new ones", tp, position, last, last);
         metrics.offsetsReused();
-        reused.put(tp, last);
+        reused.put(tp, new OffsetAndMetadata(last));
+      }
+      positionEpochs.remove(tp);
+    });
+    readAsNewFrom(reused);
+  }
+
+  /**
+   * Positions sought with their leader epochs (resumed from the tables) whose logs were truncated
+   * under them and grew again, e.g. after an unclean leader election while the sink was down: the
+   * broker says where each log diverged, and the records from there on are new, though the
+   * position is inside the log. Without the epoch check they would have been skipped.
+   */
+  private void truncated(LogTruncationException e) {
+    Map<TopicPartition, OffsetAndMetadata> divergent = e.divergentOffsets();
+    divergent.forEach((tp, from) -> {
+      LOG.error("partition {}: its log was truncated at offset {} under the offsets the tables hold, and its offsets "
+          + "were reused. Records from {} on are read as new ones", tp, from.offset(), from.offset());
+      metrics.offsetsReused();
+    });
+    e.offsetOutOfRangePartitions().forEach((tp, position) -> {
+      if (!divergent.containsKey(tp)) {
+        // The broker could not say where: read on from the position without the check, as a sink
+        // that stored no epoch would.
+        LOG.error("partition {}: its log was truncated under offset {}, but the broker could not say where; reading on "
+            + "from {}: records at reused offsets below it are not read", tp, position, position);
+        consumer.seek(tp, position);
+        positionEpochs.remove(tp);
       }
     });
+    readAsNewFrom(divergent);
+  }
+
+  /**
+   * The records of each partition from its offset on are new ones at reused offsets: every
+   * table's floor drops to it, and the offsets the tables store move back to it (logged again at
+   * the commit). A commit in flight is awaited first: sealed before the truncation was found, it
+   * would raise the floors back when it lands, and the new records under its offsets would be
+   * skipped.
+   */
+  private void readAsNewFrom(Map<TopicPartition, OffsetAndMetadata> reused) {
     if (reused.isEmpty() || landed(commits.await(), true)) {
       return; // fenced: every partition was sought back to what the tables hold; a poll finds it again
     }
-    reused.forEach((tp, last) -> {
+    reused.forEach((tp, from) -> {
       for (TableChannel channel : channels.values()) {
-        channel.held().lowerFloor(tp, last);
+        channel.held().lowerFloor(tp, from.offset());
       }
-      consumer.seek(tp, last);
+      consumer.seek(tp, from);
+      putOrRemove(positionEpochs, tp, from.leaderEpoch().orElse(null));
     });
   }
 

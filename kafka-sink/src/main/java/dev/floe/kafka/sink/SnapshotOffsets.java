@@ -33,9 +33,9 @@ import org.apache.kafka.common.TopicPartition;
  * </ul>
  *
  * <p>{@link #latest} reads the lineage first and falls back to the property. The JSON is {@code
- * {"topic":{"id":"<topic id>","next":{"partition":offset}}}}; {@code {"topic":{"partition":offset}}}
- * (no topic id) from earlier versions is still read. {@code floe.kafka.commit-id} holds a unique
- * id per commit.
+ * {"topic":{"id":"<topic id>","next":{"partition":offset},"epoch":{"partition":leader epoch}}}};
+ * {@code {"topic":{"partition":offset}}} (no topic id) and entries without epochs from earlier
+ * versions are still read. {@code floe.kafka.commit-id} holds a unique id per commit.
  */
 public final class SnapshotOffsets {
   public static final String OFFSETS_PREFIX = "floe.kafka.offsets.";
@@ -48,8 +48,15 @@ public final class SnapshotOffsets {
    * @param next the next offset to read
    * @param topicId the Kafka id of the topic it was read from (base64, as Kafka prints it), or
    *     null when unknown (stored by an earlier version)
+   * @param leaderEpoch the leader epoch of the record before {@code next}, or null when unknown: a
+   *     consumer that seeks with it has the broker check that the log still holds that record, and
+   *     learns where the log diverged if it was truncated (KIP-320)
    */
-  public record Position(long next, String topicId) {
+  public record Position(long next, String topicId, Integer leaderEpoch) {
+    public Position(long next, String topicId) {
+      this(next, topicId, null);
+    }
+
     /** Whether this position was stored for the topic that now has {@code currentId} (unknown ids match). */
     public boolean sameTopic(String currentId) {
       return topicId == null || currentId == null || topicId.equals(currentId);
@@ -141,12 +148,19 @@ public final class SnapshotOffsets {
         node.put("id", id);
       }
       ObjectNode next = node.putObject("next");
+      ObjectNode epochs = JSON.createObjectNode();
       partitions.forEach((partition, p) -> {
         if (!Objects.equals(p.topicId(), id)) {
           throw new IllegalArgumentException("partitions of topic " + topic + " name two topic ids: " + partitions);
         }
         next.put(Integer.toString(partition), p.next());
+        if (p.leaderEpoch() != null) {
+          epochs.put(Integer.toString(partition), p.leaderEpoch());
+        }
       });
+      if (!epochs.isEmpty()) {
+        node.set("epoch", epochs);
+      }
     });
     return root.toString();
   }
@@ -159,8 +173,12 @@ public final class SnapshotOffsets {
         JsonNode node = topic.getValue();
         JsonNode next = node.get("next");
         String id = next == null || node.get("id") == null ? null : node.get("id").asText();
-        (next == null ? node : next).properties().forEach(p -> out.put(
-            new TopicPartition(topic.getKey(), Integer.parseInt(p.getKey())), new Position(p.getValue().asLong(), id)));
+        JsonNode epochs = next == null ? null : node.get("epoch");
+        (next == null ? node : next).properties().forEach(p -> {
+          JsonNode epoch = epochs == null ? null : epochs.get(p.getKey());
+          out.put(new TopicPartition(topic.getKey(), Integer.parseInt(p.getKey())),
+              new Position(p.getValue().asLong(), id, epoch == null ? null : epoch.asInt()));
+        });
       });
       return out;
     } catch (JsonProcessingException | NumberFormatException e) {

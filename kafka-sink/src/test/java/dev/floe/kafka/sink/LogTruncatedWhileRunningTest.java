@@ -143,6 +143,47 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     }
   }
 
+  /**
+   * The log is truncated while no sink runs, and grows past the offset the table holds before one
+   * starts again: the position is inside the log, so only the leader epoch stored with the offset
+   * shows the records under it are new. Before, the restarted sink skipped them (here 300).
+   */
+  @Test
+  void aTruncationWhileNoSinkRunsIsFoundByTheStoredLeaderEpoch() throws Exception {
+    String topic = "truncated-down";
+    TableIdentifier table = TableIdentifier.of("t", "truncated_down");
+    kafka.createTopic(topic, 1);
+    java.util.function.Supplier<SinkConfig> config =
+        () -> sink(catalog, topic).routeValue("k", table).stopAtEnd(true).build();
+    produce(topic, 0, 300, id -> "k");
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.get())) {
+      sink.run();
+    }
+    SnapshotOffsets.Position stored = SnapshotOffsets.latest(
+        ((org.apache.iceberg.HasTableOperations) catalog.loadTable(table)).operations().current(), topic,
+        List.of(new TopicPartition(topic, 0))).get(new TopicPartition(topic, 0));
+    assertTrue(stored != null && stored.next() == 300 && stored.leaderEpoch() != null, "stored with its epoch: " + stored);
+    kafka.stop();
+    deleteSegments(topic + "-0");
+    kafka.restart();
+    produce(topic, 1000, 500, id -> "k"); // offsets 0-499: 0-299 are under what the table holds
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.get())) {
+      sink.run();
+      assertEquals(1, sink.metrics().getReusedOffsets());
+    }
+    Map<Long, Integer> rows = SinkFixture.rowsPerId(catalog.loadTable(table));
+    List<Long> notOnce = new ArrayList<>();
+    for (long id : java.util.stream.LongStream.concat(
+        java.util.stream.LongStream.range(0, 300), java.util.stream.LongStream.range(1000, 1500)).toArray()) {
+      if (rows.getOrDefault(id, 0) != 1) {
+        notOnce.add(id);
+      }
+    }
+    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " records not in the"
+        + " table once; stored " + SinkFixture.storedOffsets(catalog.loadTable(table), topic));
+    assertEquals(800, rows.size());
+  }
+
   private SinkConfig.Builder sink(Catalog through) {
     return sink(through, TOPIC).routeValue("k", TABLE);
   }

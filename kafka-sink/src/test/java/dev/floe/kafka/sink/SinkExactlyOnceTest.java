@@ -243,7 +243,8 @@ class SinkExactlyOnceTest extends BrokerAndCatalog {
     assertEquals(expected, seqById(table));
     String json = table.currentSnapshot().summary().get(SnapshotOffsets.key("reborn"));
     SnapshotOffsets.Position stored = SnapshotOffsets.parse(json).get(new TopicPartition("reborn", 0));
-    assertEquals(new SnapshotOffsets.Position(150, topicId("reborn")), stored, "offsets stored with the new topic's id");
+    assertEquals(new SnapshotOffsets.Position(150, topicId("reborn"), stored.leaderEpoch()), stored,
+        "offsets stored with the new topic's id");
   }
 
   private static String topicId(String topic) throws Exception {

@@ -23,6 +23,14 @@ class SnapshotOffsetsTest {
   }
 
   @Test
+  void leaderEpochsRoundTripWhereKnown() {
+    Map<TopicPartition, Position> offsets = Map.of(A0, new Position(10, "id-a", 3), A1, new Position(11, "id-a"));
+    String json = SnapshotOffsets.toJson(offsets);
+    assertEquals("{\"a\":{\"id\":\"id-a\",\"next\":{\"0\":10,\"1\":11},\"epoch\":{\"0\":3}}}", json);
+    assertEquals(offsets, SnapshotOffsets.parse(json));
+  }
+
+  @Test
   void offsetsWithoutTopicIdsFromEarlierVersionsAreRead() {
     assertEquals(Map.of(A0, new Position(10, null), B0, new Position(7, null)),
         SnapshotOffsets.parse("{\"a\":{\"0\":10},\"b\":{\"0\":7}}"));
