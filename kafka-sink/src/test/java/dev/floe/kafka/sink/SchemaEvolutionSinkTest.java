@@ -77,6 +77,20 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     return actual;
   }
 
+  /**
+   * A sink that evolves {@code id} from all of {@code topic} in one commit cycle, ten records a
+   * batch (so the changes come mid-cycle), and stops at the end.
+   */
+  private SinkConfig.Builder oneEvolvingCycle(String topic, TableIdentifier id, boolean decodeAhead) {
+    return SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
+        .route(topic, id)
+        .batches(10, 1 << 20, 64 << 20)
+        .commitEvery(Duration.ofMinutes(5), 1_000_000, Long.MAX_VALUE)
+        .evolveSchema(true)
+        .decodeAhead(decodeAhead)
+        .stopAtEnd(true);
+  }
+
   @ParameterizedTest(name = "decodeAhead={0}")
   @ValueSource(booleans = {true, false})
   void fieldsAProducerAddsNestsAndWidensLandInTheCycleThatBroughtThem(boolean decodeAhead) throws Exception {
@@ -93,14 +107,8 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     messages.add("{\"id\":100,\"city\":7}".getBytes(StandardCharsets.UTF_8));
     SinkFixture.produce(kafka.bootstrapServers(), topic, 1, messages);
 
-    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
-        .route(topic, id)
-        .batches(10, 1 << 20, 64 << 20) // ten records a batch: the changes come mid-cycle
-        .commitEvery(Duration.ofMinutes(5), 1_000_000, Long.MAX_VALUE)
+    SinkConfig config = oneEvolvingCycle(topic, id, decodeAhead)
         .badRecords(BadRecordPolicy.DEAD_LETTER, topic + "-dlq")
-        .evolveSchema(true)
-        .decodeAhead(decodeAhead)
-        .stopAtEnd(true)
         .build();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
       sink.run();
@@ -345,15 +353,7 @@ class SchemaEvolutionSinkTest extends BrokerAndCatalog {
     EvolvingUpserts upserts = new EvolvingUpserts();
     dev.floe.kafka.RoundRobinProducer.sendTo(kafka.bootstrapServers(), topic,
         java.util.Collections.nCopies(upserts.keys.size(), 0), upserts.keys, upserts.values);
-    SinkConfig config = SinkConfig.builder(catalog, kafka.bootstrapServers(), topic)
-        .route(topic, id)
-        .batches(10, 1 << 20, 64 << 20)
-        .commitEvery(Duration.ofMinutes(5), 1_000_000, Long.MAX_VALUE)
-        .upsert(true)
-        .evolveSchema(true)
-        .decodeAhead(decodeAhead)
-        .stopAtEnd(true)
-        .build();
+    SinkConfig config = oneEvolvingCycle(topic, id, decodeAhead).upsert(true).build();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config)) {
       sink.run();
       assertEquals(EvolvingUpserts.EVOLUTIONS, sink.metrics().getSchemaEvolutions(), "city, then id's widening");
