@@ -6,5 +6,12 @@ package dev.floe.flink;
  * natively, a batch at a time, and a rejected message can be named by topic, partition and offset.
  *
  * @param value the record's value as the broker sent it; null for a tombstone
+ * @param key the record's key as the broker sent it, or null: in upsert mode, a tombstone's key (a
+ *     JSON object of the table's identifier fields) names the row it deletes
  */
-public record KafkaPayload(String topic, int partition, long offset, byte[] value) {}
+public record KafkaPayload(String topic, int partition, long offset, byte[] value, byte[] key) {
+  /** A payload without a key. */
+  public KafkaPayload(String topic, int partition, long offset, byte[] value) {
+    this(topic, partition, offset, value, null);
+  }
+}

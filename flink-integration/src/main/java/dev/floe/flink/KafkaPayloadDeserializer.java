@@ -6,8 +6,8 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * The raw path's Kafka deserializer: keeps each record's value as bytes, with its topic, partition
- * and offset. Nothing is parsed here.
+ * The raw path's Kafka deserializer: keeps each record's value (and key) as bytes, with its topic,
+ * partition and offset. Nothing is parsed here; the key is the array Kafka's consumer made anyway.
  *
  * <pre>{@code
  * KafkaSource<KafkaPayload> source = KafkaSource.<KafkaPayload>builder()
@@ -21,7 +21,7 @@ public final class KafkaPayloadDeserializer implements KafkaRecordDeserializatio
 
   @Override
   public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<KafkaPayload> out) {
-    out.collect(new KafkaPayload(record.topic(), record.partition(), record.offset(), record.value()));
+    out.collect(new KafkaPayload(record.topic(), record.partition(), record.offset(), record.value(), record.key()));
   }
 
   @Override

@@ -117,6 +117,56 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * {@code upsert(true)}: 3000 changes of 300 keys over 2 partitions (a key in one partition), a
+   * quarter of them tombstones, into a table with identifier field id, at parallelism 2 and 300 ms
+   * checkpoints: the table holds each key's latest row, and none for a key whose
+   * last change deleted it. A tombstone without a key is skipped under SKIP.
+   */
+  @Test
+  void upsertsAndTombstonesLeaveEachKeysLatestRow() throws Exception {
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    List<Integer> partitions = new ArrayList<>();
+    Map<Long, List<Object>> latest = new java.util.TreeMap<>();
+    java.util.Random random = new java.util.Random(5);
+    for (long seq = 0; seq < 3000; seq++) {
+      long id = random.nextInt(300);
+      boolean tombstone = random.nextInt(4) == 0;
+      keys.add(("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+      values.add(tombstone ? null : ("{\"id\":" + id + ",\"seq\":" + seq + "}").getBytes(StandardCharsets.UTF_8));
+      partitions.add((int) (id % 2));
+      if (tombstone) {
+        latest.remove(id);
+      } else {
+        latest.put(id, List.of(seq));
+      }
+    }
+    keys.add(null); // a tombstone without a key: nothing says what to delete
+    values.add(null);
+    partitions.add(0);
+    kafka.createTopic("keyed", 2);
+    RoundRobinProducer.sendTo(kafka.bootstrapServers(), "keyed", partitions, keys, values);
+    org.apache.iceberg.Schema keyed = new org.apache.iceberg.Schema(List.of(
+        org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+        org.apache.iceberg.types.Types.NestedField.optional(2, "seq", org.apache.iceberg.types.Types.LongType.get())),
+        java.util.Set.of(1));
+    Table table = catalog.createTable(org.apache.iceberg.catalog.TableIdentifier.of("nexmark", "upserted"), keyed,
+        org.apache.iceberg.PartitionSpec.builderFor(keyed).bucket("id", 4).build(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    StreamExecutionEnvironment env = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("upserted"))
+        .upsert(true)
+        .badRecordPolicy(BadRecordPolicy.SKIP)
+        .batchMessages(64)
+        .append(payloads(env, "keyed"));
+    env.execute("upserts");
+
+    table.refresh();
+    assertTrue(latest.size() < 300, "some keys end deleted: " + latest.size());
+    assertEquals(latest, dev.floe.testing.TableRows.byId(table, "id", "seq"));
+  }
+
+  /**
    * {@code evolveSchema}: payloads that gain a field, then a nested one, then outgrow an int column,
    * over 2 partitions read by 2 subtasks that each evolve the table (16 messages a batch, so the
    * changes come mid-checkpoint); the table ends with every column and every value.

@@ -166,6 +166,28 @@ public final class FloeIcebergSink<T>
     /** The sink with what this builder was given, and the table where it decides. */
     abstract FloeIcebergSink<T> newSink();
 
+    /** The table as it is now (when the job is built). */
+    Table loadTable() {
+      Catalog catalog = table.openCatalog();
+      try {
+        return catalog.loadTable(table.identifier());
+      } finally {
+        try {
+          IcebergTableRef.close(catalog);
+        } catch (Exception e) {
+          throw new IllegalStateException("cannot close the catalog of " + table, e);
+        }
+      }
+    }
+
+    /** Refuses, when the job is built, upserts into a table that cannot be written by key (as Iceberg's sink does). */
+    void requireKeyedWrites(Table loaded) {
+      String refusal = NativeFileWriterFactory.keyedWritesRefusal(loaded);
+      if (refusal != null) {
+        throw new IllegalArgumentException("upserts into " + table + " cannot be written: " + refusal);
+      }
+    }
+
     /**
      * Gives the sink's operators stable uids ({@code floe-iceberg: <suffix>} and derived ones), so
      * a savepoint restores into them after the job changes. Use {@code append} then, which sets
@@ -207,12 +229,23 @@ public final class FloeIcebergSink<T>
     }
   }
 
+  /** Keys a payload by its Kafka topic and partition: each partition's records reach one writer, in order. */
+  private static final class ByKafkaPartition implements KeySelector<KafkaPayload, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(KafkaPayload payload) {
+      return payload.topic() + "-" + payload.partition();
+    }
+  }
+
   /** Settings of the raw-payload path; the defaults suit most jobs. */
   public static final class PayloadBuilder extends BaseBuilder<KafkaPayload, PayloadBuilder> {
     private BadRecordPolicy policy = BadRecordPolicy.FAIL;
     private int batchMessages = PayloadWriterSettings.DEFAULT_BATCH_MESSAGES;
     private long batchBytes = PayloadWriterSettings.DEFAULT_BATCH_BYTES;
     private boolean evolveSchema;
+    private boolean upsert;
 
     private PayloadBuilder(IcebergTableRef table) {
       super(table);
@@ -225,8 +258,27 @@ public final class FloeIcebergSink<T>
 
     @Override
     FloeIcebergSink<KafkaPayload> newSink() {
-      return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema), null,
-          uidSuffix, expireSnapshotsEvery);
+      KeySelector<KafkaPayload, String> distribution = null;
+      if (upsert) {
+        requireKeyedWrites(loadTable());
+        distribution = new ByKafkaPartition();
+      }
+      return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema, upsert),
+          distribution, uidSuffix, expireSnapshotsEvery);
+    }
+
+    /**
+     * Replace rows by the table's identifier fields instead of appending (default false; format v2
+     * tables whose partition source columns are identifier fields, checked when the job is built),
+     * as the Kafka sink's {@code upsert}: each payload replaces its key's row, and a tombstone (a
+     * null value) deletes the row of its Kafka key, read as a JSON object of the identifier fields
+     * ({@code {"id": 7}}); a tombstone without a key is a bad record. Payloads are keyed by Kafka
+     * partition in front of the writers, so every change of a key reaches one writer in order where
+     * producers partition by key, as Kafka's default partitioner does.
+     */
+    public PayloadBuilder upsert(boolean enabled) {
+      this.upsert = enabled;
+      return this;
     }
 
     /** {@code FAIL} (default: the task fails, naming the record) or {@code SKIP} (counted as rejected). */
@@ -345,10 +397,7 @@ public final class FloeIcebergSink<T>
       Table loaded = loadTable();
       resolveModes(loaded);
       if (upsert) {
-        String refusal = NativeFileWriterFactory.keyedWritesRefusal(loaded);
-        if (refusal != null) { // refused when the job is built, as Iceberg's sink refuses it
-          throw new IllegalArgumentException("upserts into " + table + " cannot be written: " + refusal);
-        }
+        requireKeyedWrites(loaded);
       }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString());
       RowWriteMode mode = RowWriteMode.of(loaded, upsert);
@@ -377,19 +426,6 @@ public final class FloeIcebergSink<T>
         distribution = DistributionMode.fromName(mode) == DistributionMode.RANGE
             ? DistributionMode.HASH
             : DistributionMode.fromName(mode);
-      }
-    }
-
-    private Table loadTable() {
-      Catalog catalog = table.openCatalog();
-      try {
-        return catalog.loadTable(table.identifier());
-      } finally {
-        try {
-          IcebergTableRef.close(catalog);
-        } catch (Exception e) {
-          throw new IllegalStateException("cannot close the catalog of " + table, e);
-        }
       }
     }
 

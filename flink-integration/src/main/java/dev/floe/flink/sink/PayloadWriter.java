@@ -47,6 +47,12 @@ import org.slf4j.LoggerFactory;
  * topic, partition, offset and field; the job restarts from its last checkpoint, so nothing is
  * lost) and is counted and dropped under {@code SKIP}, the first {@value #LOGGED_SKIPS} of each
  * writer logged with where they were and why. A tombstone (null value) is skipped and counted.
+ *
+ * <p>In upsert mode ({@code upsert}) each row replaces the row of its key (the table's identifier
+ * fields), and a tombstone deletes the row of its Kafka key, read as a JSON object of the
+ * identifier fields ({@code {"id": 7}}), in order with the key's other changes; a tombstone without
+ * a key is a bad record. The sink's input is keyed by Kafka partition, so every change of a key
+ * reaches one writer in order when producers partition by key (Kafka's default).
  */
 final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenFiles> {
   private static final Logger LOG = LoggerFactory.getLogger(PayloadWriter.class);
@@ -70,6 +76,10 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private final int batchMessages;
   private final long batchBytes;
   private final MessageBatch batch;
+  /** Upsert mode: tombstones' keys, deleted in order with the values around them; null appends. */
+  private final MessageBatch keys;
+  /** Upsert mode: the decoder of tombstones' keys for {@link #files}' schema. */
+  private NativeJsonDecoder keyDecoder;
   private final Map<String, Map<Integer, MessageSource>> sources = new HashMap<>();
   // Records come in runs from one partition: the last one's source saves the map lookups.
   private String lastTopic;
@@ -96,6 +106,13 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     this.batchMessages = settings.batchMessages();
     this.batchBytes = settings.batchBytes();
     this.batch = new MessageBatch(batchBytes + (1 << 20), batchMessages);
+    if (settings.upsert()) {
+      files.newUpsertTaskWriter().abort(); // refuses now a table that cannot be written by key
+      this.keys = new MessageBatch();
+      this.keyDecoder = NativeJsonDecoder.create(files.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults());
+    } else {
+      this.keys = null;
+    }
     MetricGroup group = metrics.addGroup("floe");
     this.rows = group.counter("rows");
     this.rejected = group.counter("rejected");
@@ -115,13 +132,50 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   @Override
   public void write(KafkaPayload payload, Context context) {
     if (payload.value() == null) {
-      skipTombstone(payload);
+      if (keys == null) {
+        skipTombstone(payload);
+      } else {
+        addKey(payload);
+      }
       return;
+    }
+    if (keys != null && keys.size() > 0) {
+      deleteKeys(); // values and keys take turns: every change of a key lands in order
     }
     batch.add(payload.value(), source(payload.topic(), payload.partition()), payload.offset());
     if (batch.size() >= batchMessages || batch.byteSize() >= batchBytes) {
       writeBatch();
     }
+  }
+
+  /** Upsert mode: a tombstone deletes the row of its key (a JSON object of the identifier fields). */
+  private void addKey(KafkaPayload payload) {
+    if (payload.key() == null) {
+      String where = "topic " + payload.topic() + ", partition " + payload.partition() + ", offset " + payload.offset();
+      String reason = "a tombstone (null value) without a key: nothing says which row to delete";
+      if (policy == BadRecordPolicy.FAIL) {
+        throw new IllegalArgumentException("bad record at " + where + ": " + reason);
+      }
+      rejected.inc();
+      logSkipped(where, reason);
+      return;
+    }
+    writeBatch();
+    keys.add(payload.key(), source(payload.topic(), payload.partition()), payload.offset());
+    if (keys.size() >= batchMessages || keys.byteSize() >= batchBytes) {
+      deleteKeys();
+    }
+  }
+
+  /** Upsert mode: deletes the rows of the keys gathered, through the writer that takes rows now. */
+  private void deleteKeys() {
+    if (keys.size() == 0) {
+      return;
+    }
+    openWriters();
+    DecodeStats stats = writers.deleteKeys(keys, decodePolicy(), allocator);
+    counted(stats);
+    keys.clear();
   }
 
   /**
@@ -152,31 +206,47 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     if (batch.size() == 0) {
       return;
     }
-    if (writers == null) {
-      followTable();
-      writers = new CycleWriters(files, decoder, null, evolution);
-    }
+    openWriters();
     bytes.inc(batch.byteSize());
-    // Under SKIP the rejects are collected too, to say which records were dropped.
-    BadRecordPolicy decoding = policy == BadRecordPolicy.SKIP ? BadRecordPolicy.DEAD_LETTER : policy;
     DecodeStats stats;
     if (evolution == null) {
-      stats = writers.firstWriter().write(decoder, batch, decoding);
+      stats = writers.firstWriter().write(decoder, batch, decodePolicy());
     } else {
-      try (DecodedMessages rows = writers.decode(batch, decoding, unknownFields)) {
-        stats = writers.write(writers.decodingWriter(), rows);
+      try (DecodedMessages decoded = writers.decode(batch, decodePolicy(), unknownFields)) {
+        stats = writers.write(writers.decodingWriter(), decoded);
       }
     }
+    counted(stats);
+    batch.clear();
+  }
+
+  /** The checkpoint's writers, made with the table's schema and spec as they are now. */
+  private void openWriters() {
+    if (writers == null) {
+      followTable();
+      writers = new CycleWriters(files, decoder, keyDecoder, evolution);
+    }
+  }
+
+  /** Under SKIP the rejects are collected too, to say which records were dropped. */
+  private BadRecordPolicy decodePolicy() {
+    return policy == BadRecordPolicy.SKIP ? BadRecordPolicy.DEAD_LETTER : policy;
+  }
+
+  private void counted(DecodeStats stats) {
     rows.inc(stats.rows());
     rejected.inc(stats.rejectedCount());
     for (RejectedMessage bad : stats.rejected()) {
-      if (loggedSkips < LOGGED_SKIPS) {
-        loggedSkips++;
-        LOG.warn("skipped bad record at {}: {}{}", bad.describe(), bad.reason(),
-            loggedSkips == LOGGED_SKIPS ? " (later ones are counted in the rejected metric, not logged)" : "");
-      }
+      logSkipped(bad.describe(), bad.reason());
     }
-    batch.clear();
+  }
+
+  private void logSkipped(String where, String reason) {
+    if (loggedSkips < LOGGED_SKIPS) {
+      loggedSkips++;
+      LOG.warn("skipped bad record at {}: {}{}", where, reason,
+          loggedSkips == LOGGED_SKIPS ? " (later ones are counted in the rejected metric, not logged)" : "");
+    }
   }
 
   /** Writes with the table's current schema and spec from now on, if either changed. */
@@ -189,17 +259,30 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
     decoder.close(); // this writer decodes on its own thread, between batches
     decoder = nextDecoder;
+    if (keyDecoder != null) {
+      NativeJsonDecoder nextKeys = NativeJsonDecoder.create(next.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults());
+      keyDecoder.close();
+      keyDecoder = nextKeys;
+    }
     files = next;
   }
 
   @Override
   public void flush(boolean endOfInput) {
+    writePending();
+  }
+
+  /** Writes the batch gathered (values or, in upsert mode, tombstones' keys: only one holds any). */
+  private void writePending() {
     writeBatch();
+    if (keys != null) {
+      deleteKeys();
+    }
   }
 
   @Override
   public Collection<WrittenFiles> prepareCommit() {
-    writeBatch();
+    writePending();
     if (writers == null) {
       return List.of();
     }
@@ -217,9 +300,12 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   @Override
   public void close() throws Exception {
     NativeJsonDecoder current = decoder;
+    NativeJsonDecoder currentKeys = keyDecoder;
     try (allocator;
         batch;
-        current) {
+        current;
+        MessageBatch keyBatch = keys;
+        currentKeys) {
       if (writers != null) {
         writers.abort();
         writers.closeOwnDecoders();

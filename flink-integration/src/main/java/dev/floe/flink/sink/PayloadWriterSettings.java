@@ -12,8 +12,10 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * @param batchMessages messages per native decode call (a batch also ends at {@code batchBytes})
  * @param policy {@code FAIL} or {@code SKIP}; a Flink job has no dead-letter topic of floe's
  * @param evolveSchema evolve the table from the payloads (fields it lacks, values too wide)
+ * @param upsert replace rows by the table's identifier fields; a tombstone deletes its key's row
  */
-record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes, boolean evolveSchema)
+record PayloadWriterSettings(BadRecordPolicy policy, int batchMessages, long batchBytes, boolean evolveSchema,
+    boolean upsert)
     implements WriterFactory<KafkaPayload> {
   static final int DEFAULT_BATCH_MESSAGES = 8192;
   static final long DEFAULT_BATCH_BYTES = 8L << 20;

@@ -49,7 +49,7 @@ class PayloadWriterSchemaChangeTest {
       ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
       Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).bucket("id", 2).build(),
           Map.of(TableProperties.FORMAT_VERSION, "2"));
-      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 16, 1 << 20, false);
+      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 16, 1 << 20, false, false);
       try (PayloadWriter writer = new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1,
           new UnregisteredMetricsGroup())) {
         for (int i = 0; i < 50; i++) {
