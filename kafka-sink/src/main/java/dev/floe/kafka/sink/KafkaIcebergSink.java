@@ -224,6 +224,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
         if (landed(commits.poll(), false)) {
           continue; // fenced: these records were polled before the seek back and are read again
         }
+        // The epoch of each position as the consumer keeps it: past transaction markers and
+        // aborted batches too, which return no records.
+        records.nextOffsets().forEach((tp, next) -> putOrRemove(positionEpochs, tp, next.leaderEpoch().orElse(null)));
         route(records);
         if (commitDue()) {
           endCycle(!config.overlapCommits());
@@ -281,9 +284,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     for (TopicPartition tp : records.partitions()) {
       TableChannel topicChannel = routeField == null ? channelForTopic(tp.topic()) : null;
       PartitionSource source = sources.computeIfAbsent(tp, PartitionSource::new);
-      List<ConsumerRecord<ByteBuffer, ByteBuffer>> polled = records.records(tp);
-      polled.getLast().leaderEpoch().ifPresentOrElse(epoch -> positionEpochs.put(tp, epoch), () -> positionEpochs.remove(tp));
-      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : polled) {
+      for (ConsumerRecord<ByteBuffer, ByteBuffer> r : records.records(tp)) {
         ByteBuffer value = r.value();
         bytes += value == null ? 0 : value.remaining();
         if (value == null && !tombstoneDeletes(r)) {
@@ -405,7 +406,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
     for (TopicPartition tp : assigned) {
       Long end = endOffsets.get(tp);
-      if (end != null && consumer.position(tp) < end) {
+      if (end != null && position(tp) < end) {
         return false;
       }
     }
@@ -420,7 +421,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private void endCycle(boolean wait) {
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : assigned) {
-      positions.put(tp, consumer.position(tp));
+      positions.put(tp, position(tp));
     }
     List<CommitStage.TableCut> tables = new ArrayList<>();
     for (TableChannel channel : channels.values()) {
@@ -730,6 +731,20 @@ public final class KafkaIcebergSink implements AutoCloseable {
       positionEpochs.remove(tp);
     });
     readAsNewFrom(reused);
+  }
+
+  /**
+   * The consumer's position of {@code tp}. A partition sought with its leader epoch is validated
+   * first, and a truncation found then ({@link #truncated}) is handled here, not only in poll.
+   */
+  private long position(TopicPartition tp) {
+    while (true) {
+      try {
+        return consumer.position(tp);
+      } catch (LogTruncationException e) {
+        truncated(e);
+      }
+    }
   }
 
   /**
