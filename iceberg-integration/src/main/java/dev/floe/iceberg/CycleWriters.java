@@ -154,6 +154,22 @@ public final class CycleWriters {
     writers.add(decodingWriter);
   }
 
+  /**
+   * On the decoding thread, before a batch whose records another thread evolved the table for
+   * (with schema evolution): moves the cycle to the table's current schema if it is not on it.
+   */
+  public void followEvolvedTable() {
+    if (evolution == null) {
+      return;
+    }
+    long started = System.nanoTime();
+    NativeFileWriterFactory next = evolution.current(factory);
+    if (next != null) {
+      moveTo(next);
+      evolution.evolved(System.nanoTime() - started);
+    }
+  }
+
   /** On the decoding thread: the writer the last {@link #decode} decoded for. */
   public NativeTaskWriter decodingWriter() {
     return decodingWriter;

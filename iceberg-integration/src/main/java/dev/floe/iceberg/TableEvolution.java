@@ -44,8 +44,6 @@ public final class TableEvolution {
   private final Set<UnknownField> settled = new HashSet<>();
   private int settledSchemaId = -1;
   private long settledSince;
-  /** Set by another thread that evolved the table ({@link #changedElsewhere}); read by the decoding thread. */
-  private volatile boolean changedElsewhere;
 
   /**
    * @param loader loads an instance of the table of this object's own (refreshed here only)
@@ -73,18 +71,6 @@ public final class TableEvolution {
    * meanwhile, by another writer; null when the cycle can go on as it is.
    */
   NativeFileWriterFactory evolve(NativeFileWriterFactory current, List<UnknownField> report) {
-    if (changedElsewhere) {
-      changedElsewhere = false;
-      if (table == null) {
-        table = loader.get();
-      }
-      table.refresh();
-      if (!current.writesCurrentSchemaOf(table)) {
-        NativeFileWriterFactory next = factories.apply(table);
-        LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
-        return next;
-      }
-    }
     if (!SchemaEvolution.anythingToEvolve(report)) {
       return null;
     }
@@ -123,13 +109,23 @@ public final class TableEvolution {
   }
 
   /**
-   * Says that another thread evolved the table (a Connect task from a record's schema, before
-   * queuing the record): the next batch decoded moves its cycle to the table's schema, so that its
-   * records are decoded for it -- also where they carry nothing the decoder would report, such as
-   * a null for a column that was required.
+   * Reads the table again and returns a writer factory for its schema when that is not the one
+   * {@code current} writes; null when it is. For a batch whose records another thread evolved the
+   * table for (a Connect task, from a record's schema): they must be decoded for the new schema
+   * even where they carry nothing the decoder would report, such as a null for a column that was
+   * required.
    */
-  public void changedElsewhere() {
-    changedElsewhere = true;
+  NativeFileWriterFactory current(NativeFileWriterFactory current) {
+    if (table == null) {
+      table = loader.get();
+    }
+    table.refresh();
+    if (current.writesCurrentSchemaOf(table)) {
+      return null;
+    }
+    NativeFileWriterFactory next = factories.apply(table);
+    LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
+    return next;
   }
 
   /** After a batch that moved its cycle to a new schema: it was held up {@code nanos}. */

@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * evolution then finds the columns there.
  *
  * <p>A field that differs from a column only in case is not added (logged), as in the decoder's
- * evolution.
+ * evolution. Identifier fields (and the structs holding them) stay required: Iceberg refuses
+ * optional ones, so an optional Connect field for one is left as it is (a null there is a bad
+ * record). A struct with no fields (Protobuf's {@code Empty}) is not added: Parquet cannot write
+ * it.
  */
 final class ConnectSchemaEvolution {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectSchemaEvolution.class);
@@ -58,18 +61,35 @@ final class ConnectSchemaEvolution {
   static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update) {
     List<String> changes = new ArrayList<>();
     if (record.type() == Schema.Type.STRUCT) {
-      planStruct(schema, null, schema.asStruct(), record, update, changes);
+      planStruct(new Plan(schema, keyColumns(schema), update, changes), null, schema.asStruct(), record);
     }
     return changes;
   }
 
-  private static void planStruct(org.apache.iceberg.Schema schema, String parentName, Types.StructType struct,
-      Schema record, UpdateSchema update, List<String> changes) {
+  /** The schema planned against, its identifier fields and the structs holding them, and what is planned. */
+  private record Plan(org.apache.iceberg.Schema schema, java.util.Set<Integer> keyColumns, UpdateSchema update,
+      List<String> changes) {}
+
+  /** The identifier fields' ids and those of the structs that hold them: they must stay required. */
+  private static java.util.Set<Integer> keyColumns(org.apache.iceberg.Schema schema) {
+    java.util.Map<Integer, Integer> parents = org.apache.iceberg.types.TypeUtil.indexParents(schema.asStruct());
+    java.util.Set<Integer> ids = new java.util.HashSet<>();
+    for (Integer id : schema.identifierFieldIds()) {
+      for (Integer at = id; at != null; at = parents.get(at)) {
+        ids.add(at);
+      }
+    }
+    return ids;
+  }
+
+  private static void planStruct(Plan plan, String parentName, Types.StructType struct, Schema record) {
+    UpdateSchema update = plan.update();
+    List<String> changes = plan.changes();
     for (Field field : record.fields()) {
       Types.NestedField existing = struct.field(field.name());
       String fullName = parentName == null ? field.name() : parentName + "." + field.name();
       if (existing != null) {
-        planExisting(schema, existing, field.schema(), true, update, changes);
+        planExisting(plan, existing, field.schema(), true);
       } else if (struct.caseInsensitiveField(field.name()) != null) {
         if (update != null) {
           LOG.warn("not adding column {}: it differs only in case from a column the table has; its values are not"
@@ -77,6 +97,13 @@ final class ConnectSchemaEvolution {
         }
       } else {
         Type type = icebergType(field.schema(), new AtomicInteger(1));
+        if (type == null) {
+          if (update != null) {
+            LOG.warn("not adding column {}: its Connect schema is a struct with no fields, which Parquet cannot write",
+                fullName);
+          }
+          continue;
+        }
         if (update != null) {
           update.addColumn(parentName, field.name(), type);
         }
@@ -86,10 +113,12 @@ final class ConnectSchemaEvolution {
   }
 
   /** A column the table has, and the Connect schema of its values: widenings, optionality, nested fields. */
-  private static void planExisting(org.apache.iceberg.Schema schema, Types.NestedField column, Schema values,
-      boolean structField, UpdateSchema update, List<String> changes) {
+  private static void planExisting(Plan plan, Types.NestedField column, Schema values, boolean structField) {
+    org.apache.iceberg.Schema schema = plan.schema();
+    UpdateSchema update = plan.update();
+    List<String> changes = plan.changes();
     String name = schema.findColumnName(column.fieldId());
-    if (structField && column.isRequired() && values.isOptional()) {
+    if (structField && column.isRequired() && values.isOptional() && !plan.keyColumns().contains(column.fieldId())) {
       if (update != null) {
         update.makeColumnOptional(name);
       }
@@ -103,11 +132,11 @@ final class ConnectSchemaEvolution {
       }
       changes.add("widened " + name + " " + type + " -> " + wider);
     } else if (type.isStructType() && values.type() == Schema.Type.STRUCT) {
-      planStruct(schema, name, type.asStructType(), values, update, changes);
+      planStruct(plan, name, type.asStructType(), values);
     } else if (type.isListType() && values.type() == Schema.Type.ARRAY) {
-      planExisting(schema, type.asListType().fields().getFirst(), values.valueSchema(), false, update, changes);
+      planExisting(plan, type.asListType().fields().getFirst(), values.valueSchema(), false);
     } else if (type.isMapType() && values.type() == Schema.Type.MAP) {
-      planExisting(schema, type.asMapType().fields().get(1), values.valueSchema(), false, update, changes);
+      planExisting(plan, type.asMapType().fields().get(1), values.valueSchema(), false);
     }
     // Otherwise values that do not fit the column are bad records, as with the decoder's evolution.
   }
@@ -124,7 +153,10 @@ final class ConnectSchemaEvolution {
     return null;
   }
 
-  /** The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders the update assigns). */
+  /**
+   * The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders
+   * the update assigns); null for a struct with no fields, or a list or map of one.
+   */
   static Type icebergType(Schema values, AtomicInteger ids) {
     return switch (values.type()) {
       case BOOLEAN -> Types.BooleanType.get();
@@ -144,6 +176,9 @@ final class ConnectSchemaEvolution {
       case STRING -> "uuid".equals(values.name()) ? Types.UUIDType.get() : Types.StringType.get();
       case ARRAY -> {
         Type element = icebergType(values.valueSchema(), ids);
+        if (element == null) {
+          yield null;
+        }
         yield values.valueSchema().isOptional()
             ? Types.ListType.ofOptional(ids.getAndIncrement(), element)
             : Types.ListType.ofRequired(ids.getAndIncrement(), element);
@@ -151,6 +186,9 @@ final class ConnectSchemaEvolution {
       case MAP -> {
         Type key = icebergType(values.keySchema(), ids);
         Type value = icebergType(values.valueSchema(), ids);
+        if (key == null || value == null) {
+          yield null;
+        }
         int keyId = ids.getAndIncrement();
         int valueId = ids.getAndIncrement();
         yield values.valueSchema().isOptional()
@@ -160,10 +198,12 @@ final class ConnectSchemaEvolution {
       case STRUCT -> {
         List<Types.NestedField> fields = new ArrayList<>();
         for (Field field : values.fields()) {
-          fields.add(Types.NestedField.of(ids.getAndIncrement(), field.schema().isOptional(), field.name(),
-              icebergType(field.schema(), ids)));
+          Type type = icebergType(field.schema(), ids);
+          if (type != null) {
+            fields.add(Types.NestedField.of(ids.getAndIncrement(), field.schema().isOptional(), field.name(), type));
+          }
         }
-        yield Types.StructType.of(fields);
+        yield fields.isEmpty() ? null : Types.StructType.of(fields);
       }
     };
   }

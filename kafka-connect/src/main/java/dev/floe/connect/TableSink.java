@@ -99,6 +99,8 @@ final class TableSink implements AutoCloseable {
       java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
   private int checkedSchemaId = -1;
   private org.apache.kafka.connect.data.Schema lastConnectSchema;
+  /** The record being added asked the table to evolve: its batch is marked {@link Batch#afterEvolution}. */
+  private boolean evolvedForRecord;
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
@@ -112,10 +114,13 @@ final class TableSink implements AutoCloseable {
     final MessageBatch messages = new MessageBatch();
     final List<SinkRecord> records = new ArrayList<>();
     boolean keys;
+    /** Holds a record the task thread evolved the table for: its cycle must move to the new schema first. */
+    boolean afterEvolution;
 
     void clear() {
       messages.clear();
       records.clear();
+      afterEvolution = false;
     }
   }
 
@@ -168,8 +173,10 @@ final class TableSink implements AutoCloseable {
   /**
    * On the task thread, with schema evolution, before a Struct value is queued: evolves the table
    * for what the value's Connect schema asks of it ({@link ConnectSchemaEvolution}: the types come
-   * from the schema, not from the JSON it is written as), and has the decode thread move the cycle
-   * to the new schema. Each Connect schema is checked once per table schema.
+   * from the schema, not from the JSON it is written as); the batch the value goes into then has
+   * the decode thread move its cycle to the new schema first. Each Connect schema is checked once
+   * per table schema. Identifier fields are not made optional (Iceberg requires them), and fields
+   * of struct types with no fields are left out (Parquet cannot write them).
    */
   private void followConnectSchema(org.apache.kafka.connect.data.Schema valueSchema) {
     if (evolution == null || valueSchema == null || valueSchema == lastConnectSchema
@@ -187,7 +194,7 @@ final class TableSink implements AutoCloseable {
           evolvedFromConnect = loader.get();
         }
         ConnectSchemaEvolution.evolve(evolvedFromConnect, valueSchema);
-        evolution.changedElsewhere(); // also when another task made the change first
+        evolvedForRecord = true; // also when another task made the change first
       }
       if (checkedConnectSchemas.size() > 1000) {
         checkedConnectSchemas.clear(); // schemas made anew per record: check them each time, without growing
@@ -326,6 +333,10 @@ final class TableSink implements AutoCloseable {
       lastPartition = tp;
     }
     open.messages.add(keys ? key : value, lastSource, record.originalKafkaOffset());
+    if (evolvedForRecord) {
+      open.afterEvolution = true;
+      evolvedForRecord = false;
+    }
     if (badRecords.tolerated()) {
       // Kept only to hand a bad one to Connect's reporter; under errors.tolerance=none the first bad
       // record fails the cycle by its position alone, and holding every record for a batch's
@@ -378,6 +389,9 @@ final class TableSink implements AutoCloseable {
       if (failure == null) {
         decodedWaiting.acquireUninterruptibly();
         try {
+          if (batch.afterEvolution) {
+            cycle.followEvolvedTable();
+          }
           decoded = cycle.decode(batch.messages, policy(), unknownFields);
           target = cycle.decodingWriter();
         } finally {

@@ -1,0 +1,48 @@
+package dev.floe.connect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a Connect schema asks of a table's schema ({@link ConnectSchemaEvolution#plan}, planned
+ * without committing): the cases Iceberg would refuse or Parquet could not write are left out.
+ */
+class ConnectSchemaEvolutionTest {
+  private static final org.apache.iceberg.Schema TABLE = new org.apache.iceberg.Schema(
+      List.of(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.required(2, "key", Types.StructType.of(
+              Types.NestedField.required(3, "region", Types.StringType.get()))),
+          Types.NestedField.required(4, "name", Types.StringType.get()),
+          Types.NestedField.optional(5, "counts", Types.ListType.ofOptional(6, Types.IntegerType.get()))),
+      Set.of(1, 3));
+
+  @Test
+  void identifierFieldsAndTheStructsHoldingThemStayRequired() {
+    Schema record = SchemaBuilder.struct()
+        .field("id", Schema.OPTIONAL_INT64_SCHEMA)
+        .field("key", SchemaBuilder.struct().optional().field("region", Schema.OPTIONAL_STRING_SCHEMA).build())
+        .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+        .build();
+    assertEquals(List.of("made name optional"), ConnectSchemaEvolution.plan(TABLE, record, null));
+  }
+
+  @Test
+  void structsWithNoFieldsAreLeftOutAndListElementsWiden() {
+    Schema empty = SchemaBuilder.struct().optional().build();
+    Schema record = SchemaBuilder.struct()
+        .field("id", Schema.INT64_SCHEMA)
+        .field("nothing", empty)
+        .field("nested", SchemaBuilder.struct().optional().field("nothing", empty).field("n", Schema.INT16_SCHEMA).build())
+        .field("counts", SchemaBuilder.array(Schema.OPTIONAL_INT64_SCHEMA).optional().build())
+        .build();
+    assertEquals(List.of("added nested struct<1: n: required int>", "widened counts.element int -> long"),
+        ConnectSchemaEvolution.plan(TABLE, record, null));
+  }
+}
