@@ -229,13 +229,18 @@ public final class FloeIcebergSink<T>
     }
   }
 
-  /** Keys a payload by its Kafka topic and partition: each partition's records reach one writer, in order. */
-  private static final class ByKafkaPartition implements KeySelector<KafkaPayload, String> {
+  /**
+   * Keys a payload by its Kafka key's bytes (a hash: equal keys reach one writer), or, without a
+   * key, by its topic and partition. A key's records from one partition arrive in order.
+   */
+  private static final class ByKafkaKey implements KeySelector<KafkaPayload, Integer> {
     private static final long serialVersionUID = 1L;
 
     @Override
-    public String getKey(KafkaPayload payload) {
-      return payload.topic() + "-" + payload.partition();
+    public Integer getKey(KafkaPayload payload) {
+      return payload.key() != null
+          ? java.util.Arrays.hashCode(payload.key())
+          : 31 * payload.topic().hashCode() + payload.partition();
     }
   }
 
@@ -258,10 +263,10 @@ public final class FloeIcebergSink<T>
 
     @Override
     FloeIcebergSink<KafkaPayload> newSink() {
-      KeySelector<KafkaPayload, String> distribution = null;
+      KeySelector<KafkaPayload, Integer> distribution = null;
       if (upsert) {
         requireKeyedWrites(loadTable());
-        distribution = new ByKafkaPartition();
+        distribution = new ByKafkaKey();
       }
       return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema, upsert),
           distribution, uidSuffix, expireSnapshotsEvery);
@@ -272,9 +277,13 @@ public final class FloeIcebergSink<T>
      * tables whose partition source columns are identifier fields, checked when the job is built),
      * as the Kafka sink's {@code upsert}: each payload replaces its key's row, and a tombstone (a
      * null value) deletes the row of its Kafka key, read as a JSON object of the identifier fields
-     * ({@code {"id": 7}}); a tombstone without a key is a bad record. Payloads are keyed by Kafka
-     * partition in front of the writers, so every change of a key reaches one writer in order where
-     * producers partition by key, as Kafka's default partitioner does.
+     * ({@code {"id": 7}}); a tombstone without a key is a bad record. Payloads are keyed by their
+     * Kafka key in front of the writers, so every change of a key reaches one writer, in order
+     * within its partition: the writers' files land in one commit per checkpoint, where one
+     * writer's equality deletes do not reach another's rows, so two writers must never take one
+     * key. The Kafka key must therefore name the row (the JSON of its identifier fields, as
+     * tombstones need); a record without one goes by its topic and partition, which is right only
+     * where producers send a row's changes to one partition.
      */
     public PayloadBuilder upsert(boolean enabled) {
       this.upsert = enabled;

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>In upsert mode ({@code upsert}) each row replaces the row of its key (the table's identifier
  * fields), and a tombstone deletes the row of its Kafka key, read as a JSON object of the
  * identifier fields ({@code {"id": 7}}), in order with the key's other changes; a tombstone without
- * a key is a bad record. The sink's input is keyed by Kafka partition, so every change of a key
- * reaches one writer in order when producers partition by key (Kafka's default).
+ * a key is a bad record. The sink's input is keyed by the records' Kafka keys, so every change of a
+ * key reaches one writer ({@code FloeIcebergSink.PayloadBuilder#upsert}).
  */
 final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenFiles> {
   private static final Logger LOG = LoggerFactory.getLogger(PayloadWriter.class);
@@ -97,6 +97,18 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   PayloadWriter(IcebergTableRef tableRef, PayloadWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
     this.table = catalog.loadTable(tableRef.identifier());
+    String refusal = settings.upsert() ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
+    if (refusal != null) { // before anything native is made: Flink gets no writer to close
+      IllegalArgumentException refused =
+          new IllegalArgumentException("upserts into " + tableRef + " cannot be written: " + refusal);
+      allocator.close();
+      try {
+        IcebergTableRef.close(catalog);
+      } catch (Exception e) {
+        refused.addSuppressed(e);
+      }
+      throw refused;
+    }
     this.subtask = subtask;
     this.attempt = attempt;
     this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
@@ -107,7 +119,6 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     this.batchBytes = settings.batchBytes();
     this.batch = new MessageBatch(batchBytes + (1 << 20), batchMessages);
     if (settings.upsert()) {
-      files.newUpsertTaskWriter().abort(); // refuses now a table that cannot be written by key
       this.keys = new MessageBatch();
       this.keyDecoder = NativeJsonDecoder.create(files.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults());
     } else {
