@@ -406,7 +406,7 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the deletion vectors", e);
     } finally {
-      partitions.values().forEach(state -> state.written.clear());
+      forgetKeys();
       closePartitioners();
     }
     return result.build();
@@ -423,8 +423,16 @@ final class UpsertTaskWriter implements NativeTaskWriter {
         }
       }
       olderSpecDeletes.abort();
-      partitions.values().forEach(state -> state.written.clear());
+      forgetKeys();
       closePartitioners();
+    }
+  }
+
+  /** After the commit's files are finished or dropped: the key index is no longer needed. */
+  private void forgetKeys() {
+    partitions.values().forEach(state -> state.written.clear());
+    if (handedOverFrom != null) {
+      handedOverFrom.clear();
     }
   }
 
