@@ -72,4 +72,15 @@ final class HeldOffsets {
   Long floor(TopicPartition tp) {
     return floor.get(tp);
   }
+
+  /**
+   * The leader epoch of the record before the floor, when the floor is the stored offset and that
+   * was stored with its epoch; null otherwise. A record under the floor written in a later epoch
+   * was written after the log was truncated: it is new to the table.
+   */
+  Integer floorEpoch(TopicPartition tp) {
+    Position p = stored.get(tp);
+    Long f = floor.get(tp);
+    return p != null && f != null && p.next() == f ? p.leaderEpoch() : null;
+  }
 }

@@ -99,6 +99,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * has the broker check that the log was not truncated under them meanwhile. Absent: unknown.
    */
   private final Map<TopicPartition, Integer> positionEpochs = new HashMap<>();
+  /** Route-field mode, one poll's: where records under a table's floor show its log was truncated. */
+  private final Map<TopicPartition, OffsetAndMetadata> writtenAfterTruncation = new HashMap<>();
   private Map<TopicPartition, Long> endOffsets;
   private long cycleRecords;
   /** Whether the first tombstone skipped in append mode was logged (the rest are only counted). */
@@ -296,10 +298,21 @@ public final class KafkaIcebergSink implements AutoCloseable {
           } else {
             topicChannel.add(r, source);
           }
-        } else {
-          routeByField(r, source);
+        } else if (!routeByField(r, source)) {
+          writtenAfterTruncation.put(tp, new OffsetAndMetadata(r.offset(), r.leaderEpoch(), ""));
+          break; // the partition is read again from this record
         }
       }
+    }
+    if (!writtenAfterTruncation.isEmpty()) {
+      writtenAfterTruncation.forEach((tp, from) -> {
+        LOG.error("partition {}: offset {} was written after its log was truncated under what a table holds (a later "
+            + "leader epoch than the one stored); its offsets were reused. Records from {} on are read as new ones",
+            tp, from.offset(), from.offset());
+        metrics.offsetsReused();
+      });
+      readAsNewFrom(new HashMap<>(writtenAfterTruncation));
+      writtenAfterTruncation.clear();
     }
     int count = records.count();
     metrics.consumed(count, bytes);
@@ -351,15 +364,20 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   /**
    * With a route field: the first route matching the record's topic and field value; a record
-   * under the floor of its table (re-read for another table) is skipped.
+   * under the floor of its table (re-read for another table) is skipped -- unless it was written in
+   * a later leader epoch than the record before the floor: then the log was truncated under the
+   * floor while the sink did not read it (only the position it resumed from was checked), and the
+   * record is new.
+   *
+   * @return false for such a record (not routed): the partition must be read as new from it
    */
-  private void routeByField(ConsumerRecord<ByteBuffer, ByteBuffer> r, PartitionSource source) {
+  private boolean routeByField(ConsumerRecord<ByteBuffer, ByteBuffer> r, PartitionSource source) {
     String value;
     try {
       value = routeField.read(r.value()); // tombstones never get here (tombstoneDeletes)
     } catch (RouteField.MalformedValueException e) {
       badRecord(r, "bad route field: " + e.getMessage());
-      return;
+      return true;
     }
     for (TableRoute route : config.routes()) {
       if (route.matchesTopic(r.topic()) && route.matchesValue(value)) {
@@ -367,12 +385,15 @@ public final class KafkaIcebergSink implements AutoCloseable {
         Long floor = channel.held().floor(source.partition());
         if (floor == null || r.offset() >= floor) {
           channel.add(r, source);
+          return true;
         }
-        return;
+        Integer floorEpoch = channel.held().floorEpoch(source.partition());
+        return floorEpoch == null || r.leaderEpoch().isEmpty() || r.leaderEpoch().get() <= floorEpoch;
       }
     }
     badRecord(r, "no route for field '" + config.routeField() + "' value "
         + (value == null ? "(absent, or not a string)" : "'" + value + "'"));
+    return true;
   }
 
   /** A record that reaches no table: stops, is skipped or is dead-lettered, per the policy. */
@@ -479,8 +500,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
       if (feeds(channel, tp)) {
         Long floor = routeField == null ? null : channel.held().floor(tp);
         long next = floor == null ? offset : Math.max(offset, floor);
-        // The epoch belongs to the position: a table that keeps its own higher offset stores none.
-        Integer epoch = next == offset ? positionEpochs.get(tp) : null;
+        // The epoch belongs to the offset stored: the position's, or the table's own higher one's.
+        Integer epoch = next == offset ? positionEpochs.get(tp) : channel.held().floorEpoch(tp);
         out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic())), epoch));
       }
     });

@@ -226,6 +226,51 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     assertTrue(rows.values().stream().allMatch(n -> n == 1), "each record once: " + rows);
   }
 
+  /**
+   * Route-field mode, a table added (k) and the group's offsets gone: the restarted sink reads the
+   * partition from its beginning for k, under the offset the other table (j) holds. The log was
+   * truncated and regrew while no sink ran, and only the position a sink resumes from is checked
+   * by the broker; here the records under j's offset written in a later leader epoch than the one
+   * j stored show they are new. Before, j skipped them (500 records).
+   */
+  @Test
+  void recordsUnderATablesOffsetWrittenInALaterEpochAreNewToIt() throws Exception {
+    String topic = "truncated-floor";
+    TableIdentifier k = TableIdentifier.of("t", "floor_k");
+    TableIdentifier j = TableIdentifier.of("t", "floor_j");
+    kafka.createTopic(topic, 1);
+    produce(topic, 0, 1000, id -> "j");
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(sink(catalog, topic).routeValue("j", j).stopAtEnd(true).build())) {
+      sink.run();
+    }
+    kafka.stop();
+    deleteSegments(topic + "-0");
+    kafka.restart();
+    produce(topic, 2000, 500, id -> "j"); // offsets 0-499, under j's 1000
+    produce(topic, 3000, 100, id -> "k"); // offsets 500-599
+    try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
+        org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      admin.deleteConsumerGroups(List.of(topic)).all().get(30, TimeUnit.SECONDS); // k starts from the beginning
+    }
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(
+        sink(catalog, topic).routeValue("k", k).routeValue("j", j).stopAtEnd(true).build())) {
+      sink.run();
+      assertEquals(1, sink.metrics().getReusedOffsets());
+    }
+    Map<Long, Integer> inJ = SinkFixture.rowsPerId(catalog.loadTable(j));
+    List<Long> notOnce = new ArrayList<>();
+    for (long id : java.util.stream.LongStream.concat(
+        java.util.stream.LongStream.range(0, 1000), java.util.stream.LongStream.range(2000, 2500)).toArray()) {
+      if (inJ.getOrDefault(id, 0) != 1) {
+        notOnce.add(id);
+      }
+    }
+    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " of j's records not"
+        + " in it once; stored " + SinkFixture.storedOffsets(catalog.loadTable(j), topic));
+    assertEquals(1500, inJ.size());
+    assertEquals(100, SinkFixture.rowsPerId(catalog.loadTable(k)).size());
+  }
+
   private SinkConfig.Builder sink(Catalog through) {
     return sink(through, TOPIC).routeValue("k", TABLE);
   }
