@@ -190,6 +190,34 @@ class PayloadSinkTest extends FlinkJobsOnKafka {
     assertEquals(200, rows.size());
   }
 
+  /**
+   * {@code upsert(true)} with {@code evolveSchema(true)}: the changes of {@link
+   * dev.floe.testing.EvolvingUpserts} (keys changed and deleted before and after the table gains a
+   * column and its identifier outgrows int, ten messages a batch), as the Kafka sink and the
+   * connector take them: each key's latest row.
+   */
+  @Test
+  void upsertsAcrossAnEvolvingSchemaLeaveEachKeysLatestRow() throws Exception {
+    dev.floe.testing.EvolvingUpserts upserts = new dev.floe.testing.EvolvingUpserts();
+    kafka.createTopic("evolving-keys", 1);
+    RoundRobinProducer.sendTo(kafka.bootstrapServers(), "evolving-keys",
+        java.util.Collections.nCopies(upserts.keys.size(), 0), upserts.keys, upserts.values);
+    Table table = catalog.createTable(org.apache.iceberg.catalog.TableIdentifier.of("nexmark", "evolving_keys"),
+        dev.floe.testing.EvolvingUpserts.SCHEMA, dev.floe.testing.EvolvingUpserts.SPEC,
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    StreamExecutionEnvironment env = environment(0);
+    FloeIcebergSink.forKafkaPayloads(tableRef("evolving_keys"))
+        .upsert(true)
+        .evolveSchema(true)
+        .batchMessages(10)
+        .append(payloads(env, "evolving-keys"));
+    env.execute("upserts across an evolving schema");
+
+    table.refresh();
+    assertEquals(org.apache.iceberg.types.Types.LongType.get(), table.schema().findType("id"));
+    assertEquals(upserts.latest, dev.floe.testing.EvolvingUpserts.rows(table));
+  }
+
   /** A v2 table of a required identifier {@code id} and an optional {@code seq}, 4 buckets by id. */
   private static Table createKeyedTable(String name) {
     org.apache.iceberg.Schema keyed = new org.apache.iceberg.Schema(List.of(
