@@ -98,7 +98,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * one the position was sought with): stored with the offsets, so that a sink resuming from them
    * has the broker check that the log was not truncated under them meanwhile. Absent: unknown.
    */
-  private final Map<TopicPartition, Integer> positionEpochs = new HashMap<>();
+  private final Map<TopicPartition, EpochAt> positionEpochs = new HashMap<>();
+
+  /** A position and the leader epoch of the record before it. */
+  private record EpochAt(long offset, int epoch) {}
   /** Route-field mode, one poll's: where records under a table's floor show its log was truncated. */
   private final Map<TopicPartition, OffsetAndMetadata> writtenAfterTruncation = new HashMap<>();
   private Map<TopicPartition, Long> endOffsets;
@@ -228,7 +231,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
         }
         // The epoch of each position as the consumer keeps it: past transaction markers and
         // aborted batches too, which return no records.
-        records.nextOffsets().forEach((tp, next) -> putOrRemove(positionEpochs, tp, next.leaderEpoch().orElse(null)));
+        // A partition whose fetch came back empty is reported without an epoch: its position did not move.
+        records.nextOffsets().forEach((tp, next) -> {
+          EpochAt known = positionEpochs.get(tp);
+          if (next.leaderEpoch().isPresent() || known == null || known.offset() != next.offset()) {
+            putOrRemove(positionEpochs, tp, next.offset(), next.leaderEpoch().orElse(null));
+          }
+        });
         route(records);
         if (commitDue()) {
           endCycle(!config.overlapCommits());
@@ -311,7 +320,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
             tp, from.offset(), from.offset());
         metrics.offsetsReused();
       });
-      readAsNewFrom(new HashMap<>(writtenAfterTruncation));
+      readAsNewFrom(new HashMap<>(writtenAfterTruncation), true);
       writtenAfterTruncation.clear();
     }
     int count = records.count();
@@ -501,7 +510,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
         Long floor = routeField == null ? null : channel.held().floor(tp);
         long next = floor == null ? offset : Math.max(offset, floor);
         // The epoch belongs to the offset stored: the position's, or the table's own higher one's.
-        Integer epoch = next == offset ? positionEpochs.get(tp) : channel.held().floorEpoch(tp);
+        EpochAt at = positionEpochs.get(tp);
+        Integer epoch = next != offset ? channel.held().floorEpoch(tp) : at != null && at.offset() == offset ? at.epoch() : null;
         out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic())), epoch));
       }
     });
@@ -704,7 +714,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
         // With the epoch, the consumer has the broker check the log still holds the record
         // before the offset: if it was truncated meanwhile, poll says where it diverged.
         consumer.seek(tp, new OffsetAndMetadata(offset, Optional.ofNullable(epoch), ""));
-        putOrRemove(positionEpochs, tp, epoch);
+        putOrRemove(positionEpochs, tp, offset, epoch);
         seeks.put(tp, offset);
       }
     }
@@ -712,6 +722,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
       consumer.seekToBeginning(fromBeginning);
     }
     LOG.info("resuming {} partitions at offsets {}; from the beginning: {}", partitions.size(), seeks, fromBeginning);
+  }
+
+  private void putOrRemove(Map<TopicPartition, EpochAt> epochs, TopicPartition tp, long offset, Integer epoch) {
+    if (epoch == null) {
+      epochs.remove(tp);
+    } else {
+      epochs.put(tp, new EpochAt(offset, epoch));
+    }
   }
 
   private static void putOrRemove(Map<TopicPartition, Integer> epochs, TopicPartition tp, Integer epoch) {
@@ -751,7 +769,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       }
       positionEpochs.remove(tp);
     });
-    readAsNewFrom(reused);
+    readAsNewFrom(reused, false);
   }
 
   /**
@@ -791,7 +809,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
         positionEpochs.remove(tp);
       }
     });
-    readAsNewFrom(divergent);
+    readAsNewFrom(divergent, false);
   }
 
   /**
@@ -799,18 +817,24 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * table's floor drops to it, and the offsets the tables store move back to it (logged again at
    * the commit). A commit in flight is awaited first: sealed before the truncation was found, it
    * would raise the floors back when it lands, and the new records under its offsets would be
-   * skipped.
+   * skipped. With {@code fromNewRecords} (the offsets are records found written in a later epoch),
+   * a table whose offset was stored in that epoch or later keeps it: it holds the new records up
+   * to it (one table of a cycle landed, another did not).
    */
-  private void readAsNewFrom(Map<TopicPartition, OffsetAndMetadata> reused) {
+  private void readAsNewFrom(Map<TopicPartition, OffsetAndMetadata> reused, boolean fromNewRecords) {
     if (reused.isEmpty() || landed(commits.await(), true)) {
       return; // fenced: every partition was sought back to what the tables hold; a poll finds it again
     }
     reused.forEach((tp, from) -> {
       for (TableChannel channel : channels.values()) {
+        Integer stored = channel.held().floorEpoch(tp);
+        if (fromNewRecords && stored != null && from.leaderEpoch().isPresent() && stored >= from.leaderEpoch().get()) {
+          continue; // its offset was stored in the new records' epoch or later: it holds them up to there already
+        }
         channel.held().lowerFloor(tp, from.offset());
       }
       consumer.seek(tp, from);
-      putOrRemove(positionEpochs, tp, from.leaderEpoch().orElse(null));
+      putOrRemove(positionEpochs, tp, from.offset(), from.leaderEpoch().orElse(null));
     });
   }
 

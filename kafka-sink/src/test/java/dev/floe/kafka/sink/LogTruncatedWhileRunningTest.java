@@ -271,6 +271,41 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
     assertEquals(100, SinkFixture.rowsPerId(catalog.loadTable(k)).size());
   }
 
+  /**
+   * A partition that gets no records while another does keeps the epoch stored with its offset:
+   * Kafka reports an empty fetch without one, and taking that as "unknown" dropped it at the next
+   * commit, which switched the broker's check off for that partition (found in review).
+   */
+  @Test
+  void anIdlePartitionKeepsTheEpochStoredWithItsOffset() throws Exception {
+    String topic = "epoch-idle";
+    TableIdentifier table = TableIdentifier.of("t", "epoch_idle");
+    kafka.createTopic(topic, 2);
+    List<byte[]> first = new ArrayList<>();
+    for (long id = 0; id < 200; id++) {
+      first.add(keyed(id, id, "k"));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), topic, java.util.stream.IntStream.range(0, 200).map(i -> i % 2)
+        .boxed().toList(), first);
+    java.util.function.Supplier<SinkConfig> config = () -> sink(catalog, topic).routeValue("k", table).stopAtEnd(true).build();
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.get())) {
+      sink.run();
+    }
+    List<byte[]> second = new ArrayList<>();
+    for (long id = 1000; id < 1300; id++) {
+      second.add(keyed(id, id, "k"));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), topic, Collections.nCopies(300, 0), second); // partition 1 idle
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(config.get())) {
+      sink.run();
+    }
+    TopicPartition idle = new TopicPartition(topic, 1);
+    SnapshotOffsets.Position stored = SnapshotOffsets.latest(
+        ((org.apache.iceberg.HasTableOperations) catalog.loadTable(table)).operations().current(), topic,
+        List.of(idle)).get(idle);
+    assertTrue(stored != null && stored.next() == 100 && stored.leaderEpoch() != null, "the idle partition: " + stored);
+  }
+
   private SinkConfig.Builder sink(Catalog through) {
     return sink(through, TOPIC).routeValue("k", TABLE);
   }
