@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
@@ -171,17 +172,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
       sink.run();
       assertEquals(1, sink.metrics().getReusedOffsets());
     }
-    Map<Long, Integer> rows = SinkFixture.rowsPerId(catalog.loadTable(table));
-    List<Long> notOnce = new ArrayList<>();
-    for (long id : java.util.stream.LongStream.concat(
-        java.util.stream.LongStream.range(0, 300), java.util.stream.LongStream.range(1000, 1500)).toArray()) {
-      if (rows.getOrDefault(id, 0) != 1) {
-        notOnce.add(id);
-      }
-    }
-    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " records not in the"
-        + " table once; stored " + SinkFixture.storedOffsets(catalog.loadTable(table), topic));
-    assertEquals(800, rows.size());
+    assertEachOnce(table, topic, LongStream.concat(LongStream.range(0, 300), LongStream.range(1000, 1500)));
   }
 
   /**
@@ -257,18 +248,23 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
       sink.run();
       assertEquals(1, sink.metrics().getReusedOffsets());
     }
-    Map<Long, Integer> inJ = SinkFixture.rowsPerId(catalog.loadTable(j));
+    assertEachOnce(j, topic, LongStream.concat(LongStream.range(0, 1000), LongStream.range(2000, 2500)));
+    assertEachOnce(k, topic, LongStream.range(3000, 3100));
+  }
+
+  /** Each of {@code ids} is in {@code table} exactly once, and nothing else is. */
+  private void assertEachOnce(TableIdentifier table, String topic, LongStream ids) throws IOException {
+    Map<Long, Integer> rows = SinkFixture.rowsPerId(catalog.loadTable(table));
+    long[] expected = ids.toArray();
     List<Long> notOnce = new ArrayList<>();
-    for (long id : java.util.stream.LongStream.concat(
-        java.util.stream.LongStream.range(0, 1000), java.util.stream.LongStream.range(2000, 2500)).toArray()) {
-      if (inJ.getOrDefault(id, 0) != 1) {
+    for (long id : expected) {
+      if (rows.getOrDefault(id, 0) != 1) {
         notOnce.add(id);
       }
     }
-    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " of j's records not"
-        + " in it once; stored " + SinkFixture.storedOffsets(catalog.loadTable(j), topic));
-    assertEquals(1500, inJ.size());
-    assertEquals(100, SinkFixture.rowsPerId(catalog.loadTable(k)).size());
+    assertEquals(List.of(), notOnce.subList(0, Math.min(10, notOnce.size())), notOnce.size() + " records not in "
+        + table + " once; stored " + SinkFixture.storedOffsets(catalog.loadTable(table), topic));
+    assertEquals(expected.length, rows.size(), "no other rows in " + table);
   }
 
   /**
