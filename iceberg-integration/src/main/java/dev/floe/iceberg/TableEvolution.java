@@ -78,17 +78,12 @@ public final class TableEvolution {
     if (open.isEmpty()) {
       return null;
     }
-    if (table == null) {
-      table = loader.get();
-    }
-    SchemaEvolution.evolve(table, open);
+    SchemaEvolution.evolve(loaded(), open);
     if (current.writesCurrentSchemaOf(table)) {
       open.forEach(field -> settled.add(identity(field))); // nothing changed for any of them
       return null;
     }
-    NativeFileWriterFactory next = factories.apply(table);
-    LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
-    return next;
+    return movedOn();
   }
 
   /** The fields of {@code report} not settled at {@code current}'s schema. */
@@ -116,13 +111,20 @@ public final class TableEvolution {
    * required.
    */
   NativeFileWriterFactory current(NativeFileWriterFactory current) {
+    loaded().refresh();
+    return current.writesCurrentSchemaOf(table) ? null : movedOn();
+  }
+
+  /** This object's instance of the table, loaded on first use. */
+  private Table loaded() {
     if (table == null) {
       table = loader.get();
     }
-    table.refresh();
-    if (current.writesCurrentSchemaOf(table)) {
-      return null;
-    }
+    return table;
+  }
+
+  /** A writer factory for the table's schema as read last, for the cycle to go on with. */
+  private NativeFileWriterFactory movedOn() {
     NativeFileWriterFactory next = factories.apply(table);
     LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
     return next;

@@ -229,9 +229,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
         if (landed(commits.poll(), false)) {
           continue; // fenced: these records were polled before the seek back and are read again
         }
-        // The epoch of each position as the consumer keeps it: past transaction markers and
-        // aborted batches too, which return no records.
-        // A partition whose fetch came back empty is reported without an epoch: its position did not move.
+        // The epoch of each position as the consumer keeps it (past transaction markers and aborted
+        // batches too, which return no records); an empty fetch is reported without one, unmoved.
         records.nextOffsets().forEach((tp, next) -> {
           EpochAt known = positionEpochs.get(tp);
           if (next.leaderEpoch().isPresent() || known == null || known.offset() != next.offset()) {
@@ -510,8 +509,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
         Long floor = routeField == null ? null : channel.held().floor(tp);
         long next = floor == null ? offset : Math.max(offset, floor);
         // The epoch belongs to the offset stored: the position's, or the table's own higher one's.
-        EpochAt at = positionEpochs.get(tp);
-        Integer epoch = next != offset ? channel.held().floorEpoch(tp) : at != null && at.offset() == offset ? at.epoch() : null;
+        Integer epoch = next != offset ? channel.held().floorEpoch(tp) : positionEpoch(tp, offset);
         out.put(tp, new Position(next, readUnder.getOrDefault(tp, topicIds.get(tp.topic())), epoch));
       }
     });
@@ -669,7 +667,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
           Long before = lowest.get(tp);
           if (before == null || p.next() < before) {
             lowest.put(tp, p.next());
-            putOrRemove(lowestEpochs, tp, p.leaderEpoch());
+            lowestEpochs.put(tp, p.leaderEpoch()); // null: none stored
           } else if (p.next() == before && p.leaderEpoch() != null) {
             lowestEpochs.put(tp, p.leaderEpoch());
           }
@@ -732,12 +730,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
   }
 
-  private static void putOrRemove(Map<TopicPartition, Integer> epochs, TopicPartition tp, Integer epoch) {
-    if (epoch == null) {
-      epochs.remove(tp);
-    } else {
-      epochs.put(tp, epoch);
-    }
+  /** The epoch known for {@code tp}'s position when that is {@code offset}; null otherwise. */
+  private Integer positionEpoch(TopicPartition tp, long offset) {
+    EpochAt at = positionEpochs.get(tp);
+    return at != null && at.offset() == offset ? at.epoch() : null;
   }
 
   private static void logRecreated(Set<TopicPartition> recreated, Map<String, String> ids) {
