@@ -12,13 +12,37 @@ import picocli.CommandLine.Option;
  * become its {@code write.parquet.*} properties.
  */
 final class WriterOptions {
+  /** The codecs, with the levels parquet-rs accepts for each (none: the codec takes no level). */
   enum Codec {
-    zstd,
+    zstd(1, 22),
     snappy,
-    gzip,
+    gzip(0, 9),
     lz4,
-    brotli,
-    uncompressed
+    brotli(0, 11),
+    uncompressed;
+
+    private final Integer minLevel;
+    private final Integer maxLevel;
+
+    Codec() {
+      this(null, null);
+    }
+
+    Codec(Integer minLevel, Integer maxLevel) {
+      this.minLevel = minLevel;
+      this.maxLevel = maxLevel;
+    }
+
+    /** Why {@code level} does not fit this codec, or null if it does. */
+    String levelProblem(int level) {
+      if (minLevel == null) {
+        return "--level goes with zstd, gzip or brotli; " + name() + " takes no level";
+      }
+      if (level < minLevel || level > maxLevel) {
+        return "--level for " + name() + " must be " + minLevel + ".." + maxLevel + ", got " + level;
+      }
+      return null;
+    }
   }
 
   @Option(names = "--codec", paramLabel = "CODEC", description = "Compression: ${COMPLETION-CANDIDATES} (default: zstd).")
@@ -50,8 +74,17 @@ final class WriterOptions {
       description = "Dictionary page limit, then plain encoding (default: 2MiB).")
   Long dictionaryPageBytes;
 
-  /** Names the first size flag that is not positive (a usage error), or returns null. */
+  /**
+   * Names the first flag that is out of range (a usage error), or returns null. A level without
+   * {@code --codec} is checked against zstd, the default codec.
+   */
   String invalidFlag() {
+    if (level != null) {
+      String problem = (codec == null ? Codec.zstd : codec).levelProblem(level);
+      if (problem != null) {
+        return problem;
+      }
+    }
     Map<String, Long> sizes = new LinkedHashMap<>();
     sizes.put("--row-group-bytes", rowGroupBytes);
     sizes.put("--page-bytes", pageBytes);

@@ -144,6 +144,8 @@ class WriteCommandTest {
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--on-error", "dlq");
     expectOneLine(FloeCli.EXIT_USAGE, "floe write: --page-rows must be > 0, got 0 (see 'floe write --help')",
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--page-rows", "0");
+    expectOneLine(FloeCli.EXIT_USAGE, "floe write: --level for zstd must be 1..22, got 23 (see 'floe write --help')",
+        "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--level", "23");
     expectOneLine(FloeCli.EXIT_FAILED, "floe write: input not found: missing.jsonl",
         "write", "--input", "missing.jsonl", "--schema", "schema.json", "--output", "out.parquet");
     Files.createDirectory(dir.resolve("a-directory"));

@@ -1,6 +1,7 @@
 package dev.floe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.floe.arrow.ParquetWriterConfig;
 import java.util.Map;
@@ -40,5 +41,17 @@ class WriterOptionsTest {
             TableProperties.PARQUET_PAGE_ROW_LIMIT, "5000",
             TableProperties.PARQUET_DICT_SIZE_BYTES, "1048576"),
         options.tableProperties());
+  }
+
+  @Test
+  void levelsOutsideTheCodecsRangeAreNamed() {
+    assertNull(parse("--level", "22").invalidFlag());
+    assertEquals("--level for zstd must be 1..22, got 0", parse("--level", "0").invalidFlag());
+    assertNull(parse("--codec", "gzip", "--level", "0").invalidFlag());
+    assertEquals("--level for gzip must be 0..9, got 10", parse("--codec", "gzip", "--level", "10").invalidFlag());
+    assertEquals("--level for brotli must be 0..11, got -1", parse("--codec", "brotli", "--level", "-1").invalidFlag());
+    assertEquals(
+        "--level goes with zstd, gzip or brotli; snappy takes no level",
+        parse("--codec", "snappy", "--level", "1").invalidFlag());
   }
 }
