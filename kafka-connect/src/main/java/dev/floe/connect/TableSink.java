@@ -98,13 +98,20 @@ final class TableSink implements AutoCloseable {
   private final java.util.Set<org.apache.kafka.connect.data.Schema> checkedConnectSchemas =
       java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
   private int checkedSchemaId = -1;
+  /**
+   * The table's schema as the task thread last saw it: read at the cycle's start, then the schema
+   * each evolution from a Connect schema committed. A Connect schema that asked for a change is so
+   * checked again after it; an outside ALTER TABLE that undoes the change brings back the earlier
+   * schema with its id, and the schemas checked against the new one no longer count.
+   */
+  private org.apache.iceberg.Schema knownSchema;
   private org.apache.kafka.connect.data.Schema lastConnectSchema;
   /** The record being added asked the table to evolve: its batch is marked {@link Batch#afterEvolution}. */
   private boolean evolvedForRecord;
   private TopicPartition lastPartition;
   private PartitionSource lastSource;
   private Batch open;
-  /** The cycle's writers; null before its first batch. */
+  /** The cycle's writers; null before its first record. */
   private CycleWriters writers;
   /** The cycle's first failure on the writer thread; the cycle then writes nothing more. */
   private volatile Throwable failure;
@@ -179,14 +186,19 @@ final class TableSink implements AutoCloseable {
    * of struct types with no fields are left out (Parquet cannot write them).
    */
   private void followConnectSchema(org.apache.kafka.connect.data.Schema valueSchema) {
-    if (evolution == null || valueSchema == null || valueSchema == lastConnectSchema
+    if (evolution == null || valueSchema == null
         || valueSchema.type() != org.apache.kafka.connect.data.Schema.Type.STRUCT) {
       return;
     }
-    org.apache.iceberg.Schema writing = followed.factory().schema();
+    // A new table schema (ours, another task's, an outside ALTER TABLE's) checks every Connect schema again
+    org.apache.iceberg.Schema writing = knownSchema;
     if (writing.schemaId() != checkedSchemaId) {
       checkedConnectSchemas.clear();
       checkedSchemaId = writing.schemaId();
+      lastConnectSchema = null;
+    }
+    if (valueSchema == lastConnectSchema) {
+      return;
     }
     if (checkedConnectSchemas.add(valueSchema)) {
       if (ConnectSchemaEvolution.asksAnything(writing, valueSchema)) {
@@ -195,6 +207,7 @@ final class TableSink implements AutoCloseable {
         }
         ConnectSchemaEvolution.evolve(evolvedFromConnect, valueSchema);
         evolvedForRecord = true; // also when another task made the change first
+        knownSchema = evolvedFromConnect.schema();
       }
       if (checkedConnectSchemas.size() > 1000) {
         checkedConnectSchemas.clear(); // schemas made anew per record: check them each time, without growing
@@ -294,6 +307,16 @@ final class TableSink implements AutoCloseable {
     decodeThread.execute(() -> writerThread.execute(retired::close));
   }
 
+  /** The cycle's writers; its first record starts it, on the table's latest schema. */
+  private CycleWriters cycle() {
+    if (writers == null) {
+      followTable();
+      writers = new CycleWriters(followed.factory(), decoders.values(), decoders.keys(), evolution);
+      knownSchema = followed.factory().schema();
+    }
+    return writers;
+  }
+
   private static ExecutorService thread(String name) {
     return Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, name);
@@ -316,6 +339,7 @@ final class TableSink implements AutoCloseable {
     if (released()) {
       restart();
     }
+    cycle(); // first: a new cycle follows the table, whose schema Connect schemas are checked against
     if (value != null) {
       followConnectSchema(record.valueSchema());
     }
@@ -367,11 +391,7 @@ final class TableSink implements AutoCloseable {
       }
       return;
     }
-    if (writers == null) {
-      followTable();
-      writers = new CycleWriters(followed.factory(), decoders.values(), decoders.keys(), evolution);
-    }
-    CycleWriters cycle = writers;
+    CycleWriters cycle = cycle();
     decodeThread.execute(() -> {
       if (batch.keys) {
         writerThread.execute(() -> onWriterThread(batch, () -> deleteKeys(cycle, batch)));
