@@ -2,6 +2,8 @@ package dev.floe.flink.sink;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -20,10 +22,17 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * their files ahead of the checkpoint's barrier; with aligned checkpoints all of them are here when
  * this operator's own barrier arrives. What it emits is the committer's state; its own is the last
  * checkpoint.
+ *
+ * <p>Files keep the checkpoint they were written for. A checkpoint aborted after the writers' part
+ * of it and before this operator's leaves its files here; they go out at the next barrier as a
+ * committable of their own checkpoint, ahead of that barrier's. Merged into the later checkpoint,
+ * they would share its commit, and its equality deletes would not reach their rows (a key written
+ * in the aborted checkpoint and updated in the next would keep both rows).
  */
 final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
     implements OneInputStreamOperator<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> {
-  private final List<WrittenFiles> results = new ArrayList<>();
+  /** Writers' files by the checkpoint they were written for, until a barrier of it or a later one. */
+  private final NavigableMap<Long, List<WrittenFiles>> results = new TreeMap<>();
   private long lastCheckpointId = 0;
   /**
    * The last checkpoint this operator took part in. Kept as state because a restored operator
@@ -61,32 +70,48 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
   @Override
   public void processElement(StreamRecord<CommittableMessage<WrittenFiles>> element) {
     if (element.getValue() instanceof CommittableWithLineage<WrittenFiles> files) {
-      results.add(files.getCommittable());
+      results.computeIfAbsent(files.getCheckpointIdOrEOI(), id -> new ArrayList<>()).add(files.getCommittable());
     }
   }
 
+  /** Emits the files of this checkpoint, after those of earlier checkpoints aborted before their barrier got here. */
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) {
     if (checkpointId == lastCheckpointId) {
       return; // finish() emitted it already for the final checkpoint
     }
     lastCheckpointId = checkpointId;
+    NavigableMap<Long, List<WrittenFiles>> due = results.headMap(checkpointId, true);
+    due.computeIfAbsent(checkpointId, id -> List.of()); // one commit per checkpoint, files or not
+    due.forEach(this::emit);
+    due.clear();
+  }
+
+  private void emit(long checkpointId, List<WrittenFiles> files) {
     FloeCommittable committable =
         new FloeCommittable(
-            WrittenFiles.concat(results).bytes(),
+            WrittenFiles.concat(files).bytes(),
             getRuntimeContext().getJobInfo().getJobId().toString(),
             getOperatorID().toString(),
             runId,
             checkpointId);
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
     output.collect(new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
-    results.clear();
   }
 
-  /** End of input: the files written since the last checkpoint go with the final one. */
+  /**
+   * End of input: the files written since the last checkpoint (which the writers number after it,
+   * or as end of input) go with the final one.
+   */
   @Override
   public void finish() throws Exception {
-    prepareSnapshotPreBarrier(lastCheckpointId + 1);
+    long finalCheckpointId = lastCheckpointId + 1;
+    NavigableMap<Long, List<WrittenFiles>> last = results.tailMap(finalCheckpointId, true);
+    List<WrittenFiles> files = new ArrayList<>();
+    last.values().forEach(files::addAll);
+    last.clear();
+    results.put(finalCheckpointId, files);
+    prepareSnapshotPreBarrier(finalCheckpointId);
     super.finish();
   }
 }

@@ -1,0 +1,164 @@
+package dev.floe.flink.sink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.floe.flink.IcebergTableRef;
+import dev.floe.iceberg.Catalogs;
+import dev.floe.iceberg.SnapshotExpiry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The aggregator's committables: one per checkpoint, also for a checkpoint aborted before its barrier got there. */
+class CheckpointAggregatorTest {
+  private static final TableIdentifier TABLE = TableIdentifier.of("db", "keyed");
+  private static final RowType ROWS = RowType.of(
+      new LogicalType[] {new BigIntType(false), new VarCharType(true, VarCharType.MAX_LENGTH)}, new String[] {"id", "name"});
+
+  @TempDir
+  Path warehouse;
+
+  /**
+   * Checkpoint 1 is aborted after the writer sent its files (key 1 inserted) and before the
+   * aggregator's barrier; checkpoint 2 updates key 1. Committed as one checkpoint, the update's
+   * equality delete would not reach the insert's row, and key 1 would have two rows.
+   */
+  @Test
+  void filesOfACheckpointAbortedBeforeItsBarrierCommitAheadOfTheNextOnes() throws Exception {
+    Catalog catalog = Catalogs.embedded(warehouse);
+    try {
+      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+      Schema schema = new Schema(List.of(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "name", Types.StringType.get())), Set.of(1));
+      catalog.createTable(TABLE, schema, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+    IcebergTableRef ref = IcebergTableRef.embedded(warehouse, TABLE);
+
+    List<FloeCommittable> committables = new ArrayList<>();
+    try (RowDataWriter writer = new RowDataWriter(
+            ref, new RowDataWriterSettings(ROWS, RowWriteMode.UPSERT, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup());
+        OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> aggregator =
+            new OneInputStreamOperatorTestHarness<>(new CheckpointAggregator())) {
+      aggregator.open();
+      writer.write(GenericRowData.ofKind(RowKind.INSERT, 1L, StringData.fromString("v1")), null);
+      send(aggregator, 1, writer.prepareCommit());
+      writer.write(GenericRowData.ofKind(RowKind.UPDATE_AFTER, 1L, StringData.fromString("v2")), null);
+      send(aggregator, 2, writer.prepareCommit());
+      aggregator.prepareSnapshotPreBarrier(2); // no barrier 1: checkpoint 1 was aborted
+
+      List<Long> summaries = new ArrayList<>();
+      for (CommittableMessage<FloeCommittable> message : aggregator.extractOutputValues()) {
+        if (message instanceof CommittableSummary<FloeCommittable> summary) {
+          summaries.add(summary.getCheckpointIdOrEOI());
+        } else if (message instanceof CommittableWithLineage<FloeCommittable> lineage) {
+          assertEquals(lineage.getCheckpointIdOrEOI(), lineage.getCommittable().checkpointId());
+          committables.add(lineage.getCommittable());
+        }
+      }
+      assertEquals(List.of(1L, 2L), summaries);
+      assertEquals(List.of(1L, 2L), committables.stream().map(FloeCommittable::checkpointId).toList());
+    }
+
+    // Checkpoint 2 completes: Flink hands the committer every committable up to it, in one call
+    CheckpointCommitter committer = new CheckpointCommitter(ref, new UnregisteredMetricsGroup(), SnapshotExpiry.every(null));
+    try {
+      committer.commit(committables.stream().map(CheckpointAggregatorTest::request).toList());
+    } finally {
+      committer.close();
+    }
+    Map<Long, String> rows = new TreeMap<>();
+    List<String> all = new ArrayList<>();
+    catalog = Catalogs.embedded(warehouse);
+    try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(TABLE)).build()) {
+      for (Record r : read) {
+        all.add(r.getField("id") + "=" + r.getField("name"));
+        rows.put((Long) r.getField("id"), (String) r.getField("name"));
+      }
+    } finally {
+      ((AutoCloseable) catalog).close();
+    }
+    assertEquals(List.of("1=v2"), all);
+    assertEquals(Map.of(1L, "v2"), rows);
+  }
+
+  private static void send(
+      OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, ?> aggregator, long checkpointId,
+      Collection<WrittenFiles> files) throws Exception {
+    for (WrittenFiles f : files) {
+      aggregator.processElement(new StreamRecord<>(new CommittableWithLineage<>(f, checkpointId, 0)));
+    }
+  }
+
+  private static Committer.CommitRequest<FloeCommittable> request(FloeCommittable committable) {
+    return new Committer.CommitRequest<>() {
+      @Override
+      public FloeCommittable getCommittable() {
+        return committable;
+      }
+
+      @Override
+      public int getNumberOfRetries() {
+        return 0;
+      }
+
+      @Override
+      public void signalFailedWithKnownReason(Throwable t) {
+        throw new AssertionError(t);
+      }
+
+      @Override
+      public void signalFailedWithUnknownReason(Throwable t) {
+        throw new AssertionError(t);
+      }
+
+      @Override
+      public void retryLater() {
+        throw new AssertionError("retry");
+      }
+
+      @Override
+      public void updateAndRetryLater(FloeCommittable updated) {
+        throw new AssertionError("retry");
+      }
+
+      @Override
+      public void signalAlreadyCommitted() {
+        throw new AssertionError("checkpoint " + committable.checkpointId() + " was taken as committed");
+      }
+    };
+  }
+}
