@@ -124,7 +124,10 @@ public class FloeIcebergSinkTask extends SinkTask {
    * offsets past records that never reached a table.
    */
   private RuntimeException failure;
-  /** Set when the timer's commit was fenced: the task thread must rewind to these offsets. */
+  /**
+   * Set when a commit was fenced outside {@link #put} (the timer's, or one found by preCommit or
+   * close): the next put asks Connect to rewind to these offsets.
+   */
   private Map<TopicPartition, Long> rewindAfterFence;
 
   @Override
@@ -376,8 +379,9 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * The timer's commit was fenced after Connect polled {@code records}: they are read again after
-   * the rewind too, so they are dropped here, and their partitions rewound no later than them.
+   * A commit was fenced outside put, and Connect may have polled {@code records} before its seek
+   * applies: they are read again after the rewind too, so they are dropped here, and their
+   * partitions rewound no later than them.
    */
   private void rewindAlso(Collection<SinkRecord> records, Map<TopicPartition, Long> rewind) {
     Map<TopicPartition, Long> seeks = new HashMap<>(rewind);
@@ -689,6 +693,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());
       return null;
     }
+    metrics.fenced();
     Map<TopicPartition, Long> readAgain = new HashMap<>(cycle.first());
     cycleFirst.forEach((tp, first) -> readAgain.merge(tp, first, Math::min));
     abortCycle();
@@ -733,20 +738,22 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * Rewinds if a background commit was fenced; else commits the cycle and waits until it is in the
-   * tables ({@code always}), or commits it if due. Partitions {@code leaving} (being revoked) are
-   * not rewound: Connect can seek only partitions the task still owns.
+   * Keeps the rewind a fenced background commit asks for, for the next {@link #put}; else commits
+   * the cycle and waits until it is in the tables ({@code always}), or commits it if due.
+   *
+   * <p>Not asked of Connect here: Connect applies a seek at the start of its next poll, and the
+   * poll running a rebalance (which calls preCommit and close) may still hand records fetched
+   * before to put, from where the partition was; put drops them and asks for the seek
+   * ({@link #rewindAlso}). A seek asked for here could also name a partition being revoked, which
+   * Connect's consumer refuses.
    */
-  private void rewindOrCommit(boolean always, Collection<TopicPartition> leaving) {
+  private void rewindOrCommit(boolean always) {
     Map<TopicPartition, Long> rewind = takeOutcomes();
     if (rewind == null && always) {
       rewind = commitAndWait();
     }
     if (rewind != null) {
-      rewind.keySet().removeAll(leaving);
-      if (!rewind.isEmpty()) {
-        seek(rewind);
-      }
+      rewindAfterFence = rewind;
     } else if (!always) {
       commitIfDue();
     }
@@ -758,7 +765,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     try {
       if (failure == null) {
         try {
-          rewindOrCommit(false, Set.of());
+          rewindOrCommit(false);
         } catch (RuntimeException e) {
           throw fail(e);
         }
@@ -784,12 +791,15 @@ public class FloeIcebergSinkTask extends SinkTask {
     cycleLock.lock();
     try {
       if (failure == null) {
-        rewindOrCommit(true, partitions);
+        rewindOrCommit(true);
       }
     } catch (RuntimeException e) {
       throw fail(e);
     } finally {
       assigned.removeAll(partitions);
+      if (rewindAfterFence != null) {
+        rewindAfterFence.keySet().removeAll(partitions); // Connect can seek only partitions the task owns
+      }
       for (TopicPartition tp : partitions) {
         committed.remove(tp);
         seekedTo.remove(tp);

@@ -21,6 +21,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong commits = new AtomicLong();
   private final AtomicLong committedFiles = new AtomicLong();
   private final AtomicLong committedBytes = new AtomicLong();
+  private final AtomicLong fencedCycles = new AtomicLong();
   private volatile long lastCommitMillis;
   private volatile long uncommittedRecords;
   private volatile long lastCommitNanos = System.nanoTime();
@@ -122,6 +123,15 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   @Override
   public long getCommittedBytes() {
     return committedBytes.get();
+  }
+
+  void fenced() {
+    fencedCycles.incrementAndGet();
+  }
+
+  @Override
+  public long getFencedCycles() {
+    return fencedCycles.get();
   }
 
   @Override

@@ -29,6 +29,9 @@ public interface TaskMetricsMBean {
 
   long getLastCommitMillis();
 
+  /** Cycles whose commit was refused because another task had moved their partitions' offsets (a zombie's). */
+  long getFencedCycles();
+
   /** Records the task has read whose offsets are not committed to the tables yet. */
   long getUncommittedRecords();
 

@@ -12,13 +12,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import javax.management.ObjectName;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.BeforeEach;
@@ -101,6 +104,46 @@ class TaskFailureTest extends InJvmTaskTest {
     } finally {
       zombie.stop();
       successor.stop();
+    }
+  }
+
+  /**
+   * Connect revokes a partition with a closing offset commit, then close. A fence the closing
+   * preCommit finds asks Connect for no seek either: preCommit cannot tell a revocation from a
+   * periodic commit, and a seek of a revoked partition fails the task (before, preCommit asked for it).
+   */
+  @Test
+  void aFenceFoundByTheClosingPreCommitDoesNotRewindTheRevokedPartition() throws Exception {
+    RecordingContext zombieContext = new RecordingContext();
+    FloeIcebergSinkTask successor = start(new RecordingContext(), config(10));
+    FloeIcebergSinkTask zombie = start(zombieContext, withTaskIndex(config(10), 1));
+    try {
+      successor.open(List.of(TP));
+      zombie.open(List.of(TP));
+      successor.put(records(0, 10));
+      awaitCommitted(successor, 10);
+
+      zombie.put(records(0, 10)); // a full cycle: sealed, and fenced in the background
+      awaitFencedCycles(1);
+      zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10)));
+      zombie.close(List.of(TP));
+      assertEquals(List.of(), zombieContext.rewinds, "Connect cannot seek a partition the task no longer owns");
+      assertEquals(ids(0, 10), ids(catalog.loadTable(id)), "only the successor's cycle is in the table");
+    } finally {
+      zombie.stop();
+      successor.stop();
+    }
+  }
+
+  /** Waits until task 1's JMX counts {@code cycles} fenced cycles (its timer took the commit's outcome). */
+  private static void awaitFencedCycles(long cycles) throws Exception {
+    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote("failures") + ",task=1");
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while ((Long) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "FencedCycles") < cycles) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no fenced cycle within 30 s");
+      }
+      Thread.sleep(20);
     }
   }
 

@@ -9,9 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.connect.InJvmTasks.RecordingContext;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * the tables, skip what they hold, and in the end every record is in the table exactly once.
  */
 class TaskFencingTest extends InJvmTaskTest {
+  private static final TopicPartition P0 = new TopicPartition("events", 0);
+  private static final TopicPartition P1 = new TopicPartition("events", 1);
+
   @Test
   void aFencedBackgroundCommitDropsBothCyclesAndTheTaskResumesFromTheTable() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "fenced");
@@ -46,6 +54,7 @@ class TaskFencingTest extends InJvmTaskTest {
       long deadline = System.nanoTime() + 30_000_000_000L;
       while (zombieContext.rewinds.isEmpty() && System.nanoTime() < deadline) {
         zombie.preCommit(Map.of());
+        zombie.put(List.of()); // Connect's next poll found nothing new
         Thread.sleep(20);
       }
       assertEquals(List.of(Map.of(TP, 0L)), zombieContext.rewinds,
@@ -62,5 +71,52 @@ class TaskFencingTest extends InJvmTaskTest {
       zombie.stop();
       successor.stop();
     }
+  }
+
+  /**
+   * A cooperative rebalance revokes one of the zombie's two partitions, and closing it finds the
+   * fence. Connect seeks the kept partition only at its next poll; the poll that ran the rebalance
+   * still hands over records of the kept partition fetched before, from where it was. They are
+   * dropped and read again after the seek: kept, they would land twice (before, ids 1005-1007 did).
+   */
+  @Test
+  void recordsConnectHandsOverBeforeTheRewindAppliesAreReadAgainNotKept() throws Exception {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "cooperative");
+    Map<String, String> config = InJvmTasks.config("cooperative", warehouse(), id, 1_000_000);
+    RecordingContext zombieContext = new RecordingContext();
+    FloeIcebergSinkTask successor = InJvmTasks.started(withTaskIndex(config, 0), new RecordingContext());
+    FloeIcebergSinkTask zombie = InJvmTasks.started(withTaskIndex(config, 1), zombieContext);
+    try {
+      successor.open(List.of(P0));
+      zombie.open(List.of(P0, P1));
+      List<SinkRecord> both = new ArrayList<>(recordsOf(P0, 0, 5));
+      both.addAll(recordsOf(P1, 0, 5));
+      zombie.put(both);
+      successor.put(recordsOf(P0, 0, 5));
+      successor.close(List.of(P0)); // P0 up to 5 lands
+      zombie.close(List.of(P0)); // only P0 is revoked: its commit is fenced, the cycle of both dropped
+
+      zombie.put(recordsOf(P1, 5, 8)); // fetched before the rebalance, from where P1 was
+      assertEquals(List.of(Map.of(P1, 0L)), zombieContext.rewinds, "P1 is read again from the dropped cycle's start");
+      zombie.put(recordsOf(P1, 0, 8)); // after the seek
+      zombie.close(List.of(P1));
+
+      Map<Long, Integer> expected = new TreeMap<>(ids(0, 5));
+      expected.putAll(ids(1000, 1008));
+      assertEquals(expected, ids(catalog.loadTable(id)), "every record once");
+    } finally {
+      zombie.stop();
+      successor.stop();
+    }
+  }
+
+  /** Records {@code from..to-1} of {@code tp}, ids {@code partition * 1000 + offset}. */
+  private static List<SinkRecord> recordsOf(TopicPartition tp, long from, long to) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      byte[] value = ("{\"id\":" + (tp.partition() * 1000L + offset) + ",\"name\":\"x\"}").getBytes(StandardCharsets.UTF_8);
+      out.add(new SinkRecord(tp.topic(), tp.partition(), null, null, null, value, offset));
+    }
+    return out;
   }
 }
