@@ -30,7 +30,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  * loading the one that won.
  */
 final class TableLoader {
-  /** A table that does not exist and is not to be created. */
+  /** A table that does not exist and is not to be created, or a name that names no table. */
   static final class MissingTableException extends ConnectException {
     MissingTableException(String message, Throwable cause) {
       super(message, cause);
@@ -79,7 +79,13 @@ final class TableLoader {
   }
 
   private Table loadOrCreate(String name) {
-    TableIdentifier id = TableIdentifier.parse(name);
+    TableIdentifier id;
+    try {
+      id = TableIdentifier.parse(name);
+    } catch (IllegalArgumentException e) {
+      // a route value such as "" or "db.": it names no table
+      throw new MissingTableException("'" + name + "' is not a table name (" + e.getMessage() + ")", e);
+    }
     try {
       return catalog.loadTable(id);
     } catch (NoSuchTableException e) {

@@ -53,6 +53,36 @@ class DynamicRoutingTest extends InJvmTaskTest {
     assertEquals(Map.of(0L, 1, 2L, 1, 4L, 1), InJvmTasks.ids(catalog.loadTable(present)));
   }
 
+  /** A route value that names no table ("", ".", "db.") is a bad record too (before, the task failed on it). */
+  @Test
+  void aRouteValueThatIsNoTableNameIsABadRecord() throws Exception {
+    TableIdentifier present = InJvmTasks.createTable(catalog, "present");
+    Map<String, String> config = dynamic("unnamed", present, 4);
+    List<String> reasons = new CopyOnWriteArrayList<>();
+    RecordingContext context = new RecordingContext((record, error) -> {
+      reasons.add(record.kafkaOffset() + ": " + error.getMessage());
+      return CompletableFuture.completedFuture(null);
+    });
+    FloeIcebergSinkTask task = InJvmTasks.started(config, context);
+    try {
+      task.open(List.of(TP));
+      List<SinkRecord> records = new ArrayList<>();
+      String[] routes = {"db.present", "", ".", "db."};
+      for (int offset = 0; offset < routes.length; offset++) {
+        records.add(record(offset, ("{\"id\":" + offset + ",\"to\":\"" + routes[offset] + "\"}").getBytes(StandardCharsets.UTF_8)));
+      }
+      task.put(records);
+      awaitCommitted(task, 4);
+    } finally {
+      task.stop();
+    }
+    assertEquals(3, reasons.size(), reasons.toString());
+    for (int i = 0; i < 3; i++) {
+      assertTrue(reasons.get(i).startsWith((i + 1) + ": ") && reasons.get(i).contains("is not a table name"), reasons.toString());
+    }
+    assertEquals(Map.of(0L, 1), InJvmTasks.ids(catalog.loadTable(present)));
+  }
+
   /**
    * A dynamically routed table dropped while the task writes to it: the task fails saying so,
    * without committing the cycle (before: a bare NoSuchTableException); restarted, it reads the
