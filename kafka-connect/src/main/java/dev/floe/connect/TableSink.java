@@ -35,6 +35,8 @@ import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one task writes into one table during one commit cycle. The task thread packs record
@@ -54,6 +56,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * BadRecords} (dead-letter queue, log) and the rest of its batch is written.
  */
 final class TableSink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableSink.class);
+
   private final TableIdentifier id;
   private final Table table;
   /** The same table, followed at each cycle's start (schema and spec). */
@@ -596,13 +600,46 @@ final class TableSink implements AutoCloseable {
     try {
       abort();
     } finally {
-      if (!released()) {
-        decodeThread.shutdown();
-        writerThread.shutdown();
-        decoders.close(); // retired ones were closed by the threads, which finish their queues first
+      if (released() || threadsEnded()) {
+        if (decoders != null) {
+          decoders.close(); // retired ones were closed by the threads, which finish their queues first
+        }
+        for (Batch b : spare) {
+          b.messages.close();
+        }
+      } else {
+        // An abort cut short (interrupted) can leave work queued: native memory a thread may still
+        // use is not freed under it.
+        LOG.error("table {}'s threads did not end within a minute of closing: its decoders and batches are not freed",
+            id);
       }
-      for (Batch b : spare) {
-        b.messages.close();
+    }
+  }
+
+  /** Ends the two threads, waiting up to a minute for what they have queued, also when interrupted. */
+  private boolean threadsEnded() {
+    decodeThread.shutdown();
+    writerThread.shutdown();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    boolean interrupted = false;
+    try {
+      for (ExecutorService thread : List.of(decodeThread, writerThread)) {
+        while (!thread.isTerminated()) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          try {
+            thread.awaitTermination(left, TimeUnit.NANOSECONDS);
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+      }
+      return true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }
