@@ -294,6 +294,35 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     }
   }
 
+  /**
+   * {@code 'write-format' = 'parquet'} on a table whose default format is ORC writes Parquet, as
+   * Iceberg's connector does. Before, planning accepted it and every writer refused the table's ORC.
+   */
+  @Test
+  void theWriteFormatOptionWinsOverTheTablesDefaultFormat() throws Exception {
+    createAuctionPriceTable("orc_default");
+    catalog.loadTable(TableIdentifier.of("nexmark", "orc_default")).updateProperties()
+        .set(org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT, "orc").commit();
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE as_parquet (auction BIGINT, price BIGINT) WITH ("
+        + catalogOptions("floe-iceberg", "orc_default") + ", 'write-format' = 'parquet')");
+    sql.executeSql("INSERT INTO as_parquet VALUES (1, 10), (2, 20)").await();
+    Table table = catalog.loadTable(TableIdentifier.of("nexmark", "orc_default"));
+    assertEquals(Map.of(1L, 10L, 2L, 20L), pricePerAuction(table));
+    for (org.apache.iceberg.FileScanTask task : table.newScan().planFiles()) {
+      assertEquals(org.apache.iceberg.FileFormat.PARQUET, task.file().format());
+    }
+  }
+
+  /** Auction id -> price, read back from a table of (auction, price) rows. */
+  private static Map<Long, Long> pricePerAuction(Table table) throws IOException {
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      return StreamSupport.stream(rows.spliterator(), false)
+          .collect(Collectors.toMap(r -> (Long) r.getField("auction"), r -> (Long) r.getField("price"), (a, b) -> -1L,
+              TreeMap::new));
+    }
+  }
+
   /** An unpartitioned v2 table {@code nexmark.<name>} of optional (auction long, price long), no identifier fields. */
   private void createAuctionPriceTable(String name) {
     catalog.createTable(TableIdentifier.of("nexmark", name),

@@ -277,6 +277,8 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   /** The file-writing settings the options resolve to, as table properties for the writers. */
   private static Map<String, String> fileProperties(FlinkWriteConf write) {
     Map<String, String> properties = new HashMap<>();
+    // Parquet (anything else is refused): the 'write-format' option wins over the table's default format
+    properties.put(TableProperties.DEFAULT_FILE_FORMAT, write.dataFileFormat().name().toLowerCase(java.util.Locale.ROOT));
     properties.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(write.targetDataFileSize()));
     properties.put(TableProperties.PARQUET_COMPRESSION, write.parquetCompressionCodec());
     if (write.parquetCompressionLevel() != null) {
