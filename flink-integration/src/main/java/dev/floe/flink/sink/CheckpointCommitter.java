@@ -50,7 +50,16 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   CheckpointCommitter(IcebergTableRef tableRef, MetricGroup metrics, SnapshotExpiry expiry) {
     this.expiry = expiry;
     this.catalog = tableRef.openCatalog();
-    this.table = catalog.loadTable(tableRef.identifier());
+    try {
+      this.table = catalog.loadTable(tableRef.identifier());
+    } catch (RuntimeException e) { // the table was dropped, say: Flink gets no committer to close
+      try {
+        IcebergTableRef.close(catalog);
+      } catch (Exception suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
     MetricGroup group = metrics.addGroup("floe");
     this.commits = group.counter("commits");
     this.committedFiles = group.counter("committedFiles");

@@ -96,48 +96,45 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
 
   PayloadWriter(IcebergTableRef tableRef, PayloadWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
-    this.table = catalog.loadTable(tableRef.identifier());
-    String refusal = settings.upsert() ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
-    if (refusal != null) { // before anything native is made: Flink gets no writer to close
-      IllegalArgumentException refused =
-          new IllegalArgumentException("upserts into " + tableRef + " cannot be written: " + refusal);
-      allocator.close();
-      try {
-        IcebergTableRef.close(catalog);
-      } catch (Exception e) {
-        refused.addSuppressed(e);
+    try {
+      this.table = catalog.loadTable(tableRef.identifier());
+      String refusal = settings.upsert() ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
+      if (refusal != null) {
+        throw new IllegalArgumentException("upserts into " + tableRef + " cannot be written: " + refusal);
       }
-      throw refused;
+      this.subtask = subtask;
+      this.attempt = attempt;
+      this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
+      this.decoding = settings.evolveSchema() ? TableEvolution.DESCRIBING : JsonDecoderConfig.defaults();
+      this.decoder = NativeJsonDecoder.create(files.arrowSchema(), decoding);
+      this.policy = settings.policy();
+      this.batchMessages = settings.batchMessages();
+      this.batchBytes = settings.batchBytes();
+      this.batch = new MessageBatch(batchBytes + (1 << 20), batchMessages);
+      if (settings.upsert()) {
+        this.keys = new MessageBatch();
+        this.keyDecoder = NativeJsonDecoder.create(files.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults());
+      } else {
+        this.keys = null;
+      }
+      MetricGroup group = metrics.addGroup("floe");
+      this.rows = group.counter("rows");
+      this.rejected = group.counter("rejected");
+      this.tombstonesSkipped = group.counter("tombstonesSkipped");
+      this.bytes = group.counter("bytes");
+      this.dataFiles = group.counter("dataFiles");
+      Counter schemaEvolutions = group.counter("schemaEvolutions");
+      Counter unknownFieldValues = group.counter("unknownFieldValues");
+      this.evolution = settings.evolveSchema()
+          ? new TableEvolution(() -> catalog.loadTable(tableRef.identifier()),
+              evolved -> NativeFileWriterFactory.forTable(evolved, allocator, subtask, attempt),
+              nanos -> schemaEvolutions.inc())
+          : null;
+      this.unknownFields = new UnknownFieldNotes(tableRef.identifier(), unknownFieldValues::inc);
+    } catch (RuntimeException | Error e) {
+      closeAfterFailedStart(e); // Flink gets no writer to close
+      throw e;
     }
-    this.subtask = subtask;
-    this.attempt = attempt;
-    this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
-    this.decoding = settings.evolveSchema() ? TableEvolution.DESCRIBING : JsonDecoderConfig.defaults();
-    this.decoder = NativeJsonDecoder.create(files.arrowSchema(), decoding);
-    this.policy = settings.policy();
-    this.batchMessages = settings.batchMessages();
-    this.batchBytes = settings.batchBytes();
-    this.batch = new MessageBatch(batchBytes + (1 << 20), batchMessages);
-    if (settings.upsert()) {
-      this.keys = new MessageBatch();
-      this.keyDecoder = NativeJsonDecoder.create(files.equalityDeleteArrowSchema(), JsonDecoderConfig.defaults());
-    } else {
-      this.keys = null;
-    }
-    MetricGroup group = metrics.addGroup("floe");
-    this.rows = group.counter("rows");
-    this.rejected = group.counter("rejected");
-    this.tombstonesSkipped = group.counter("tombstonesSkipped");
-    this.bytes = group.counter("bytes");
-    this.dataFiles = group.counter("dataFiles");
-    Counter schemaEvolutions = group.counter("schemaEvolutions");
-    Counter unknownFieldValues = group.counter("unknownFieldValues");
-    this.evolution = settings.evolveSchema()
-        ? new TableEvolution(() -> catalog.loadTable(tableRef.identifier()),
-            evolved -> NativeFileWriterFactory.forTable(evolved, allocator, subtask, attempt),
-            nanos -> schemaEvolutions.inc())
-        : null;
-    this.unknownFields = new UnknownFieldNotes(tableRef.identifier(), unknownFieldValues::inc);
   }
 
   @Override
@@ -306,6 +303,14 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
       table.refresh(); // the specs of files written after an evolution (another writer may have changed the spec)
     }
     return List.of(WrittenFiles.of(result, table.specs()));
+  }
+
+  private void closeAfterFailedStart(Throwable failure) {
+    try {
+      close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
   }
 
   @Override

@@ -61,23 +61,28 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
 
   RowDataWriter(IcebergTableRef tableRef, RowDataWriterSettings settings, int subtask, long attempt, MetricGroup metrics) {
     this.catalog = tableRef.openCatalog();
-    Table table = catalog.loadTable(tableRef.identifier());
-    this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt, settings.tableProperties());
-    this.specs = table.specs();
-    this.mode = settings.mode();
-    this.batchRows = settings.batchRows();
-    this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
-    this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
-    this.deleteWholeRows = mode == RowWriteMode.DELTA && NativeFileWriterFactory.keyedWritesRefusal(table) != null;
-    this.deletes = !mode.byKey() ? null
-        : deleteWholeRows ? new RowDataToArrow(table.schema(), settings.rowType(), false, allocator)
-        : new RowDataToArrow(
-            TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator);
-    MetricGroup group = metrics.addGroup("floe");
-    this.rowsWritten = group.counter("rows");
-    this.rowsDeleted = group.counter("deletes");
-    this.dataFiles = group.counter("dataFiles");
-    this.deleteFiles = group.counter("deleteFiles");
+    try {
+      Table table = catalog.loadTable(tableRef.identifier());
+      this.files = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt, settings.tableProperties());
+      this.specs = table.specs();
+      this.mode = settings.mode();
+      this.batchRows = settings.batchRows();
+      this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
+      this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
+      this.deleteWholeRows = mode == RowWriteMode.DELTA && NativeFileWriterFactory.keyedWritesRefusal(table) != null;
+      this.deletes = !mode.byKey() ? null
+          : deleteWholeRows ? new RowDataToArrow(table.schema(), settings.rowType(), false, allocator)
+          : new RowDataToArrow(
+              TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator);
+      MetricGroup group = metrics.addGroup("floe");
+      this.rowsWritten = group.counter("rows");
+      this.rowsDeleted = group.counter("deletes");
+      this.dataFiles = group.counter("dataFiles");
+      this.deleteFiles = group.counter("deleteFiles");
+    } catch (RuntimeException | Error e) {
+      closeAfterFailedStart(e); // Flink gets no writer to close
+      throw e;
+    }
   }
 
   @Override
@@ -203,6 +208,14 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     dataFiles.inc(result.dataFiles().length);
     deleteFiles.inc(result.deleteFiles().length);
     return List.of(WrittenFiles.of(result, specs));
+  }
+
+  private void closeAfterFailedStart(Throwable failure) {
+    try {
+      close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
   }
 
   @Override
