@@ -7,6 +7,8 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 
@@ -16,16 +18,38 @@ public final class Commits {
 
   /** Appends the data files of {@code result}; returns the new snapshot. */
   public static Snapshot append(Table table, WriteResult result, Map<String, String> summary) {
+    return append(table, result, summary, Map.of());
+  }
+
+  /**
+   * As {@link #append(Table, WriteResult, Map)}, and sets table {@code properties} in the same
+   * commit (one transaction: both land or neither).
+   */
+  public static Snapshot append(Table table, WriteResult result, Map<String, String> summary,
+      Map<String, String> properties) {
     if (result.deleteFiles().length > 0) {
       throw new IllegalArgumentException("a write with delete files needs rowDelta, not append");
     }
-    AppendFiles append = table.newAppend();
+    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
+    AppendFiles append = transaction == null ? table.newAppend() : transaction.newAppend();
     for (DataFile file : result.dataFiles()) {
       append.appendFile(PartitionTypes.aligned(table, file));
     }
     summary.forEach(append::set);
     append.commit();
+    commitWithProperties(transaction, properties);
     return table.currentSnapshot();
+  }
+
+  /** Sets {@code properties} in {@code transaction} and commits it; nothing without a transaction. */
+  private static void commitWithProperties(Transaction transaction, Map<String, String> properties) {
+    if (transaction == null) {
+      return;
+    }
+    UpdateProperties update = transaction.updateProperties();
+    properties.forEach(update::set);
+    update.commit();
+    transaction.commitTransaction();
   }
 
   /**
@@ -58,7 +82,14 @@ public final class Commits {
 
   /** Adds data and delete files in one row delta; returns the new snapshot. */
   public static Snapshot rowDelta(Table table, WriteResult result, Map<String, String> summary) {
-    RowDelta delta = table.newRowDelta();
+    return rowDelta(table, result, summary, Map.of());
+  }
+
+  /** As {@link #rowDelta(Table, WriteResult, Map)}, and sets table {@code properties} in the same commit. */
+  public static Snapshot rowDelta(Table table, WriteResult result, Map<String, String> summary,
+      Map<String, String> properties) {
+    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
+    RowDelta delta = transaction == null ? table.newRowDelta() : transaction.newRowDelta();
     for (DataFile file : result.dataFiles()) {
       delta.addRows(PartitionTypes.aligned(table, file));
     }
@@ -67,6 +98,7 @@ public final class Commits {
     }
     summary.forEach(delta::set);
     delta.commit();
+    commitWithProperties(transaction, properties);
     return table.currentSnapshot();
   }
 }

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With snapshot expiry on, the table's old snapshots are expired after a commit when due. The
  * snapshot a restore looks for (this job's last commit) is the current one right after the
- * commit, which expiry always keeps.
+ * commit, which expiry keeps; another writer's expiry may not, and a table property names the
+ * operator's last commit too ({@link FlinkCheckpoints}).
  */
 final class CheckpointCommitter implements Committer<FloeCommittable> {
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
@@ -138,10 +139,11 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
       summary.put(FlinkCheckpoints.RUN_ID, committable.runId());
     }
     long start = System.nanoTime();
+    Map<String, String> committed = FlinkCheckpoints.committedProperty(committable);
     if (rowDelta) {
-      Commits.rowDelta(table, files, summary);
+      Commits.rowDelta(table, files, summary, committed);
     } else {
-      Commits.append(table, files, summary);
+      Commits.append(table, files, summary, committed);
     }
     lastCommitMillis = (System.nanoTime() - start) / 1_000_000;
     commits.inc();
