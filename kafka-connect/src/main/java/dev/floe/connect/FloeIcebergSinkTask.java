@@ -350,6 +350,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       sink = new TableSink(id, table, () -> catalog.loadTable(id), settings, settings.taskIndex(), allocator, badRecords,
           metrics);
       sinks.put(name, sink);
+      metrics.openTables(sinks.size());
       loadHeld(name, table, assigned);
     }
     return sink;
@@ -634,18 +635,33 @@ public class FloeIcebergSinkTask extends SinkTask {
 
   /**
    * Tables that took no record in this cycle, nor for {@code floe.table.idle.ms}, give back their
-   * threads and batches; the commit before is in, so nothing is left on their threads.
+   * threads and batches; the commit before is in, so nothing is left on their threads. Dynamically
+   * routed ones are forgotten.
    */
   private void releaseIdleTables() {
     if (settings.tableIdleMillis().isEmpty()) {
       return;
     }
     long idleNanos = settings.tableIdleMillis().getAsLong() * 1_000_000L;
-    sinks.forEach((name, sink) -> {
-      if (!cycleTables.contains(name)) {
-        sink.releaseIdle(idleNanos);
+    sinks.entrySet().removeIf(entry -> {
+      String name = entry.getKey();
+      TableSink sink = entry.getValue();
+      if (cycleTables.contains(name)) {
+        return false;
       }
+      sink.releaseIdle(idleNanos);
+      if (!sink.released() || routes.staticTables().contains(name) || !reusedFrom.isEmpty()) {
+        return false;
+      }
+      // A dynamically routed table is forgotten too: open() and a fence read the offsets of every
+      // table the task knows, a catalog round trip each. Its next record loads it again, with
+      // what it holds. Not while offsets are reused: the tables' stored ones may still move back.
+      sink.close();
+      held.remove(name);
+      routed = null;
+      return true;
     });
+    metrics.openTables(sinks.size());
   }
 
   /**

@@ -24,6 +24,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong fencedCycles = new AtomicLong();
   private volatile long lastCommitMillis;
   private volatile long uncommittedRecords;
+  private volatile int openTables;
   private volatile long lastCommitNanos = System.nanoTime();
   private final ObjectName name;
 
@@ -123,6 +124,15 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   @Override
   public long getCommittedBytes() {
     return committedBytes.get();
+  }
+
+  void openTables(int tables) {
+    openTables = tables;
+  }
+
+  @Override
+  public int getOpenTables() {
+    return openTables;
   }
 
   void fenced() {

@@ -32,6 +32,12 @@ public interface TaskMetricsMBean {
   /** Cycles whose commit was refused because another task had moved their partitions' offsets (a zombie's). */
   long getFencedCycles();
 
+  /**
+   * Tables the task has loaded and keeps (with their offsets): with dynamic routing, one idle past
+   * floe.table.idle.ms is let go until its next record.
+   */
+  int getOpenTables();
+
   /** Records the task has read whose offsets are not committed to the tables yet. */
   long getUncommittedRecords();
 

@@ -5,9 +5,11 @@ import static dev.floe.connect.InJvmTasks.ids;
 import static dev.floe.connect.InJvmTasks.routed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.management.ObjectName;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 
@@ -74,6 +76,49 @@ class TaskIdleTablesTest extends InJvmTaskTest {
     assertEquals(0, threadsOf("db.kept") + threadsOf("db.other"), "stop ends every table's threads");
     assertEquals(ids(0, 5), ids(catalog.loadTable(first)));
     assertEquals(ids(5, 15), ids(catalog.loadTable(second)));
+  }
+
+  /**
+   * A dynamically routed table idle past floe.table.idle.ms is let go (a rebalance then reads the
+   * offsets of the tables in use only); its next record loads it again, and records it already
+   * holds, delivered again, are skipped as before.
+   */
+  @Test
+  void aDynamicallyRoutedTableIdleIsLetGoAndLoadedAgainWithWhatItHolds() throws Exception {
+    TableIdentifier first = InJvmTasks.createTable(catalog, "first");
+    TableIdentifier second = InJvmTasks.createTable(catalog, "second");
+    Map<String, String> config = InJvmTasks.config("forgotten", warehouse(), first, 5);
+    config.remove("iceberg.tables");
+    config.put("iceberg.tables.dynamic-enabled", "true");
+    config.put("iceberg.tables.route-field", "to");
+    config.put("floe.table.idle.ms", "0");
+
+    FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
+    try {
+      task.open(List.of(TP));
+      task.put(routed(0, 5, offset -> "db.first"));
+      InJvmTasks.awaitCommitted(task, 5);
+      assertEquals(1, openTables("forgotten"));
+
+      task.put(routed(5, 10, offset -> "db.second"));
+      InJvmTasks.awaitCommitted(task, 10);
+      assertEquals(1, openTables("forgotten"), "the first table, idle for a cycle, was let go");
+
+      // Connect delivers the partition again from 0 (a rewind, say): each table skips what it holds
+      task.put(routed(0, 15, offset -> offset < 5 || offset >= 10 ? "db.first" : "db.second"));
+      InJvmTasks.awaitCommitted(task, 15);
+    } finally {
+      task.stop();
+    }
+    Map<Long, Integer> expectedFirst = new TreeMap<>(ids(0, 5));
+    expectedFirst.putAll(ids(10, 15));
+    assertEquals(expectedFirst, ids(catalog.loadTable(first)));
+    assertEquals(ids(5, 10), ids(catalog.loadTable(second)));
+  }
+
+  private static int openTables(String connector) throws Exception {
+    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote(connector) + ",task=0");
+    return (Integer) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "OpenTables");
   }
 
   /** Live threads of the table named {@code table}: its decode and writer threads. */
