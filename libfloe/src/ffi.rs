@@ -25,7 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
-use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Schema};
@@ -125,8 +125,8 @@ pub unsafe extern "C" fn floe_writer_open_stream(
 /// - `array`: an Arrow C Data `ArrowArray`, **moved**: on return (success or failure)
 ///   the struct is marked released (`release == NULL`) and the data belongs to
 ///   the library, which releases it when done. The caller frees only the struct memory.
-/// - `schema`: the array's `ArrowSchema`, **borrowed**; may be null to mean "the
-///   writer's schema" (the caller vouches that the array matches it).
+/// - `schema`: the array's `ArrowSchema`, **borrowed**; not null (checked against the
+///   writer's).
 #[no_mangle]
 pub unsafe extern "C" fn floe_writer_write(
     writer: *mut FloeWriter,
@@ -142,13 +142,11 @@ pub unsafe extern "C" fn floe_writer_write(
     // SAFETY: null or a live handle (common contract), used by one caller at a time.
     let writer = unsafe { writer.as_mut() };
     // SAFETY: `schema` is null or a valid ArrowSchema borrowed for the call, per the contract.
-    let schema = unsafe { schema.as_ref() };
+    let schema = unsafe { array_schema(schema) };
     let result = with_writer(writer, move |w| {
-        let imported =
-            imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
-        // SAFETY: `schema` describes the array, or is null and the caller vouches that the
-        // writer's schema does, per the contract.
-        let batch = unsafe { import_batch(imported, schema, w.schema()) }?;
+        let imported = imported?;
+        // SAFETY: `schema` describes the array, per the contract.
+        let batch = unsafe { import_batch(imported, schema?, w.schema()) }?;
         w.write(&batch)
     });
     report(result, out_error)
@@ -804,8 +802,8 @@ pub unsafe extern "C" fn floe_partitioner_new(
 ///
 /// # Safety
 /// - `partitioner`: a live handle.
-/// - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, or
-///   null for "the partitioner's schema".
+/// - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, not
+///   null (checked against the partitioner's).
 /// - `out_partitions_array`/`out_partitions_schema`: overwritten with a struct array
 ///   holding one row of partition values per group, in group order; ownership **moves
 ///   to the caller**. Written only on success.
@@ -830,17 +828,15 @@ pub unsafe extern "C" fn floe_partitioner_split(
     // number of callers may share one.
     let partitioner = unsafe { partitioner.as_ref() };
     // SAFETY: `schema` is null or a valid ArrowSchema borrowed for the call, per the contract.
-    let schema = unsafe { schema.as_ref() };
+    let schema = unsafe { array_schema(schema) };
     let result = run(move || {
         let p = partitioner
             .ok_or_else(|| FloeError::invalid_argument("partitioner must not be null"))?;
-        let imported =
-            imported.ok_or_else(|| FloeError::invalid_argument("array must not be null"))?;
+        let imported = imported?;
         // SAFETY: `out_*` are writable, per the contract.
         let out = unsafe { SplitOut::new(out_partitions_array, out_partitions_schema, out_batch) }?;
-        // SAFETY: `schema` describes the array, or is null and the caller vouches that the
-        // partitioner's schema does, per the contract.
-        let batch = unsafe { import_batch(imported, schema, &p.schema) }?;
+        // SAFETY: `schema` describes the array, per the contract.
+        let batch = unsafe { import_batch(imported, schema?, &p.schema) }?;
         out.export(p.inner.split(&batch)?)
     });
     report(result, out_error)
@@ -1241,15 +1237,31 @@ unsafe fn bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]> 
 }
 
 /// Takes over an `ArrowArray` the caller moves in; the caller's struct is marked released.
+/// A null pointer, or a struct already released (its buffers may be freed: reading them would
+/// crash the process), is an invalid argument.
 ///
 /// # Safety
-/// `array` is null or a valid, not yet released C Data `ArrowArray` the caller hands over.
-unsafe fn take_array(array: *mut FFI_ArrowArray) -> Option<FFI_ArrowArray> {
-    if array.is_null() {
-        return None;
+/// `array` is null or points to a C Data `ArrowArray` struct the caller hands over.
+unsafe fn take_array(array: *mut FFI_ArrowArray) -> Result<FFI_ArrowArray> {
+    // SAFETY: null or a readable ArrowArray struct, per this function's contract.
+    match unsafe { array.as_ref() } {
+        None => Err(FloeError::invalid_argument("array must not be null")),
+        Some(a) if a.is_released() => Err(FloeError::invalid_argument(
+            "array was already released (moved to an earlier call, or freed)",
+        )),
+        // SAFETY: non-null, not released: a valid array the caller moves in.
+        Some(_) => Ok(unsafe { FFI_ArrowArray::from_raw(array) }),
     }
-    // SAFETY: non-null and a valid array the caller moves in, per this function's contract.
-    Some(unsafe { FFI_ArrowArray::from_raw(array) })
+}
+
+/// The schema a moved-in array is described by: required, since libfloe sizes the array's
+/// buffers by its types, and an array whose types differ would be read past its end.
+///
+/// # Safety
+/// `schema` is null or a valid `ArrowSchema` borrowed for the call.
+unsafe fn array_schema<'a>(schema: *const FFI_ArrowSchema) -> Result<&'a FFI_ArrowSchema> {
+    // SAFETY: null or a valid ArrowSchema, per this function's contract.
+    unsafe { schema.as_ref() }.ok_or_else(|| FloeError::invalid_argument("schema must not be null"))
 }
 
 /// Drops a handle made by `Box::into_raw`; null is a no-op. A panic in a destructor is
@@ -1430,23 +1442,16 @@ fn import_schema(schema: &FFI_ArrowSchema) -> Result<Schema> {
 /// writer's (or partitioner's) schema, which the batch takes (its field ids).
 ///
 /// # Safety
-/// `array` is a valid C Data array described by `schema`, or by `target` when `schema` is
-/// `None`.
+/// `array` is a valid C Data array described by `schema`.
 unsafe fn import_batch(
     array: FFI_ArrowArray,
-    schema: Option<&FFI_ArrowSchema>,
+    schema: &FFI_ArrowSchema,
     target: &Arc<Schema>,
 ) -> Result<RecordBatch> {
-    let data = match schema {
-        Some(ffi_schema) => {
-            check_same_schema(target, &import_schema(ffi_schema)?)?;
-            // SAFETY: `ffi_schema` describes `array`, per this function's contract.
-            unsafe { from_ffi(array, ffi_schema) }
-        }
-        // SAFETY: `target` describes `array`, per this function's contract.
-        None => unsafe { from_ffi_and_data_type(array, DataType::Struct(target.fields().clone())) },
-    }
-    .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow array: {e}")))?;
+    check_same_schema(target, &import_schema(schema)?)?;
+    // SAFETY: `schema` describes `array`, per this function's contract.
+    let data = unsafe { from_ffi(array, schema) }
+        .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow array: {e}")))?;
     if !matches!(data.data_type(), DataType::Struct(_)) {
         return Err(FloeError::invalid_argument(format!(
             "a batch must be a struct array of columns, got {}",

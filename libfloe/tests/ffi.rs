@@ -128,6 +128,18 @@ fn write_moves_the_array_and_checks_the_schema() {
     assert_eq!(status, 0);
     assert!(array.is_released());
 
+    // The same struct again: released, so refused by name, and the writer goes on (before, a
+    // panic that failed the writer; a struct released by its producer was read after free)
+    let status = unsafe { floe_writer_write(writer, &mut array, &ffi_schema, &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("already released"));
+    // Without its schema: refused (the writer's types would size another array's buffers)
+    let (mut array, _) = struct_array("price", vec![3]);
+    let status = unsafe { floe_writer_write(writer, &mut array, ptr::null(), &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("schema must not be null"));
+    assert!(array.is_released(), "moved even when refused");
+
     let (mut summary, mut len) = (ptr::null_mut(), 0usize);
     let status = unsafe { floe_writer_close(writer, &mut summary, &mut len, &mut err) };
     assert_eq!(status, 0);

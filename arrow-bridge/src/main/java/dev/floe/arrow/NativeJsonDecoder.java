@@ -230,6 +230,9 @@ public final class NativeJsonDecoder extends NativeHandle {
     } catch (NativeException e) {
       failOn(e);
       throw e;
+    } catch (RuntimeException | Error e) {
+      discardRejects(); // the native call succeeded, and taking its batch failed: its rejects go too
+      throw e;
     }
   }
 
@@ -288,6 +291,7 @@ public final class NativeJsonDecoder extends NativeHandle {
       return RejectsJson.parse(json.reinterpret(length).toArray(ValueLayout.JAVA_BYTE), batch);
     } finally {
       floe_h.floe_bytes_free(json, length);
+      FloeDecodeResult.rejects_json(result, MemorySegment.NULL); // freed: never again
     }
   }
 

@@ -202,17 +202,22 @@ public final class NativeParquetWriter extends NativeHandle {
    *     columns. <b>Moved</b>: on return, success or not, it is marked released and its data
    *     belongs to libfloe; the caller frees only the struct's own memory.
    * @param arrowSchemaAddress address of the array's {@code ArrowSchema}, <b>borrowed</b> (the
-   *     caller releases it); 0 means "the writer's schema", skipping the schema check
+   *     caller releases it); checked against the writer's schema. Required: libfloe sizes the
+   *     array's buffers by the schema's types, and an array of other types would be read past
+   *     its end.
    */
   public synchronized void write(long arrowArrayAddress, long arrowSchemaAddress) {
     if (arrowArrayAddress == 0) {
       throw new IllegalArgumentException("arrowArrayAddress must not be 0");
     }
     try {
+      if (arrowSchemaAddress == 0) {
+        throw new IllegalArgumentException("arrowSchemaAddress must not be 0: the array's schema is checked");
+      }
       writableHandle();
-    } catch (RuntimeException unusable) {
+    } catch (RuntimeException refused) {
       ArrowArray.wrap(arrowArrayAddress).release(); // moved to this call, even when it is refused
-      throw unusable;
+      throw refused;
     }
     writeExported(arrowArrayAddress, arrowSchemaAddress);
   }
@@ -228,7 +233,10 @@ public final class NativeParquetWriter extends NativeHandle {
           "group " + group + " of a batch with " + batch.groupCount() + " groups");
     }
     MemorySegment writer = writableHandle();
-    int status = floe_h.floe_writer_write_group(writer, batch.handle(), group, errorSlot);
+    int status;
+    synchronized (batch) { // a close of the batch from another thread waits (the order is writer, then batch)
+      status = floe_h.floe_writer_write_group(writer, batch.handle(), group, errorSlot);
+    }
     check(status, errorSlot, streamFailure());
   }
 

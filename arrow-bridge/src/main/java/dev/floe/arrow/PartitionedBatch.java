@@ -63,7 +63,7 @@ public final class PartitionedBatch extends NativeHandle {
    * index in the input batch: how callers match a regrouped row -- and so its position in the file
    * it is written to -- with their own view of the input.
    */
-  public int[] rowOrder() {
+  public synchronized int[] rowOrder() {
     int rows = Math.toIntExact(totalRows());
     if (rows == 0) {
       return new int[0];

@@ -310,6 +310,45 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
     // The allocator closing in tearDown proves the moved array was released although refused.
   }
 
+  /**
+   * An array its producer already released (its buffers freed) is refused by name, not read, and
+   * the writer goes on. Before, libfloe read the freed buffers and the JVM crashed.
+   */
+  @Test
+  void aRawArrayAlreadyReleasedIsRefusedNotRead() throws Exception {
+    Path file = dir.resolve("raw-released.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 4, 5);
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+      array.release();
+      NativeException e =
+          assertThrows(NativeException.class, () -> writer.write(array.memoryAddress(), schema.memoryAddress()));
+      assertTrue(e.getMessage().contains("already released"), e.getMessage());
+      schema.release();
+      writer.write(root);
+      writer.finish();
+    }
+    assertEquals(List.of(Map.of("price", 4L), Map.of("price", 5L)), ParquetReadBack.rows(file));
+  }
+
+  /** Without its schema a raw array is refused (and released): the writer's types would size its buffers. */
+  @Test
+  void aRawArrayWithoutItsSchemaIsRefusedAndReleased() {
+    Path file = dir.resolve("raw-no-schema.parquet");
+    try (NativeParquetWriter writer = openLongs(file);
+        VectorSchemaRoot root = longBatch("price", 4, 5);
+        ArrowArray array = ArrowArray.allocateNew(allocator);
+        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> writer.write(array.memoryAddress(), 0));
+      assertTrue(e.getMessage().contains("arrowSchemaAddress"), e.getMessage());
+      schema.release();
+    }
+    // The allocator closing in tearDown proves the moved array was released although refused.
+  }
+
   @Test
   void rawCDataStructsAreAccepted() throws Exception {
     Path file = dir.resolve("raw-ok.parquet");
