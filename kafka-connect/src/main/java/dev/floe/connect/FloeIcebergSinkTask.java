@@ -185,9 +185,7 @@ public class FloeIcebergSinkTask extends SinkTask {
         if (rewind == null && !cycleNext.isEmpty() && intervalPassed()) {
           rewind = commit();
         }
-        if (rewind != null) {
-          rewindAfterFence = rewind; // only the task thread may ask Connect to rewind
-        }
+        keepRewind(rewind); // only put may ask Connect to rewind
       }
     } catch (RuntimeException e) {
       LOG.error("commit on the interval failed; the task fails on its next call", e);
@@ -546,23 +544,31 @@ public class FloeIcebergSinkTask extends SinkTask {
     badRecords.report(record, reason);
   }
 
-  /** Commits when the cycle is due (on the task thread: a fenced commit rewinds at once). */
+  /**
+   * Commits when the cycle is due. A fence the commit finds (awaiting the one before) is rewound
+   * from the next put, as in {@link #rewindOrCommit}: this runs in preCommit too.
+   */
   private void commitIfDue() {
     boolean due = cycleRecords >= settings.commitRecords() || cycleBytes >= settings.commitBytes() || intervalPassed();
     if (due) {
-      commitAndRewind();
+      keepRewind(commit());
+    }
+  }
+
+  /** Keeps {@code rewind} (if not null) for the next put to ask of Connect, with any kept before. */
+  private void keepRewind(Map<TopicPartition, Long> rewind) {
+    if (rewind == null) {
+      return;
+    }
+    if (rewindAfterFence == null) {
+      rewindAfterFence = rewind;
+    } else {
+      rewind.forEach((tp, offset) -> rewindAfterFence.merge(tp, offset, Math::min));
     }
   }
 
   private boolean intervalPassed() {
     return System.nanoTime() - lastCommitNanos >= settings.commitIntervalMillis() * 1_000_000L;
-  }
-
-  private void commitAndRewind() {
-    Map<TopicPartition, Long> rewind = commit();
-    if (rewind != null) {
-      seek(rewind);
-    }
   }
 
   /**
@@ -769,7 +775,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       rewind = commitAndWait();
     }
     if (rewind != null) {
-      rewindAfterFence = rewind;
+      keepRewind(rewind);
     } else if (!always) {
       commitIfDue();
     }

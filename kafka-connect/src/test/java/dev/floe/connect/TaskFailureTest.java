@@ -135,6 +135,35 @@ class TaskFailureTest extends InJvmTaskTest {
     }
   }
 
+  /**
+   * The same with the commit interval passed: the closing preCommit commits (an empty cycle), and
+   * awaiting the fenced commit before it finds the fence there. Before, that path still asked
+   * Connect to seek the revoked partition (helper-39 reproduced it).
+   */
+  @Test
+  void aFenceFoundByTheClosingPreCommitsOwnCommitDoesNotRewindTheRevokedPartition() throws Exception {
+    RecordingContext zombieContext = new RecordingContext();
+    FloeIcebergSinkTask successor = start(new RecordingContext(), config(10));
+    Map<String, String> everyMillisecond = withTaskIndex(config(10), 1);
+    everyMillisecond.put("iceberg.control.commit.interval-ms", "1");
+    FloeIcebergSinkTask zombie = start(zombieContext, everyMillisecond);
+    try {
+      successor.open(List.of(TP));
+      zombie.open(List.of(TP));
+      successor.put(records(0, 10));
+      awaitCommitted(successor, 10);
+
+      zombie.put(records(0, 10)); // sealed and committed in the background, to be fenced
+      zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10)));
+      zombie.close(List.of(TP));
+      assertEquals(List.of(), zombieContext.rewinds, "Connect cannot seek a partition the task no longer owns");
+      assertEquals(ids(0, 10), ids(catalog.loadTable(id)), "only the successor's cycle is in the table");
+    } finally {
+      zombie.stop();
+      successor.stop();
+    }
+  }
+
   /** Waits until task 1's JMX counts {@code cycles} fenced cycles (its timer took the commit's outcome). */
   private static void awaitFencedCycles(long cycles) throws Exception {
     ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote("failures") + ",task=1");
