@@ -100,17 +100,17 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
   }
 
   /**
-   * End of input: the files written since the last checkpoint (which the writers number after it,
-   * or as end of input) go with the final one.
+   * End of input: the files written since the last checkpoint go with the final one, which the
+   * writers number after the last checkpoint they took part in (or as end of input). A checkpoint
+   * aborted before its barrier got here still commits on its own, ahead of them.
    */
   @Override
   public void finish() throws Exception {
-    long finalCheckpointId = lastCheckpointId + 1;
-    NavigableMap<Long, List<WrittenFiles>> last = results.tailMap(finalCheckpointId, true);
-    List<WrittenFiles> files = new ArrayList<>();
-    last.values().forEach(files::addAll);
-    last.clear();
-    results.put(finalCheckpointId, files);
+    List<WrittenFiles> endOfInput = results.remove(CommittableMessage.EOI);
+    long finalCheckpointId = Math.max(lastCheckpointId + 1, results.isEmpty() ? 0 : results.lastKey());
+    if (endOfInput != null) {
+      results.computeIfAbsent(finalCheckpointId, id -> new ArrayList<>()).addAll(endOfInput);
+    }
     prepareSnapshotPreBarrier(finalCheckpointId);
     super.finish();
   }
