@@ -616,13 +616,13 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (reusedFrom.isEmpty()) {
       return cuts;
     }
-    sinks.forEach((name, sink) -> {
+    held.forEach((name, positions) -> {
       if (cycleTables.contains(name)) {
         return;
       }
       Map<TopicPartition, Position> expected = new HashMap<>();
       Map<TopicPartition, Position> back = new HashMap<>();
-      held.getOrDefault(name, Map.of()).forEach((tp, holds) -> {
+      positions.forEach((tp, holds) -> {
         Position end = cycleEnd.get(tp);
         if (reusedFrom.containsKey(tp) && end != null && holds.next() > end.next()) {
           expected.put(tp, holds);
@@ -632,8 +632,10 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (!back.isEmpty()) {
         LOG.warn("table {}: the offsets stored for {} move back to {} (their offsets were reused), without files",
             name, back.keySet(), back);
+        TableSink open = sinks.get(name);
+        Table table = open != null ? open.table() : loader.load(name); // a table let go while idle
         cuts.add(new BackgroundCommits.TableCut(
-            name, sink.table(), CompletableFuture.completedFuture(WriteResult.builder().build()), expected, back));
+            name, table, CompletableFuture.completedFuture(WriteResult.builder().build()), expected, back));
       }
     });
     return cuts;
@@ -656,14 +658,13 @@ public class FloeIcebergSinkTask extends SinkTask {
         return false;
       }
       sink.releaseIdle(idleNanos);
-      if (!sink.released() || routes.staticTables().contains(name) || !reusedFrom.isEmpty()) {
+      if (!sink.released() || routes.staticTables().contains(name)) {
         return false;
       }
-      // A dynamically routed table is forgotten too: open() and a fence read the offsets of every
-      // table the task knows, a catalog round trip each. Its next record loads it again, with
-      // what it holds. Not while offsets are reused: the tables' stored ones may still move back.
+      // A dynamically routed table is let go too: open() and a fence read the offsets of every
+      // open table, a catalog round trip each. Its next record loads it again, with what it
+      // holds. What it held is kept, for offsets moving back (offsetsMovingBack).
       sink.close();
-      held.remove(name);
       routed = null;
       return true;
     });
