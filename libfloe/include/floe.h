@@ -169,8 +169,9 @@ int32_t floe_writer_open_stream(FloeWriteFn write_fn,
  - `array`: an Arrow C Data `ArrowArray`, **moved**: on return (success or failure)
    the struct is marked released (`release == NULL`) and the data belongs to
    the library, which releases it when done. The caller frees only the struct memory.
- - `schema`: the array's `ArrowSchema`, **borrowed**; may be null to mean "the
-   writer's schema" (the caller vouches that the array matches it).
+   A struct already released is refused (its buffers may be gone).
+ - `schema`: the array's `ArrowSchema`, **borrowed**; not null (checked against the
+   writer's).
  */
 int32_t floe_writer_write(struct FloeWriter *writer,
                           struct ArrowArray *array,
@@ -426,8 +427,8 @@ int32_t floe_partitioner_new(const struct ArrowSchema *schema,
 
  # Safety
  - `partitioner`: a live handle.
- - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, or
-   null for "the partitioner's schema".
+ - `array`: the batch, **moved** (as for `floe_writer_write`); `schema`: borrowed, not
+   null (checked against the partitioner's).
  - `out_partitions_array`/`out_partitions_schema`: overwritten with a struct array
    holding one row of partition values per group, in group order; ownership **moves
    to the caller**. Written only on success.

@@ -125,6 +125,7 @@ pub unsafe extern "C" fn floe_writer_open_stream(
 /// - `array`: an Arrow C Data `ArrowArray`, **moved**: on return (success or failure)
 ///   the struct is marked released (`release == NULL`) and the data belongs to
 ///   the library, which releases it when done. The caller frees only the struct memory.
+///   A struct already released is refused (its buffers may be gone).
 /// - `schema`: the array's `ArrowSchema`, **borrowed**; not null (checked against the
 ///   writer's).
 #[no_mangle]
