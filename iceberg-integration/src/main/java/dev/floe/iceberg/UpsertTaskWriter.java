@@ -148,6 +148,10 @@ final class UpsertTaskWriter implements NativeTaskWriter {
     if (earlier != null && !(upsert && earlier.upsert)) {
       throw new IllegalArgumentException("only an upsert writer continues another upsert writer's commit");
     }
+    if (earlier != null && earlier.done) {
+      throw new IllegalStateException("the earlier writer is completed or aborted: its keys are gone, and a later"
+          + " writer's equality deletes would not reach its rows (one commit): continue it while it is open");
+    }
     this.factory = factory;
     this.upsert = upsert;
     this.earlier = earlier;
@@ -306,6 +310,10 @@ final class UpsertTaskWriter implements NativeTaskWriter {
    *     deleted, and its equality delete written), or null if none did
    */
   private FilePosition handOver(RowKeys.Key key) {
+    if (done) { // its keys were forgotten: the later writer would leave this writer's row live
+      throw new IllegalStateException("an earlier writer of this commit was completed or aborted before a later one"
+          + " took over its keys; complete the writers of a commit in order, after every write");
+    }
     if (handedOverFrom == null) {
       // Each key lives in one partition (upsert mode: keys name partitions). One look-up per key
       // from now on, instead of one per partition.

@@ -215,5 +215,10 @@ class UpsertAcrossSchemasTest extends EmbeddedCatalogTest {
     try (NativeTaskWriter delta = factory.newDeltaTaskWriter()) {
       assertThrows(IllegalArgumentException.class, () -> factory.newUpsertTaskWriterAfter(delta));
     }
+    // A completed writer forgot its keys: a later one would leave its rows live (helper-42)
+    NativeTaskWriter completed = factory.newUpsertTaskWriter();
+    completed.complete();
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> factory.newUpsertTaskWriterAfter(completed));
+    assertTrue(e.getMessage().contains("completed or aborted"), e.getMessage());
   }
 }
