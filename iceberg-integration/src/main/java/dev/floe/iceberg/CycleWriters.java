@@ -111,8 +111,15 @@ public final class CycleWriters {
     for (int round = 1; ; round++) {
       // Whatever the policy: a value too wide for now must not fail the batch before evolving.
       DecodedMessages decoded = decodingWriter.decode(decoder, messages, BadRecordPolicy.DEAD_LETTER);
-      List<UnknownField> report = decoder.takeUnknownFields();
-      NativeFileWriterFactory next = round <= maxRounds() ? evolution.evolve(factory, report) : null;
+      List<UnknownField> report;
+      NativeFileWriterFactory next;
+      try {
+        report = decoder.takeUnknownFields();
+        next = round <= maxRounds() ? evolution.evolve(factory, report) : null;
+      } catch (RuntimeException | Error e) { // a refused or failed evolution: the rows go unwritten
+        decoded.close();
+        throw e;
+      }
       if (next != null) {
         decoded.close();
         moveTo(next);
