@@ -123,21 +123,25 @@ public final class KafkaIcebergSink implements AutoCloseable {
     this.routeField = config.routeField() == null ? null : new RouteField(config.routeField());
     boolean deadLettering = config.badRecords() == BadRecordPolicy.DEAD_LETTER;
     this.pool = new BatchPool(inFlight, deadLettering);
-    this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
-    this.topicIds = new TopicIds(KafkaClients.admin(config));
-    this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
-        SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group());
-    // Deserializer instances win over any deserializer the consumer properties name.
-    this.consumer =
-        new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
-    TableChannel.Shared shared =
-        new TableChannel.Shared(config, allocator, inFlight, fileBuffers, pool, deadLetters, metrics, () -> stopping);
     try {
+      this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
+      this.topicIds = new TopicIds(KafkaClients.admin(config));
+      this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
+          SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group());
+      // Deserializer instances win over any deserializer the consumer properties name.
+      this.consumer =
+          new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
+      TableChannel.Shared shared =
+          new TableChannel.Shared(config, allocator, inFlight, fileBuffers, pool, deadLetters, metrics, () -> stopping);
       for (TableRoute route : config.routes()) {
         channels.computeIfAbsent(route.table(), id -> new TableChannel(id, loadOrCreate(id), shared));
       }
     } catch (RuntimeException e) {
-      close();
+      try {
+        close(); // what was made so far: a bad consumer property must not leak the producer and admin clients
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
       throw e;
     }
     metrics.register(config.group());
@@ -568,7 +572,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
       if (!partitions.isEmpty() && !failed && !closing) {
         endCycle(true);
       }
-      forget(partitions);
+      // After a failure a cycle sealed before it may still be committing (it lands as the sink
+      // closes), and its commit checks the offsets the tables were last seen to hold: kept.
+      forget(partitions, !failed);
     }
 
     @Override
@@ -595,8 +601,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
         return; // a cooperative rebalance that kept what this sink holds: nothing to resume, no wait
       }
       landed(commits.await(), true); // resuming reads the offsets the tables hold
-      assigned.addAll(partitions);
+      // Assigned (its position stored at the next commit) only once sought to what the tables
+      // hold: a stop() waking the consumer in between would have the closing commit store the
+      // position the consumer took from the group's offset, which may lie below the tables'.
       resume(partitions);
+      assigned.addAll(partitions);
       if (config.stopAtEnd()) {
         endOffsets = new HashMap<>(consumer.endOffsets(assigned));
       }
@@ -622,11 +631,18 @@ public final class KafkaIcebergSink implements AutoCloseable {
   }
 
   private void forget(Collection<TopicPartition> partitions) {
+    forget(partitions, true);
+  }
+
+  /** Forgets the partitions; with {@code stored}, also the offsets their tables were seen to hold. */
+  private void forget(Collection<TopicPartition> partitions, boolean stored) {
     assigned.removeAll(partitions);
     partitions.forEach(readUnder::remove);
     partitions.forEach(positionEpochs::remove);
-    for (TableChannel channel : channels.values()) {
-      channel.held().forget(partitions);
+    if (stored) {
+      for (TableChannel channel : channels.values()) {
+        channel.held().forget(partitions);
+      }
     }
   }
 
@@ -843,7 +859,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
   @Override
   public void close() {
     closing = true;
-    commits.close();
+    if (commits != null) { // null only when the constructor failed part way
+      commits.close();
+    }
     for (TableChannel channel : channels.values()) {
       channel.close();
     }
@@ -851,8 +869,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
     if (deadLetters != null) {
       deadLetters.close();
     }
-    topicIds.close();
-    consumer.close();
+    if (topicIds != null) {
+      topicIds.close();
+    }
+    if (consumer != null) {
+      consumer.close();
+    }
     metrics.unregister();
     allocator.close();
   }

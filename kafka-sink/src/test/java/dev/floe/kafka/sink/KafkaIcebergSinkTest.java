@@ -58,6 +58,31 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
         .stopAtEnd(true);
   }
 
+  /**
+   * A consumer that cannot be made (a bad consumer property) fails the constructor without leaving
+   * the dead-letter producer's and the admin client's threads behind (before, they ran on).
+   */
+  @Test
+  void aSinkThatCannotBeMadeLeavesNoKafkaClientsBehind() {
+    SinkConfig config = sink("never-read", "never_written", "unmade")
+        .badRecords(BadRecordPolicy.DEAD_LETTER, "never-read-dead")
+        .consumerProperty("group.protocol", "no-such-protocol")
+        .build();
+    List<String> before = kafkaClientThreads();
+    assertThrows(RuntimeException.class, () -> new KafkaIcebergSink(config));
+    assertEquals(before, kafkaClientThreads());
+  }
+
+  /** Live threads of Kafka producers and admin clients. */
+  private static List<String> kafkaClientThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(name -> name.startsWith("kafka-producer-network-thread") || name.startsWith("kafka-admin-client-thread"))
+        .sorted()
+        .toList();
+  }
+
   @Test
   void nexmarkEventsLandExactlyOnceInABucketedTable() {
     List<NexmarkEvent> events = SinkFixture.events(1, 200_000);
