@@ -1,13 +1,11 @@
 package dev.floe.bench.e2e;
 
+import dev.floe.testing.ReportNames;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,6 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
+import picocli.CommandLine;
 
 /**
  * The driver's command line ({@code scripts/bench-e2e}, which passes {@code --connect-classpath}
@@ -221,7 +220,7 @@ final class E2eCommandLine {
     // Generous: a contender at 5,000 msg/s still finishes; a hung one is given up.
     Duration runTimeout = Duration.ofSeconds(
         runTimeoutSeconds != null ? runTimeoutSeconds : Math.max(300, Math.max(nexmark, synthetic) / 5_000));
-    String name = reportName != null ? reportName : LocalDate.now(ZoneOffset.UTC) + "-e2e";
+    String name = reportName != null ? reportName : ReportNames.today(outDir, "e2e");
     return new E2eOptions(nexmark, synthetic, List.copyOf(corpora), List.copyOf(contenders), warmup, pairs,
         Duration.ofMillis(commitIntervalMs), commitRecords, compression, seed, connectClasspath, connectTasks,
         floeEncodeThreads, floeDecodeAhead, connectHeap, contenderJvm == ContenderJvm.own, contenderHeap,

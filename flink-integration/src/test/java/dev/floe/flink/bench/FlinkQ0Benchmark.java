@@ -3,23 +3,23 @@ package dev.floe.flink.bench;
 import dev.floe.corpus.CorpusSchemas;
 import dev.floe.corpus.NexmarkEvent;
 import dev.floe.corpus.NexmarkGenerator;
+import dev.floe.flink.CountRecords;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
 import dev.floe.flink.KafkaPayloadDeserializer;
-import dev.floe.flink.CountRecords;
 import dev.floe.flink.StockFlink;
+import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import dev.floe.flink.nexmark.JobWindows;
 import dev.floe.flink.nexmark.NexmarkSuite;
 import dev.floe.flink.nexmark.NexmarkTopic;
-import dev.floe.flink.format.FloeJsonRowDataDeserializationSchema;
 import dev.floe.flink.sink.FloeIcebergSink;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.testing.Canonical;
+import dev.floe.testing.ReportNames;
 import dev.floe.testing.TableFingerprint;
 import dev.floe.testing.WorkDirectory;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -28,12 +28,12 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -124,7 +124,7 @@ public final class FlinkQ0Benchmark {
       }
     }
     new FlinkQ0Report(events, rounds, warmups, seconds, (System.nanoTime() - started) / 1e9)
-        .write(out, LocalDate.now().toString() + "-flink-q0");
+        .write(out, ReportNames.today(out, "flink-q0"));
   }
 
   /** One run: a fresh table, the job, its time, and the table checked against the corpus. */

@@ -5,10 +5,10 @@ import dev.floe.flink.nexmark.NexmarkQuery;
 import dev.floe.flink.nexmark.NexmarkSuite;
 import dev.floe.flink.nexmark.NexmarkTopic;
 import dev.floe.kafka.LocalKafkaBroker;
+import dev.floe.testing.ReportNames;
 import dev.floe.testing.TableFingerprint;
 import dev.floe.testing.WorkDirectory;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -71,7 +71,7 @@ public final class NexmarkBenchmark {
     Path out = Path.of(options.getOrDefault("out", "docs/benchmarks/archive"));
     String queries = options.getOrDefault("queries", "all");
     List<String> names = queries.equals("all") ? NexmarkQuery.NAMES : List.of(queries.split(","));
-    String name = options.getOrDefault("name", LocalDate.now() + "-nexmark");
+    String name = options.containsKey("name") ? options.get("name") : ReportNames.today(out, "nexmark");
     List<String> profiled = List.of(options.getOrDefault("profile", "").split(","));
 
     long started = System.nanoTime();
