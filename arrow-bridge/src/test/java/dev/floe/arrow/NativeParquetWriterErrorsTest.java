@@ -297,15 +297,11 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
 
   @Test
   void aRawArrayGivenToAFinishedWriterIsReleased() throws Exception {
-    Path file = dir.resolve("raw-late.parquet");
-    try (NativeParquetWriter writer = openLongs(file);
+    try (NativeParquetWriter writer = openLongs(dir.resolve("raw-late.parquet"));
         VectorSchemaRoot root = longBatch("price", 4, 5);
-        ArrowArray array = ArrowArray.allocateNew(allocator);
-        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+        Exported raw = Exported.of(allocator, root)) {
       writer.finish();
-      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
-      assertThrows(IllegalStateException.class, () -> writer.write(array.memoryAddress(), schema.memoryAddress()));
-      schema.release();
+      assertThrows(IllegalStateException.class, () -> writer.write(raw.array().memoryAddress(), raw.schema().memoryAddress()));
     }
     // The allocator closing in tearDown proves the moved array was released although refused.
   }
@@ -319,14 +315,11 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
     Path file = dir.resolve("raw-released.parquet");
     try (NativeParquetWriter writer = openLongs(file);
         VectorSchemaRoot root = longBatch("price", 4, 5);
-        ArrowArray array = ArrowArray.allocateNew(allocator);
-        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
-      array.release();
-      NativeException e =
-          assertThrows(NativeException.class, () -> writer.write(array.memoryAddress(), schema.memoryAddress()));
+        Exported raw = Exported.of(allocator, root)) {
+      raw.array().release();
+      NativeException e = assertThrows(
+          NativeException.class, () -> writer.write(raw.array().memoryAddress(), raw.schema().memoryAddress()));
       assertTrue(e.getMessage().contains("already released"), e.getMessage());
-      schema.release();
       writer.write(root);
       writer.finish();
     }
@@ -336,15 +329,12 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
   /** Without its schema a raw array is refused (and released): the writer's types would size its buffers. */
   @Test
   void aRawArrayWithoutItsSchemaIsRefusedAndReleased() {
-    Path file = dir.resolve("raw-no-schema.parquet");
-    try (NativeParquetWriter writer = openLongs(file);
+    try (NativeParquetWriter writer = openLongs(dir.resolve("raw-no-schema.parquet"));
         VectorSchemaRoot root = longBatch("price", 4, 5);
-        ArrowArray array = ArrowArray.allocateNew(allocator);
-        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> writer.write(array.memoryAddress(), 0));
+        Exported raw = Exported.of(allocator, root)) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> writer.write(raw.array().memoryAddress(), 0));
       assertTrue(e.getMessage().contains("arrowSchemaAddress"), e.getMessage());
-      schema.release();
     }
     // The allocator closing in tearDown proves the moved array was released although refused.
   }
@@ -354,13 +344,27 @@ class NativeParquetWriterErrorsTest extends AllocatorTest {
     Path file = dir.resolve("raw-ok.parquet");
     try (NativeParquetWriter writer = openLongs(file);
         VectorSchemaRoot root = longBatch("price", 4, 5);
-        ArrowArray array = ArrowArray.allocateNew(allocator);
-        ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
-      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
-      writer.write(array.memoryAddress(), schema.memoryAddress());
-      schema.release();
+        Exported raw = Exported.of(allocator, root)) {
+      writer.write(raw.array().memoryAddress(), raw.schema().memoryAddress());
       assertInstanceOf(ParquetFileSummary.class, writer.finish());
     }
     assertEquals(List.of(Map.of("price", 4L), Map.of("price", 5L)), ParquetReadBack.rows(file));
+  }
+
+  /** A root exported into C Data structs of its own; closing releases the schema and frees both structs. */
+  private record Exported(ArrowArray array, ArrowSchema schema) implements AutoCloseable {
+    static Exported of(BufferAllocator allocator, VectorSchemaRoot root) {
+      ArrowArray array = ArrowArray.allocateNew(allocator);
+      ArrowSchema schema = ArrowSchema.allocateNew(allocator);
+      Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+      return new Exported(array, schema);
+    }
+
+    @Override
+    public void close() {
+      schema.release();
+      schema.close();
+      array.close();
+    }
   }
 }

@@ -29,7 +29,7 @@ class DynamicRoutingTest extends InJvmTaskTest {
   @Test
   void aRecordForATableThatIsNotThereIsABadRecord() throws Exception {
     TableIdentifier present = InJvmTasks.createTable(catalog, "present");
-    Map<String, String> config = dynamic("dynamic", present, 6);
+    Map<String, String> config = dynamic("dynamic", 6);
     List<Long> reported = new CopyOnWriteArrayList<>();
     RecordingContext context = new RecordingContext((record, error) -> {
       assertTrue(error.getMessage().contains("table db.absent does not exist"), error.getMessage());
@@ -57,7 +57,7 @@ class DynamicRoutingTest extends InJvmTaskTest {
   @Test
   void aRouteValueThatIsNoTableNameIsABadRecord() throws Exception {
     TableIdentifier present = InJvmTasks.createTable(catalog, "present");
-    Map<String, String> config = dynamic("unnamed", present, 4);
+    Map<String, String> config = dynamic("unnamed", 4);
     List<String> reasons = new CopyOnWriteArrayList<>();
     RecordingContext context = new RecordingContext((record, error) -> {
       reasons.add(record.kafkaOffset() + ": " + error.getMessage());
@@ -92,7 +92,7 @@ class DynamicRoutingTest extends InJvmTaskTest {
   void aTableDroppedWhileTheTaskWritesFailsItAndARestartMakesItsRecordsBadRecords() throws Exception {
     TableIdentifier kept = InJvmTasks.createTable(catalog, "kept");
     TableIdentifier dropped = InJvmTasks.createTable(catalog, "dropped");
-    Map<String, String> config = dynamic("dropping", kept, 10);
+    Map<String, String> config = dynamic("dropping", 10);
     List<Long> reported = new CopyOnWriteArrayList<>();
     RecordingContext context = new RecordingContext((record, error) -> {
       reported.add(record.kafkaOffset());
@@ -126,11 +126,8 @@ class DynamicRoutingTest extends InJvmTaskTest {
   }
 
   /** Dynamic routing by the field {@code to}, bad records tolerated (reported). */
-  private Map<String, String> dynamic(String connector, TableIdentifier anyTable, int cycleRecords) {
-    Map<String, String> config = InJvmTasks.config(connector, warehouse(), anyTable, cycleRecords);
-    config.remove("iceberg.tables");
-    config.put("iceberg.tables.dynamic-enabled", "true");
-    config.put("iceberg.tables.route-field", "to");
+  private Map<String, String> dynamic(String connector, int cycleRecords) {
+    Map<String, String> config = InJvmTasks.dynamicConfig(connector, warehouse(), cycleRecords);
     config.put("errors.tolerance", "all");
     return config;
   }

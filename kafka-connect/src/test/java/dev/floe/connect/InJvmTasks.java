@@ -71,6 +71,15 @@ final class InJvmTasks {
     return config;
   }
 
+  /** A task config writing bytes to the tables the records' field {@code to} names (dynamic routing). */
+  static Map<String, String> dynamicConfig(String connector, Path warehouse, int cycleRecords) {
+    Map<String, String> config = config(connector, warehouse, TableIdentifier.of("db", "any"), cycleRecords);
+    config.remove("iceberg.tables");
+    config.put("iceberg.tables.dynamic-enabled", "true");
+    config.put("iceberg.tables.route-field", "to");
+    return config;
+  }
+
   /**
    * A task config writing bytes to {@code tables} by the records' field {@code to}, which holds a
    * table's name without its namespace ({@link #routed}).

@@ -88,23 +88,10 @@ class TaskFailureTest extends InJvmTaskTest {
 
   @Test
   void aFenceFoundWhileClosingDoesNotRewindTheRevokedPartition() throws Exception {
-    RecordingContext zombieContext = new RecordingContext();
-    FloeIcebergSinkTask successor = start(new RecordingContext(), config(10));
-    FloeIcebergSinkTask zombie = start(zombieContext, withTaskIndex(config(10), 1));
-    try {
-      successor.open(List.of(TP));
-      zombie.open(List.of(TP));
-      successor.put(records(0, 10));
-      awaitCommitted(successor, 10);
-
+    revokeFromAZombie(config(10), zombie -> {
       zombie.put(records(0, 5)); // not a full cycle: close commits it, and is fenced
       zombie.close(List.of(TP));
-      assertEquals(List.of(), zombieContext.rewinds, "Connect cannot seek a partition the task no longer owns");
-      assertEquals(ids(0, 10), ids(catalog.loadTable(id)), "only the successor's cycle is in the table");
-    } finally {
-      zombie.stop();
-      successor.stop();
-    }
+    });
   }
 
   /**
@@ -114,25 +101,11 @@ class TaskFailureTest extends InJvmTaskTest {
    */
   @Test
   void aFenceFoundByTheClosingPreCommitDoesNotRewindTheRevokedPartition() throws Exception {
-    RecordingContext zombieContext = new RecordingContext();
-    FloeIcebergSinkTask successor = start(new RecordingContext(), config(10));
-    FloeIcebergSinkTask zombie = start(zombieContext, withTaskIndex(config(10), 1));
-    try {
-      successor.open(List.of(TP));
-      zombie.open(List.of(TP));
-      successor.put(records(0, 10));
-      awaitCommitted(successor, 10);
-
+    revokeFromAZombie(config(10), zombie -> {
       zombie.put(records(0, 10)); // a full cycle: sealed, and fenced in the background
       awaitFencedCycles(1);
-      zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10)));
-      zombie.close(List.of(TP));
-      assertEquals(List.of(), zombieContext.rewinds, "Connect cannot seek a partition the task no longer owns");
-      assertEquals(ids(0, 10), ids(catalog.loadTable(id)), "only the successor's cycle is in the table");
-    } finally {
-      zombie.stop();
-      successor.stop();
-    }
+      closeAsConnectRevokes(zombie);
+    });
   }
 
   /**
@@ -142,26 +115,47 @@ class TaskFailureTest extends InJvmTaskTest {
    */
   @Test
   void aFenceFoundByTheClosingPreCommitsOwnCommitDoesNotRewindTheRevokedPartition() throws Exception {
+    Map<String, String> everyMillisecond = config(10);
+    everyMillisecond.put("iceberg.control.commit.interval-ms", "1");
+    revokeFromAZombie(everyMillisecond, zombie -> {
+      zombie.put(records(0, 10)); // sealed and committed in the background, to be fenced
+      closeAsConnectRevokes(zombie);
+    });
+  }
+
+  private interface ZombieSteps {
+    void run(FloeIcebergSinkTask zombie) throws Exception;
+  }
+
+  /**
+   * A successor commits the partition's first 10 records; then the zombie (task 1, made from
+   * {@code zombieConfig}), which also owns it, takes {@code revoked} steps, ending with the
+   * partition's revocation: it must ask Connect for no seek, and the table keeps the successor's
+   * cycle alone.
+   */
+  private void revokeFromAZombie(Map<String, String> zombieConfig, ZombieSteps revoked) throws Exception {
     RecordingContext zombieContext = new RecordingContext();
     FloeIcebergSinkTask successor = start(new RecordingContext(), config(10));
-    Map<String, String> everyMillisecond = withTaskIndex(config(10), 1);
-    everyMillisecond.put("iceberg.control.commit.interval-ms", "1");
-    FloeIcebergSinkTask zombie = start(zombieContext, everyMillisecond);
+    FloeIcebergSinkTask zombie = start(zombieContext, withTaskIndex(zombieConfig, 1));
     try {
       successor.open(List.of(TP));
       zombie.open(List.of(TP));
       successor.put(records(0, 10));
       awaitCommitted(successor, 10);
 
-      zombie.put(records(0, 10)); // sealed and committed in the background, to be fenced
-      zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10)));
-      zombie.close(List.of(TP));
+      revoked.run(zombie);
       assertEquals(List.of(), zombieContext.rewinds, "Connect cannot seek a partition the task no longer owns");
       assertEquals(ids(0, 10), ids(catalog.loadTable(id)), "only the successor's cycle is in the table");
     } finally {
       zombie.stop();
       successor.stop();
     }
+  }
+
+  /** Connect's revocation: the closing offset commit, then close. */
+  private static void closeAsConnectRevokes(FloeIcebergSinkTask task) {
+    task.preCommit(Map.of(TP, new OffsetAndMetadata(10)));
+    task.close(List.of(TP));
   }
 
   /** Waits until task 1's JMX counts {@code cycles} fenced cycles (its timer took the commit's outcome). */

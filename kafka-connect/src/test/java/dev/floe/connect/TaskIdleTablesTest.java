@@ -87,10 +87,7 @@ class TaskIdleTablesTest extends InJvmTaskTest {
   void aDynamicallyRoutedTableIdleIsLetGoAndLoadedAgainWithWhatItHolds() throws Exception {
     TableIdentifier first = InJvmTasks.createTable(catalog, "first");
     TableIdentifier second = InJvmTasks.createTable(catalog, "second");
-    Map<String, String> config = InJvmTasks.config("forgotten", warehouse(), first, 5);
-    config.remove("iceberg.tables");
-    config.put("iceberg.tables.dynamic-enabled", "true");
-    config.put("iceberg.tables.route-field", "to");
+    Map<String, String> config = InJvmTasks.dynamicConfig("forgotten", warehouse(), 5);
     config.put("floe.table.idle.ms", "0");
 
     FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
