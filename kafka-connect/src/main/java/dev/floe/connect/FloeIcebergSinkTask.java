@@ -591,6 +591,8 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     Map<TopicPartition, Position> offsets = new HashMap<>();
     cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
+    // Before any table is sealed: loading a table let go may fail, and sealed files would be lost
+    List<BackgroundCommits.TableCut> movingBack = offsetsMovingBack(offsets);
     List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
     for (String name : cycleTables) {
       TableSink sink = sinks.get(name);
@@ -598,7 +600,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       expected.keySet().retainAll(offsets.keySet());
       cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(expected, offsets)));
     }
-    cuts.addAll(offsetsMovingBack(offsets));
+    cuts.addAll(movingBack);
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
         System.nanoTime()));
     clearCycle();
@@ -616,6 +618,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (reusedFrom.isEmpty()) {
       return cuts;
     }
+    List<String> dropped = new ArrayList<>();
     held.forEach((name, positions) -> {
       if (cycleTables.contains(name)) {
         return;
@@ -633,11 +636,18 @@ public class FloeIcebergSinkTask extends SinkTask {
         LOG.warn("table {}: the offsets stored for {} move back to {} (their offsets were reused), without files",
             name, back.keySet(), back);
         TableSink open = sinks.get(name);
-        Table table = open != null ? open.table() : loader.load(name); // a table let go while idle
+        Table table;
+        try { // a table let go while idle is loaded as it is, never created
+          table = open != null ? open.table() : catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(name));
+        } catch (NoSuchTableException gone) {
+          dropped.add(name); // dropped since: nothing stored to move back
+          return;
+        }
         cuts.add(new BackgroundCommits.TableCut(
             name, table, CompletableFuture.completedFuture(WriteResult.builder().build()), expected, back));
       }
     });
+    dropped.forEach(held::remove);
     return cuts;
   }
 
