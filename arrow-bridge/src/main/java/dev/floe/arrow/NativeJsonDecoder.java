@@ -227,11 +227,11 @@ public final class NativeJsonDecoder extends NativeHandle {
                   outBatch,
                   result,
                   error));
-    } catch (NativeException e) {
-      failOn(e);
-      throw e;
     } catch (RuntimeException | Error e) {
-      discardRejects(); // the native call succeeded, and taking its batch failed: its rejects go too
+      discardRejects(); // when the native call succeeded and taking its batch failed, its rejects go too
+      if (e instanceof NativeException failed) {
+        failOn(failed);
+      }
       throw e;
     }
   }
