@@ -4,6 +4,7 @@ import dev.floe.iceberg.Catalogs;
 import dev.floe.iceberg.CountingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
+import dev.floe.testing.ReportNames;
 import dev.floe.testing.WorkDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -186,7 +187,7 @@ public final class CommitContention {
           r.medianRoundMs(), r.p90RoundMs(), r.attemptsPerCommit(), r.maxAttempts(), r.failed(), r.commitsPerSecond()));
     }
     Files.createDirectories(dir);
-    Path file = dir.resolve(LocalDate.now(ZoneOffset.UTC) + "-commit-contention.md");
+    Path file = dir.resolve(ReportNames.today(dir, "commit-contention") + ".md");
     Files.writeString(file, md);
     System.out.println("wrote " + file);
   }

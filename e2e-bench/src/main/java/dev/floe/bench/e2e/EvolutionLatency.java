@@ -5,6 +5,7 @@ import dev.floe.kafka.LocalKafkaBroker;
 import dev.floe.kafka.sink.KafkaIcebergSink;
 import dev.floe.kafka.sink.SinkConfig;
 import dev.floe.kafka.sink.SnapshotOffsets;
+import dev.floe.testing.ReportNames;
 import dev.floe.testing.WorkDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -215,7 +216,7 @@ public final class EvolutionLatency {
     row(md, "plain", plain, null);
     row(md, "evolving", evolving, heldUp);
     md.append("\nMachine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores.\n");
-    Path file = dir.resolve(date + "-evolution-latency.md");
+    Path file = dir.resolve(ReportNames.today(dir, "evolution-latency") + ".md");
     Files.writeString(file, md.toString());
     System.out.println(md);
     System.out.println("wrote " + file);
