@@ -616,14 +616,17 @@ final class TableSink implements AutoCloseable {
     }
   }
 
-  /** Ends the two threads, waiting up to a minute for what they have queued, also when interrupted. */
+  /**
+   * Ends the two threads, waiting up to a minute for what they have queued, also when interrupted.
+   * The decode thread hands work to the writer thread: it ends first, or the writer thread would
+   * refuse what it still hands over.
+   */
   private boolean threadsEnded() {
-    decodeThread.shutdown();
-    writerThread.shutdown();
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
     boolean interrupted = false;
     try {
       for (ExecutorService thread : List.of(decodeThread, writerThread)) {
+        thread.shutdown();
         while (!thread.isTerminated()) {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
