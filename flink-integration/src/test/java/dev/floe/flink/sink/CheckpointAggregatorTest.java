@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.SnapshotExpiry;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
@@ -20,30 +17,18 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The aggregator's committables: one per checkpoint, also for a checkpoint aborted before its barrier got there. */
 class CheckpointAggregatorTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "keyed");
-  private static final RowType ROWS = RowType.of(
-      new LogicalType[] {new BigIntType(false), new VarCharType(true, VarCharType.MAX_LENGTH)}, new String[] {"id", "name"});
 
   @TempDir
   Path warehouse;
@@ -75,20 +60,16 @@ class CheckpointAggregatorTest {
   /** Key 1 inserted for checkpoint 1 (aborted before the aggregator's barrier), updated for 2, then {@code emit}. */
   private void assertKeyOneHasOneRow(Step emit) throws Exception {
     Catalog catalog = Catalogs.embedded(warehouse);
+    IcebergTableRef ref;
     try {
-      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-      Schema schema = new Schema(List.of(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.optional(2, "name", Types.StringType.get())), Set.of(1));
-      catalog.createTable(TABLE, schema, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+      ref = IdNameTable.create(catalog, warehouse, TABLE, true);
     } finally {
       ((AutoCloseable) catalog).close();
     }
-    IcebergTableRef ref = IcebergTableRef.embedded(warehouse, TABLE);
 
     List<FloeCommittable> committables = new ArrayList<>();
     try (RowDataWriter writer = new RowDataWriter(
-            ref, new RowDataWriterSettings(ROWS, RowWriteMode.UPSERT, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup());
+            ref, new RowDataWriterSettings(IdNameTable.ROWS, RowWriteMode.UPSERT, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup());
         OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> aggregator =
             new OneInputStreamOperatorTestHarness<>(new CheckpointAggregator())) {
       aggregator.open();
@@ -112,14 +93,7 @@ class CheckpointAggregatorTest {
     }
 
     // Checkpoint 2 completes: Flink hands the committer every committable up to it, in one call
-    CheckpointCommitter committer = new CheckpointCommitter(ref, new UnregisteredMetricsGroup(), SnapshotExpiry.every(null));
-    List<RecordedCommitRequest> requests = committables.stream().map(RecordedCommitRequest::new).toList();
-    try {
-      committer.commit(new ArrayList<Committer.CommitRequest<FloeCommittable>>(requests));
-    } finally {
-      committer.close();
-    }
-    assertEquals(List.of(false, false), requests.stream().map(RecordedCommitRequest::alreadyCommitted).toList());
+    assertEquals(List.of(false, false), IdNameTable.commit(ref, committables));
     List<String> all = new ArrayList<>();
     catalog = Catalogs.embedded(warehouse);
     try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(TABLE)).build()) {

@@ -5,32 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.SnapshotExpiry;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,8 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** The committer commits each checkpoint once, also when the table's history no longer shows the commit. */
 class CheckpointCommitterTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "events");
-  private static final RowType ROWS = RowType.of(
-      new LogicalType[] {new BigIntType(false), new VarCharType(true, VarCharType.MAX_LENGTH)}, new String[] {"id", "name"});
 
   @TempDir
   Path warehouse;
@@ -51,12 +36,7 @@ class CheckpointCommitterTest {
   @BeforeEach
   void createTable() {
     catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-    catalog.createTable(TABLE,
-        new Schema(Types.NestedField.required(1, "id", Types.LongType.get()),
-            Types.NestedField.optional(2, "name", Types.StringType.get())),
-        PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
-    ref = IcebergTableRef.embedded(warehouse, TABLE);
+    ref = IdNameTable.create(catalog, warehouse, TABLE, false);
   }
 
   @AfterEach
@@ -107,7 +87,7 @@ class CheckpointCommitterTest {
   /** One writer's files holding rows {@code ids}. */
   private byte[] written(long... ids) throws Exception {
     try (RowDataWriter writer = new RowDataWriter(
-        ref, new RowDataWriterSettings(ROWS, RowWriteMode.APPEND, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup())) {
+        ref, new RowDataWriterSettings(IdNameTable.ROWS, RowWriteMode.APPEND, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup())) {
       for (long id : ids) {
         writer.write(GenericRowData.of(id, StringData.fromString("n" + id)), null);
       }
@@ -117,17 +97,7 @@ class CheckpointCommitterTest {
 
   /** Commits in a committer of its own, as a restored job's; returns whether each was found committed. */
   private List<Boolean> commit(FloeCommittable... committables) throws Exception {
-    List<RecordedCommitRequest> requests = new ArrayList<>();
-    for (FloeCommittable c : committables) {
-      requests.add(new RecordedCommitRequest(c));
-    }
-    CheckpointCommitter committer = new CheckpointCommitter(ref, new UnregisteredMetricsGroup(), SnapshotExpiry.every(null));
-    try {
-      committer.commit(new ArrayList<Committer.CommitRequest<FloeCommittable>>(requests));
-    } finally {
-      committer.close();
-    }
-    return requests.stream().map(RecordedCommitRequest::alreadyCommitted).toList();
+    return IdNameTable.commit(ref, List.of(committables));
   }
 
   private static int countSnapshots(Table table) {
