@@ -102,12 +102,8 @@ public class FloeIcebergSinkTask extends SinkTask {
    * and reset (the topic was recreated, or its log truncated).
    */
   private final Map<TopicPartition, Long> seekedTo = new HashMap<>();
-  /**
-   * Partitions whose offsets were reused, from the first offset read again: the records from there
-   * on are new, whatever offsets the tables hold for them. Kept until the partition is revoked or a
-   * fence makes the task read the tables again.
-   */
-  private final Map<TopicPartition, Long> reusedFrom = new HashMap<>();
+  /** Partitions whose offsets were reused, and which tables still hold offsets from before. */
+  private final ReusedOffsets reused = new ReusedOffsets();
   /** Tables a dynamic route named that do not exist, as found in this cycle. */
   private final Map<String, TableLoader.MissingTableException> missingTables = new HashMap<>();
   /** See {@link Routed}; null at the start of each put. */
@@ -418,7 +414,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       LOG.error("partition {}: the tables hold it up to offset {} but Connect's consumer reset it to {}: the topic was "
           + "recreated or its log truncated (its offsets reused). The records from {} on are written as new ones, "
           + "and the offsets the tables store for it move back", tp, target, offset, offset);
-      reusedFrom.put(tp, offset);
+      reused.found(tp, offset);
       routed = null;
     }
   }
@@ -487,7 +483,7 @@ public class FloeIcebergSinkTask extends SinkTask {
           reject(record, e.getMessage());
           continue;
         }
-        to = routed = new Routed(name, tp, sink, skipBelow(held.get(name).get(tp), tp));
+        to = routed = new Routed(name, tp, sink, skipBelow(name, held.get(name).get(tp), tp));
       }
       if (record.originalKafkaOffset() < to.skipBelow) {
         continue; // the table has it already (a task before this one committed it)
@@ -505,13 +501,9 @@ public class FloeIcebergSinkTask extends SinkTask {
    */
   private record Routed(String table, TopicPartition partition, TableSink sink, long skipBelow) {}
 
-  /** Records below this are in the table already: its stored offset, unless the offsets were reused. */
-  private long skipBelow(Position stored, TopicPartition tp) {
-    if (stored == null) {
-      return Long.MIN_VALUE;
-    }
-    Long reused = reusedFrom.get(tp);
-    return reused != null ? Math.min(reused, stored.next()) : stored.next();
+  /** Records below this are in the table already: its stored offset, unless it is from before a reuse. */
+  private long skipBelow(String table, Position stored, TopicPartition tp) {
+    return stored == null ? Long.MIN_VALUE : reused.skipBelow(table, tp, stored.next());
   }
 
   private void tombstone(SinkRecord record, TopicPartition tp) {
@@ -598,7 +590,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       TableSink sink = sinks.get(name);
       Map<TopicPartition, Position> expected = new HashMap<>(held.get(name));
       expected.keySet().retainAll(offsets.keySet());
-      cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(expected, offsets)));
+      cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(name, expected, offsets)));
     }
     cuts.addAll(movingBack);
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
@@ -615,7 +607,7 @@ public class FloeIcebergSinkTask extends SinkTask {
    */
   private List<BackgroundCommits.TableCut> offsetsMovingBack(Map<TopicPartition, Position> cycleEnd) {
     List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
-    if (reusedFrom.isEmpty()) {
+    if (!reused.any()) {
       return cuts;
     }
     List<String> dropped = new ArrayList<>();
@@ -627,7 +619,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       Map<TopicPartition, Position> back = new HashMap<>();
       positions.forEach((tp, holds) -> {
         Position end = cycleEnd.get(tp);
-        if (reusedFrom.containsKey(tp) && end != null && holds.next() > end.next()) {
+        if (reused.stale(name, tp) && end != null && holds.next() > end.next()) {
           expected.put(tp, holds);
           back.put(tp, end);
         }
@@ -689,10 +681,10 @@ public class FloeIcebergSinkTask extends SinkTask {
    * a truncated log), they go back on purpose.
    */
   private Map<TopicPartition, Position> offsetsFor(
-      Map<TopicPartition, Position> held, Map<TopicPartition, Position> cycleEnd) {
+      String table, Map<TopicPartition, Position> held, Map<TopicPartition, Position> cycleEnd) {
     Map<TopicPartition, Position> out = new HashMap<>(cycleEnd);
     held.forEach((tp, holds) -> {
-      if (!reusedFrom.containsKey(tp) && holds.next() > cycleEnd.get(tp).next()) {
+      if (!reused.stale(table, tp) && holds.next() > cycleEnd.get(tp).next()) {
         out.put(tp, holds);
       }
     });
@@ -719,6 +711,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     BackgroundCommits.Sealed cycle = outcome.cycle();
     for (BackgroundCommits.TableCut cut : cycle.tables().subList(0, outcome.committedTables())) {
       held.get(cut.name()).putAll(cut.offsets());
+      cut.offsets().keySet().forEach(tp -> reused.stored(cut.name(), tp));
     }
     if (outcome.fence() == null) {
       cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
@@ -753,17 +746,25 @@ public class FloeIcebergSinkTask extends SinkTask {
   /**
    * After a fence: forgets what this task thought and reads the tables again. The dropped cycle's
    * partitions are read again from its first records ({@code readAgain}), or from lower where a
-   * table holds less; what a table holds already is skipped for it as always.
+   * table holds less; what a table holds already is skipped for it as always. A reuse found before
+   * is kept: the seek lands inside the new log, so no reset shows it again, and a table whose
+   * offset nobody stored since still holds one from before it.
    *
    * @return the offsets to rewind to
    */
   private Map<TopicPartition, Long> resumeFromTables(Map<TopicPartition, Long> readAgain) {
-    reusedFrom.clear(); // the tables say again what they hold; a reset consumer is found again after the seek
     Map<TopicPartition, Long> seeks = new HashMap<>(readAgain);
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
+      String name = e.getKey();
+      Map<TopicPartition, Position> before = new HashMap<>(held.getOrDefault(name, Map.of()));
       e.getValue().table().refresh();
-      loadHeld(e.getKey(), e.getValue().table(), assigned);
-      held.get(e.getKey()).forEach((tp, p) -> seeks.merge(tp, p.next(), Math::min));
+      loadHeld(name, e.getValue().table(), assigned);
+      held.get(name).forEach((tp, p) -> {
+        seeks.merge(tp, p.next(), Math::min);
+        if (!p.equals(before.get(tp))) {
+          reused.stored(name, tp); // another writer stored it since, so after the reuse was found
+        }
+      });
     }
     committed.forEach(seeks::putIfAbsent);
     seeks.keySet().retainAll(assigned);
@@ -836,7 +837,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       for (TopicPartition tp : partitions) {
         committed.remove(tp);
         seekedTo.remove(tp);
-        reusedFrom.remove(tp);
+        reused.forget(tp);
         for (Map<TopicPartition, Position> positions : held.values()) {
           positions.remove(tp);
         }

@@ -78,6 +78,59 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     assertEquals(expectedFirst, ids(catalog.loadTable(first)));
   }
 
+  /**
+   * A fence in the cycle that found the reuse: the fenced table comes before a table whose offset
+   * moves back, which is then not committed and keeps its old, higher offset. Read again from the
+   * dropped cycle's start, the records are still new for that table. Before, the task forgot the
+   * reuse at the fence and skipped the second table's new records below its old offset 100.
+   */
+  @Test
+  void aFenceInTheCycleThatFoundTheReuseKeepsItForTheTablesNotCommitted() throws Exception {
+    TableIdentifier fenced = InJvmTasks.createTable(catalog, "reused_fenced");
+    TableIdentifier idle = InJvmTasks.createTable(catalog, "reused_idle");
+    Map<String, String> config = InJvmTasks.routedConfig("reused-fence", warehouse(), 10, fenced, idle);
+    run(config, 100, InJvmTasks.routed(0, 100, offset -> offset % 2 == 0 ? "reused_fenced" : "reused_idle"));
+
+    InJvmTasks.RecordingContext context = new InJvmTasks.RecordingContext();
+    FloeIcebergSinkTask task = InJvmTasks.started(InJvmTasks.withTaskIndex(config, 1), context);
+    try {
+      task.open(List.of(TP)); // both tables hold offset 100
+      // Another task of the group, routing to the first table only, finds the reuse as well and
+      // commits the new records 0-4 to it: the first table now holds offset 5.
+      Map<String, String> other = InJvmTasks.routedConfig("reused-fence", warehouse(), 5, fenced);
+      run(other, 5, newRouted(0, 5, "reused_fenced"));
+
+      task.put(newRouted(0, 10, "reused_fenced")); // reset below the seek; the cycle is fenced on the first table
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (context.rewinds.size() < 2 && System.nanoTime() < deadline) {
+        task.preCommit(Map.of());
+        task.put(List.of());
+        Thread.sleep(20);
+      }
+      assertEquals(List.of(Map.of(TP, 100L), Map.of(TP, 0L)), context.rewinds,
+          "the task seeks to the tables' offset, then back to its dropped cycle's start");
+
+      task.put(newRouted(0, 10, "reused_fenced"));
+      task.put(newRouted(10, 60, "reused_idle"));
+      task.close(List.of(TP));
+    } finally {
+      task.stop();
+    }
+
+    Map<Long, Integer> expectedIdle = new TreeMap<>();
+    for (long id = 1; id < 100; id += 2) {
+      expectedIdle.put(id, 1);
+    }
+    expectedIdle.putAll(ids(1_010, 1_060));
+    assertEquals(expectedIdle, ids(catalog.loadTable(idle)), "the second table's old records and new ones, each once");
+    Map<Long, Integer> expectedFenced = new TreeMap<>();
+    for (long id = 0; id < 100; id += 2) {
+      expectedFenced.put(id, 1);
+    }
+    expectedFenced.putAll(ids(1_000, 1_010));
+    assertEquals(expectedFenced, ids(catalog.loadTable(fenced)), "the first table's new records once, the other task's too");
+  }
+
   /** Records {@code from..to-1} of the recreated topic for {@code table}: ids 1000 + offset. */
   private static List<SinkRecord> newRouted(long from, long to, String table) {
     List<SinkRecord> out = new ArrayList<>();
