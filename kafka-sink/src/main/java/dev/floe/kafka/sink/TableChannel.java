@@ -275,15 +275,17 @@ final class TableChannel implements AutoCloseable {
       return;
     }
     SinkBatch batch = open;
+    // Before the permits are taken: if reading the table fails, the batch is still the open one
+    // (given back when the channel closes) and no permit is lost.
+    if (cycle == null) {
+      followTable();
+      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, keyDecoder, evolution));
+    }
     fullestBatchBytes = Math.max(fullestBatchBytes, batch.messages.byteSize());
     // One permit per payload byte, at most the whole budget (a huge batch still goes through).
     int held = (int) Math.max(1, Math.min(batch.messages.byteSize(), inFlightBudget()));
     awaitRoom(held);
     open = null;
-    if (cycle == null) {
-      followTable();
-      cycle = new Cycle(new CycleWriters(followed.factory(), decoder, keyDecoder, evolution));
-    }
     Cycle filling = cycle;
     if (batch.keys) {
       afterQueued(writerTask(filling, batch, held, () -> deleteKeys(filling, batch)));
