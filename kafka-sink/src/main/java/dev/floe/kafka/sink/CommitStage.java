@@ -118,8 +118,7 @@ final class CommitStage implements AutoCloseable {
       TableCut cut = results.get(i).getKey();
       WriteResult result = results.get(i).getValue();
       HeldOffsets held = cut.channel().held();
-      boolean movesBack = movesBack(cut, held);
-      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !movesBack) {
+      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !replacesStaleOffsets(cut, held)) {
         continue;
       }
       try {
@@ -185,22 +184,36 @@ final class CommitStage implements AutoCloseable {
   }
 
   /**
-   * Whether the table's offsets move back: only when a partition's offsets were reused (a
-   * truncated log), never silently. Such a cut is committed even without files: a table that
-   * kept the old offset would skip the new records below it after a resume.
+   * Whether the cut is committed even without files: a partition's offset moves back (its offsets
+   * were reused, a truncated log; never silently), or the table stores an offset from before a
+   * reuse or of a recreated topic and takes a current one. A table that kept its old offset would
+   * skip the new records below it after a resume; or, quiet in route-field mode, have the reuse
+   * found again at every resume, and every table's floor dropped to it.
    */
-  private static boolean movesBack(TableCut cut, HeldOffsets held) {
-    boolean back = false;
+  private static boolean replacesStaleOffsets(TableCut cut, HeldOffsets held) {
+    boolean replaces = false;
     for (Map.Entry<TopicPartition, Position> e : cut.offsets().entrySet()) {
       Position stored = held.stored(e.getKey());
       Position next = e.getValue();
-      if (stored != null && stored.sameTopic(next.topicId()) && next.next() < stored.next()) {
+      if (stored == null) {
+        continue;
+      }
+      Long floor = held.floor(e.getKey());
+      if (!stored.sameTopic(next.topicId())) {
+        LOG.info("table {}: the offset stored for {} of the topic before it was recreated is replaced by {}",
+            cut.channel().id(), e.getKey(), next.next());
+        replaces = true;
+      } else if (next.next() < stored.next()) {
         LOG.warn("table {}: the offset stored for {} moves back from {} to {} (its offsets were reused)",
             cut.channel().id(), e.getKey(), stored.next(), next.next());
-        back = true;
+        replaces = true;
+      } else if (floor != null && floor < stored.next()) {
+        LOG.warn("table {}: the offset {} stored for {} before its offsets were reused is replaced by {}",
+            cut.channel().id(), stored.next(), e.getKey(), next.next());
+        replaces = true;
       }
     }
-    return back;
+    return replaces;
   }
 
   /** Deletes the files of the tables from {@code from} on: none of them was committed. */

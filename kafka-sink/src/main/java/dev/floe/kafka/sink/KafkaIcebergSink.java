@@ -323,7 +323,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
             tp, from.offset(), from.offset());
         metrics.offsetsReused();
       });
-      readAsNewFrom(new HashMap<>(writtenAfterTruncation), true);
+      Map<TopicPartition, Integer> writtenIn = new HashMap<>();
+      writtenAfterTruncation.forEach((tp, from) -> from.leaderEpoch().ifPresent(epoch -> writtenIn.put(tp, epoch)));
+      readAsNewFrom(new HashMap<>(writtenAfterTruncation), writtenIn);
       writtenAfterTruncation.clear();
     }
     int count = records.count();
@@ -781,7 +783,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       }
       positionEpochs.remove(tp);
     });
-    readAsNewFrom(reused, false);
+    readAsNewFrom(reused, Map.of());
   }
 
   /**
@@ -821,7 +823,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
         positionEpochs.remove(tp);
       }
     });
-    readAsNewFrom(divergent, false);
+    // A table whose offset was stored in a later epoch than the one that diverged holds records
+    // of the log as it is now (it took some after the truncation; a quiet table did not, and
+    // its old epoch is what is found diverging again at every resume until it is committed).
+    Map<TopicPartition, Integer> afterDivergence = new HashMap<>();
+    divergent.forEach((tp, from) -> from.leaderEpoch().ifPresent(epoch -> afterDivergence.put(tp, epoch + 1)));
+    readAsNewFrom(divergent, afterDivergence);
   }
 
   /**
@@ -829,18 +836,19 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * table's floor drops to it, and the offsets the tables store move back to it (logged again at
    * the commit). A commit in flight is awaited first: sealed before the truncation was found, it
    * would raise the floors back when it lands, and the new records under its offsets would be
-   * skipped. With {@code fromNewRecords} (the offsets are records found written in a later epoch),
-   * a table whose offset was stored in that epoch or later keeps it: it holds the new records up
-   * to it (one table of a cycle landed, another did not).
+   * skipped. A table whose offset was stored in the epoch {@code keptFrom} gives for its partition
+   * or later keeps it: it holds the new records up to it (one table of a cycle landed, another did
+   * not; or only some tables took records since the truncation).
    */
-  private void readAsNewFrom(Map<TopicPartition, OffsetAndMetadata> reused, boolean fromNewRecords) {
+  private void readAsNewFrom(Map<TopicPartition, OffsetAndMetadata> reused, Map<TopicPartition, Integer> keptFrom) {
     if (reused.isEmpty() || landed(commits.await(), true)) {
       return; // fenced: every partition was sought back to what the tables hold; a poll finds it again
     }
     reused.forEach((tp, from) -> {
       for (TableChannel channel : channels.values()) {
         Integer stored = channel.held().floorEpoch(tp);
-        if (fromNewRecords && stored != null && from.leaderEpoch().isPresent() && stored >= from.leaderEpoch().get()) {
+        Integer newFrom = keptFrom.get(tp);
+        if (stored != null && newFrom != null && stored >= newFrom) {
           continue; // its offset was stored in the new records' epoch or later: it holds them up to there already
         }
         channel.held().lowerFloor(tp, from.offset());
