@@ -19,6 +19,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.DVFileWriter;
+import org.apache.iceberg.encryption.PlaintextEncryptionManager;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.io.FileIO;
@@ -106,6 +107,7 @@ public final class NativeFileWriterFactory {
       throw new IllegalArgumentException("table " + table.name() + " asks for " + format + " data files ("
           + TableProperties.DEFAULT_FILE_FORMAT + "); floe writes Parquet");
     }
+    requireUnencrypted(table, properties);
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, partitionId, taskId).format(FileFormat.PARQUET).build();
     OutputFileFactory deletionVectors =
@@ -123,6 +125,21 @@ public final class NativeFileWriterFactory {
         TableUtil.formatVersion(table),
         olderSpecsWithData(table),
         allocator);
+  }
+
+  /**
+   * Refuses an encrypted table: Iceberg encrypts its Parquet files with Parquet's modular
+   * encryption and records each file's key metadata, which libfloe does not write. Written
+   * through the table's encrypting streams instead, the files would be unreadable and their
+   * recorded sizes wrong.
+   */
+  private static void requireUnencrypted(Table table, Map<String, String> properties) {
+    String keyId = properties.get(TableProperties.ENCRYPTION_TABLE_KEY);
+    if (keyId != null || !(table.encryption() instanceof PlaintextEncryptionManager)) {
+      throw new IllegalArgumentException("table " + table.name() + " is encrypted ("
+          + (keyId != null ? TableProperties.ENCRYPTION_TABLE_KEY + " = " + keyId : table.encryption().getClass().getName())
+          + "); floe writes no encrypted Parquet files");
+    }
   }
 
   /**

@@ -254,6 +254,47 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
   }
 
   /**
+   * An encrypted table is refused: written through its encrypting streams, the files were
+   * unreadable (an AES-GCM stream, not Parquet's modular encryption) and recorded without their
+   * key metadata and with the wrong size (found in review).
+   */
+  @Test
+  void anEncryptedTableIsRefused() {
+    Table plain = table("encrypted", Map.of());
+    org.apache.iceberg.encryption.EncryptionManager keys = org.apache.iceberg.encryption.EncryptionUtil
+        .createEncryptionManager(List.of(), Map.of(TableProperties.ENCRYPTION_TABLE_KEY, "key-1"), new KeysAsIs());
+    Table encrypted = new org.apache.iceberg.BaseTable(
+        new ForwardingTableOperations(((org.apache.iceberg.HasTableOperations) plain).operations()) {
+          @Override
+          public org.apache.iceberg.encryption.EncryptionManager encryption() {
+            return keys;
+          }
+        }, "encrypted");
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> NativeFileWriterFactory.forTable(encrypted, allocator));
+    assertTrue(e.getMessage().contains("is encrypted"), e.getMessage());
+  }
+
+  /** A key management client that wraps keys as they are: enough to make an encrypting table. */
+  private static final class KeysAsIs implements org.apache.iceberg.encryption.KeyManagementClient {
+    @Override
+    public java.nio.ByteBuffer wrapKey(java.nio.ByteBuffer key, String wrappingKeyId) {
+      return key.duplicate();
+    }
+
+    @Override
+    public java.nio.ByteBuffer unwrapKey(java.nio.ByteBuffer wrappedKey, String wrappingKeyId) {
+      return wrappedKey.duplicate();
+    }
+
+    @Override
+    public void initialize(Map<String, String> properties) {}
+
+    @Override
+    public void close() {}
+  }
+
+  /**
    * Zeros at the ends of float and double columns: Iceberg's writer keeps the sign of the zero it
    * met ({@code Float.compare} orders -0.0 below 0.0), while Parquet statistics always say -0.0
    * for a zero minimum and 0.0 for a zero maximum. Engines answer MIN and MAX from the bounds.
