@@ -46,6 +46,9 @@ pub struct WriterConfig {
     pub statistics: String,
     /// Max length of min/max statistics; `None` keeps them whole (marked exact).
     pub statistics_truncate_length: Option<u64>,
+    /// Leaf columns, by `PARQUET:field_id`, written without statistics (Iceberg's
+    /// `write.parquet.stats-enabled.column.<name> = false`). Ids no leaf has are ignored.
+    pub statistics_off_field_ids: Vec<i32>,
     /// The footer's `created_by`; `None`: `floe version x.y.z`.
     pub created_by: Option<String>,
     /// Batches are held (not copied) until this many rows (65,536) are waiting, then
@@ -265,7 +268,7 @@ mod tests {
     fn the_defaults_file_sets_every_setting() {
         let all: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(DEFAULTS_JSON).unwrap();
-        assert_eq!(all.len(), 15, "one default per WriterConfig field: {all:?}");
+        assert_eq!(all.len(), 16, "one default per WriterConfig field: {all:?}");
         let c = WriterConfig::default();
         assert_eq!(c.version, CONFIG_VERSION);
         assert_eq!(

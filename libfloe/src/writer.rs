@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use parquet::file::properties::EnabledStatistics;
+use parquet::schema::types::ColumnPath;
 
 use crate::config::WriterConfig;
 use crate::error::{FloeError, Result};
@@ -155,6 +157,28 @@ impl ParquetFileWriter {
         &self.schema
     }
 
+    /// The paths of the leaf columns whose field ids the config lists in
+    /// `statistics_off_field_ids`.
+    fn statistics_off_columns(&self) -> Result<Vec<ColumnPath>> {
+        if self.config.statistics_off_field_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let parquet = parquet::arrow::ArrowSchemaConverter::new()
+            .convert(&self.schema)
+            .map_err(|e| {
+                FloeError::invalid_argument(format!("schema cannot be written to Parquet: {e}"))
+            })?;
+        Ok(parquet
+            .columns()
+            .iter()
+            .filter(|column| {
+                let info = column.self_type().get_basic_info();
+                info.has_id() && self.config.statistics_off_field_ids.contains(&info.id())
+            })
+            .map(|column| column.path().clone())
+            .collect())
+    }
+
     /// Starts the encoder, with dictionary encoding off for the columns of `first`
     /// where it would not pay (when dictionaries are on at all).
     fn start(&mut self, first: Option<&RecordBatch>) -> Result<()> {
@@ -165,6 +189,9 @@ impl ParquetFileWriter {
             unreachable!("checked above")
         };
         let mut props = self.config.writer_properties_builder()?;
+        for column in self.statistics_off_columns()? {
+            props = props.set_column_statistics_enabled(column, EnabledStatistics::None);
+        }
         if self.config.dictionary {
             for column in first
                 .map(crate::dictionary::plain_columns)

@@ -166,6 +166,30 @@ fn summary_reports_field_ids_counts_and_bounds() {
 }
 
 #[test]
+fn columns_listed_by_field_id_are_written_without_statistics() {
+    let schema = schema();
+    let config =
+        WriterConfig::from_json(br#"{"version":2,"statistics_off_field_ids":[2,4,99]}"#).unwrap();
+    let (bytes, summary) = write(&config, &[batch(&schema, 10, 50)]);
+    let rg = &summary.row_groups[0];
+    assert_eq!(rg.columns[0].null_count, Some(0), "id keeps its statistics");
+    assert!(rg.columns[0].min.is_some());
+    for column in &rg.columns[1..] {
+        assert_eq!(column.null_count, None, "{:?} has none", column.path);
+        assert!(
+            column.min.is_none() && column.max.is_none(),
+            "{:?}",
+            column.path
+        );
+    }
+    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+    let footer = reader.metadata().row_group(0);
+    assert!(footer.column(0).statistics().is_some());
+    assert!(footer.column(1).statistics().is_none());
+    assert!(footer.column(2).statistics().is_none());
+}
+
+#[test]
 fn row_groups_close_at_the_byte_limit() {
     let schema = schema();
     let config = WriterConfig {

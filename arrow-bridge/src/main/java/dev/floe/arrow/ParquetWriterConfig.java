@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -38,6 +40,7 @@ public record ParquetWriterConfig(
     boolean dictionary,
     StatisticsLevel statistics,
     Integer statisticsTruncateLength,
+    List<Integer> statisticsOffFieldIds,
     String createdBy,
     long columnRunRows,
     long columnRunBytes,
@@ -86,6 +89,7 @@ public record ParquetWriterConfig(
   public ParquetWriterConfig {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(statistics, "statistics");
+    statisticsOffFieldIds = List.copyOf(statisticsOffFieldIds);
     if (rowGroupBytes <= 0 || pageBytes <= 0 || pageRowLimit <= 0 || dictionaryPageBytes <= 0) {
       throw new IllegalArgumentException(
           "row group, page and dictionary sizes and the page row limit must be > 0");
@@ -119,6 +123,7 @@ public record ParquetWriterConfig(
         .dictionary(dictionary)
         .statistics(statistics)
         .statisticsTruncateLength(statisticsTruncateLength)
+        .statisticsOffFieldIds(statisticsOffFieldIds)
         .createdBy(createdBy)
         .columnRunRows(columnRunRows)
         .columnRunBytes(columnRunBytes)
@@ -143,6 +148,7 @@ public record ParquetWriterConfig(
     private boolean dictionary = DEFAULTS.dictionary;
     private StatisticsLevel statistics = DEFAULTS.statistics;
     private Integer statisticsTruncateLength = DEFAULTS.statisticsTruncateLength;
+    private List<Integer> statisticsOffFieldIds = DEFAULTS.statisticsOffFieldIds;
     private String createdBy = DEFAULTS.createdBy;
     private long columnRunRows = DEFAULTS.columnRunRows;
     private long columnRunBytes = DEFAULTS.columnRunBytes;
@@ -205,6 +211,15 @@ public record ParquetWriterConfig(
       return this;
     }
 
+    /**
+     * Leaf columns, by field id, written without min/max/null-count statistics (Iceberg's {@code
+     * write.parquet.stats-enabled.column.<name> = false}); ids no leaf has are ignored.
+     */
+    public Builder statisticsOffFieldIds(Collection<Integer> fieldIds) {
+      this.statisticsOffFieldIds = List.copyOf(fieldIds);
+      return this;
+    }
+
     /** The footer's created_by; null means libfloe's own ("floe version x.y.z"). */
     public Builder createdBy(String createdBy) {
       this.createdBy = createdBy;
@@ -260,6 +275,7 @@ public record ParquetWriterConfig(
           dictionary,
           statistics,
           statisticsTruncateLength,
+          statisticsOffFieldIds,
           createdBy,
           columnRunRows,
           columnRunBytes,

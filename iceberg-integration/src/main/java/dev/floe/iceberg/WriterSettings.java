@@ -1,16 +1,22 @@
 package dev.floe.iceberg;
 
 import dev.floe.arrow.ParquetWriterConfig;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * The Parquet writer settings a table's properties ask for, read as Iceberg Java reads them:
  * {@code write.parquet.compression-codec} and {@code -level}, {@code row-group-size-bytes},
  * {@code page-size-bytes}, {@code page-row-limit}, {@code dict-size-bytes} and {@code
- * parquet.enable.dictionary}, with Iceberg's defaults, and the target file size files roll over at.
+ * parquet.enable.dictionary}, with Iceberg's defaults, and the target file size files roll over at;
+ * per column, {@code write.parquet.stats-enabled.column.*} ({@link #withColumnStatistics}).
  * Delete files read the {@code write.delete.parquet.*} variants, each falling back to the data
  * file's setting ({@link #forDeletes}).
  */
@@ -71,6 +77,31 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
   public static WriterSettings forDeletes(Map<String, String> properties) {
     WriterSettings data = of(properties);
     return new WriterSettings(read(properties, DELETE_FILES, data.parquet()), data.targetFileSizeBytes());
+  }
+
+  /**
+   * These settings with the leaf columns that {@code write.parquet.stats-enabled.column.<name> =
+   * false} names in {@code schema} written without statistics, as Iceberg's Parquet writer writes
+   * them; the file's metrics then have no counts or bounds for them, as Iceberg's. Float and
+   * double columns keep their statistics: Iceberg takes their metrics from its value writers,
+   * which ignore the property, and floe from the footer. Names of no leaf are ignored, as Iceberg
+   * does (logged there). For data files: Iceberg's delete files ignore the property.
+   */
+  WriterSettings withColumnStatistics(Schema schema, Map<String, String> properties) {
+    List<Integer> off = new ArrayList<>();
+    PropertyUtil.propertiesWithPrefix(properties, TableProperties.PARQUET_COLUMN_STATS_ENABLED_PREFIX)
+        .forEach((name, enabled) -> {
+          Types.NestedField field = schema.findField(name);
+          if (!Boolean.parseBoolean(enabled) && field != null && field.type().isPrimitiveType()
+              && field.type().typeId() != Type.TypeID.FLOAT && field.type().typeId() != Type.TypeID.DOUBLE) {
+            off.add(field.fieldId());
+          }
+        });
+    if (off.isEmpty()) {
+      return this;
+    }
+    off.sort(null);
+    return new WriterSettings(parquet.toBuilder().statisticsOffFieldIds(off).build(), targetFileSizeBytes);
   }
 
   /**

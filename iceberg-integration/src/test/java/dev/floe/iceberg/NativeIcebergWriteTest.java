@@ -243,6 +243,35 @@ class NativeIcebergWriteTest extends EmbeddedCatalogTest {
     }
   }
 
+  /**
+   * {@code write.parquet.stats-enabled.column.<name> = false}: Iceberg's writer leaves the column's
+   * statistics out, and with them its counts and bounds; a float column keeps its metrics (Iceberg
+   * takes them from its value writer). Before, floe ignored the property (found in review).
+   */
+  @Test
+  void columnsWithStatisticsOffHaveTheMetricsOfIcebergsWriter() throws IOException {
+    List<Record> rows = new RandomRows(4).records(SCHEMA, 500);
+    String off = TableProperties.PARQUET_COLUMN_STATS_ENABLED_PREFIX;
+    Map<String, String> properties = Map.of(off + "id", "false", off + "s", "false", off + "st.y", "false",
+        off + "f", "false", off + "i", "true", off + "no_such_column", "false");
+    Table floe = table("stats_off_floe", properties);
+    DataFile ours = writeWithFloe(floe, rows).dataFiles()[0];
+    DataFile theirs = writeWithIceberg(table("stats_off_java", properties), rows);
+    Schema schema = floe.schema(); // the catalog assigned its own field ids
+    int id = schema.findField("id").fieldId();
+    int f = schema.findField("f").fieldId();
+    assertTrue(!theirs.valueCounts().containsKey(id) && theirs.valueCounts().containsKey(f),
+        "Iceberg's writer drops id's metrics and keeps f's");
+    for (String name : List.of("id", "s", "st.y", "f", "i", "d")) {
+      int field = schema.findField(name).fieldId();
+      String where = "column " + name;
+      assertEquals(theirs.valueCounts().get(field), ours.valueCounts().get(field), where);
+      assertEquals(theirs.nullValueCounts().get(field), ours.nullValueCounts().get(field), where);
+      assertEquals(theirs.lowerBounds().get(field), ours.lowerBounds().get(field), where);
+      assertEquals(theirs.upperBounds().get(field), ours.upperBounds().get(field), where);
+    }
+  }
+
   /** A table that asks for another data file format is refused, not written as Parquet. */
   @Test
   void aTableAskingForAnotherFormatIsRefused() {
