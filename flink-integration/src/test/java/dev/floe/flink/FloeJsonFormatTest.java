@@ -119,6 +119,16 @@ class FloeJsonFormatTest {
     }
   }
 
+  /** The same through the one-row method, which refuses a JSON array of several rows. */
+  private static Outcome runOne(DeserializationSchema<RowData> schema, byte[] message) {
+    try {
+      RowData row = schema.deserialize(message);
+      return new Outcome(row == null ? List.of() : List.of(row), null);
+    } catch (Exception e) {
+      return new Outcome(List.of(), e.getClass().getName() + ": " + e.getMessage());
+    }
+  }
+
   private static <T extends DeserializationSchema<RowData>> T opened(T schema) throws Exception {
     schema.open(
         new DeserializationSchema.InitializationContext() {
@@ -143,6 +153,8 @@ class FloeJsonFormatTest {
         opened(new JsonParserRowDataDeserializationSchema(type, InternalTypeInfo.of(type), failOnMissing, ignoreErrors, standard));
     FloeJsonRowDataDeserializationSchema floe =
         opened(FloeJsonRowDataDeserializationSchema.of(type, failOnMissing, ignoreErrors, standard));
+    FloeJsonRowDataDeserializationSchema floeOneRow = // its fallbacks and reused rows apart
+        opened(FloeJsonRowDataDeserializationSchema.of(type, failOnMissing, ignoreErrors, standard));
     RowDataSerializer serializer = new RowDataSerializer(type);
     @SuppressWarnings("unchecked")
     DataStructureConverter<Object, Object> external =
@@ -158,6 +170,14 @@ class FloeJsonFormatTest {
       Outcome expected = run(flink, message);
       Outcome actual = run(floe, message);
       Supplier<String> what = () -> "message " + new String(message, StandardCharsets.UTF_8);
+      Outcome expectedOne = runOne(flink, message);
+      Outcome actualOne = runOne(floeOneRow, message);
+      assertEquals(expectedOne.failure(), actualOne.failure(), () -> what.get() + ", one row");
+      assertEquals(expectedOne.rows().size(), actualOne.rows().size(), () -> what.get() + ", one row");
+      if (!expectedOne.rows().isEmpty()) {
+        assertEquals(external.toExternalOrNull(expectedOne.rows().getFirst()),
+            external.toExternalOrNull(actualOne.rows().getFirst()), () -> what.get() + ", one row");
+      }
       assertEquals(expected.failure(), actual.failure(), what);
       assertEquals(expected.rows().size(), actual.rows().size(), what);
       for (int i = 0; i < expected.rows().size(); i++) {
@@ -354,6 +374,7 @@ class FloeJsonFormatTest {
   void trickyMessagesGetFlinksRowsOrFlinksErrorsUnderEveryOption() throws Exception {
     List<byte[]> messages = new ArrayList<>(TRICKY.stream().map(m -> m.getBytes(StandardCharsets.UTF_8)).toList());
     messages.add(new byte[0]);
+    messages.addAll(bytes(List.of("[{\"count\": 1}, {\"count\": 2}]", "[{\"count\": 1}]", "[{\"count\": 1}, 5]")));
     messages.add(new byte[] {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', (byte) 0xC3, '"', '}'}); // bad UTF-8
     // Tokens at and beyond what Jackson (Flink's parser) reads: numbers of 1,000 characters and
     // names of 50,000, also where the row has no field (string values: libfloe's own tests)

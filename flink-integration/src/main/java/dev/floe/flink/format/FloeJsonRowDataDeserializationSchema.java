@@ -3,13 +3,10 @@ package dev.floe.flink.format;
 import dev.floe.arrow.NativeRowDecoder;
 import java.io.IOException;
 import java.lang.ref.Cleaner;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
@@ -60,7 +57,6 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   /** Whether {@link #decoder} returns binary rows (a tag byte, then the row or its tape). */
   private transient boolean binaryRows;
   private transient RowTapeReader reader;
-  private transient List<RowData> single;
   private transient long fallbacks;
   private transient Counter fallbackCounter;
 
@@ -76,7 +72,9 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     this.failOnMissingField = failOnMissingField;
     this.timestampFormat = timestampFormat;
     this.fallback = fallback;
-    this.nativeDecoding = nativeDecoding && ArrowRowSchemas.of(rowType) != null;
+    // A timestamp standard libfloe does not know (a later Flink's) is left to Flink's decoder.
+    boolean knownStandard = timestampFormat == TimestampFormat.SQL || timestampFormat == TimestampFormat.ISO_8601;
+    this.nativeDecoding = nativeDecoding && knownStandard && ArrowRowSchemas.of(rowType) != null;
   }
 
   /**
@@ -98,7 +96,6 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   @Override
   public void open(InitializationContext context) throws Exception {
     fallback.open(context);
-    single = new ArrayList<>(1);
     fallbackCounter = context.getMetricGroup().counter("floeJsonFallbacks");
     if (nativeDecoding) {
       Schema schema = ArrowRowSchemas.of(rowType);
@@ -112,16 +109,25 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
 
   @Override
   public void deserialize(byte[] message, Collector<RowData> out) throws IOException {
+    RowData row = decodeNatively(message);
+    if (row != null) {
+      out.collect(row);
+    } else {
+      fallback.deserialize(message, out);
+    }
+  }
+
+  /** The message's row, or null after counting a fallback: Flink's decoder is to take it. */
+  private RowData decodeNatively(byte[] message) {
     if (decoder != null && message != null && message.length > 0) {
       long length = decoder.decode(message, 0, message.length);
       if (length != NativeRowDecoder.FALLBACK) {
-        out.collect(row(decoder.tape(), (int) length));
-        return;
+        return row(decoder.tape(), (int) length);
       }
     }
     fallbacks++;
     fallbackCounter.inc();
-    fallback.deserialize(message, out);
+    return null;
   }
 
   /** The row in {@code output[0, length)}, which the decoder reuses. */
@@ -145,15 +151,14 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     return fallbacks;
   }
 
-  /** One message's row, or null if it has none (an empty message, a skipped bad one). */
+  /**
+   * One message's row, or null if it has none (an empty message, a skipped bad one). A top-level
+   * JSON array of several rows is refused as Flink's decoder refuses it.
+   */
   @Override
   public RowData deserialize(byte[] message) throws IOException {
-    single.clear();
-    deserialize(message, new ListCollector<>(single));
-    if (single.size() > 1) {
-      throw new IOException("a top-level JSON array holds several rows: use deserialize(byte[], Collector)");
-    }
-    return single.isEmpty() ? null : single.getFirst();
+    RowData row = decodeNatively(message);
+    return row != null ? row : fallback.deserialize(message);
   }
 
   @Override
