@@ -296,11 +296,12 @@ pub fn parse_timestamp_after(
         (Some(_), false) => return Err(ValueError::ZoneForbidden),
         (None, false) => 0,
     };
-    let per_day = 86_400 * unit.per_second();
-    days.checked_mul(per_day)
-        .and_then(|v| v.checked_add(time))
-        .and_then(|v| v.checked_sub(offset * unit.per_second()))
-        .ok_or(ValueError::OutOfRange { what: "timestamp" })
+    // In i128: the first day of the range (1677-09-21 in nanoseconds) starts below i64's
+    // range, and only its time of day brings the instant back into it.
+    let per_second = i128::from(unit.per_second());
+    let instant =
+        i128::from(days) * 86_400 * per_second + i128::from(time) - i128::from(offset) * per_second;
+    i64::try_from(instant).map_err(|_| ValueError::OutOfRange { what: "timestamp" })
 }
 
 #[cfg(test)]
@@ -401,6 +402,21 @@ mod tests {
             parse_timestamp(b"1969-12-31T23:59:59.999999999Z", Unit::Nanos, true),
             Ok(-1)
         );
+        // The ends of the nanosecond range, inside their first and last days
+        assert_eq!(
+            parse_timestamp(b"1677-09-21T00:12:43.145224192", Unit::Nanos, false),
+            Ok(i64::MIN)
+        );
+        assert_eq!(
+            parse_timestamp(b"2262-04-11T23:47:16.854775807", Unit::Nanos, false),
+            Ok(i64::MAX)
+        );
+        for outside in [
+            &b"1677-09-21T00:12:43.145224191"[..],
+            b"2262-04-11T23:47:16.854775808",
+        ] {
+            assert!(parse_timestamp(outside, Unit::Nanos, false).is_err());
+        }
         let error = |text: &[u8], zoned| {
             parse_timestamp(text, Unit::Micros, zoned)
                 .unwrap_err()
