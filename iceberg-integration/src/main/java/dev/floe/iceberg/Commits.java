@@ -64,6 +64,18 @@ public final class Commits {
     }
   }
 
+  /**
+   * As {@link #deleteUncommitted}, while {@code failure} is being thrown: a file that cannot be
+   * deleted is noted on it instead.
+   */
+  static void deleteUncommittedQuietly(FileIO io, WriteResult result, Throwable failure) {
+    try {
+      deleteUncommitted(io, result);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
   /** Deletes every file; returns {@code first}, or the first failure, with later ones suppressed. */
   private static RuntimeException delete(FileIO io, ContentFile<?>[] files, RuntimeException first) {
     for (ContentFile<?> file : files) {

@@ -160,7 +160,7 @@ final class NativeFileOutput {
         FileMetrics.splitOffsets(summary));
   }
 
-  /** Completes the file and returns its footer facts. */
+  /** Completes the file and returns its footer facts; a file that cannot be completed is deleted. */
   ParquetFileSummary finish() {
     closed = true;
     try {
@@ -171,9 +171,30 @@ final class NativeFileOutput {
       }
       return summary;
     } catch (IOException e) {
-      throw new UncheckedIOException("closing " + file.location(), e);
+      UncheckedIOException failure = new UncheckedIOException("closing " + file.location(), e);
+      deleteStreamed(failure);
+      throw failure;
+    } catch (RuntimeException | Error e) {
+      deleteStreamed(e);
+      throw e;
     } finally {
       writer.close();
+    }
+  }
+
+  /**
+   * After a failed finish: what reached storage through the stream is deleted (a local file the
+   * native writer wrote itself, it removed already).
+   */
+  private void deleteStreamed(Throwable failure) {
+    if (stream == null) {
+      return;
+    }
+    closeStreamQuietly();
+    try {
+      io.deleteFile(file.location());
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 

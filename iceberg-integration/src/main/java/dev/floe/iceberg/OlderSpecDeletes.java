@@ -8,6 +8,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.io.WriteResult;
 
 /**
  * An upsert writer's equality deletes for the table's older partition specs that still hold live
@@ -72,11 +73,17 @@ final class OlderSpecDeletes implements AutoCloseable {
   /** Closes every delete file; returns them. */
   List<DeleteFile> complete() {
     List<DeleteFile> files = new ArrayList<>();
-    for (SpecDeletes older : specs) {
-      for (NativeEqualityDeleteWriter writer : older.writers().values()) {
-        writer.close();
-        files.add(writer.deleteFile());
+    try {
+      for (SpecDeletes older : specs) {
+        for (NativeEqualityDeleteWriter writer : older.writers().values()) {
+          writer.close();
+          files.add(writer.deleteFile());
+        }
       }
+    } catch (RuntimeException | Error e) {
+      abort(); // the files not finished
+      Commits.deleteUncommittedQuietly(factory.io(), WriteResult.builder().addDeleteFiles(files).build(), e);
+      throw e;
     }
     return files;
   }

@@ -14,6 +14,7 @@ import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.deletes.DVFileWriter;
@@ -122,20 +123,34 @@ final class UpsertTaskWriter implements NativeTaskWriter {
       return equalityDeletes;
     }
 
-    /** Finishes the partition's data files and its delete files. */
+    /**
+     * Finishes the partition's data files and its delete files. If one cannot be finished, the
+     * others are deleted or aborted: a failure leaves no file behind.
+     */
     WriteResult complete() {
-      WriteResult.Builder result = WriteResult.builder().addDataFiles(data.complete());
-      if (equalityDeletes != null) {
-        equalityDeletes.close();
-        result.addDeleteFiles(equalityDeletes.deleteFile());
+      WriteResult.Builder deletes = WriteResult.builder();
+      try {
+        List<DataFile> dataFiles = data.complete();
+        if (equalityDeletes != null) {
+          equalityDeletes.close();
+          deletes.addDeleteFiles(equalityDeletes.deleteFile());
+        }
+        if (positionDeletes != null) {
+          positionDeletes.close();
+          DeleteWriteResult positions = positionDeletes.result();
+          deletes.addDeleteFiles(positions.deleteFiles());
+          deletes.addReferencedDataFiles(positions.referencedDataFiles());
+        }
+        WriteResult finished = deletes.build();
+        return WriteResult.builder().addDataFiles(dataFiles).add(finished).build();
+      } catch (RuntimeException | Error e) {
+        data.abort(); // its finished files too
+        if (equalityDeletes != null) {
+          equalityDeletes.abort(); // no-op once finished: deleted below
+        } // (position deletes are written at their close, which cleans up after itself)
+        Commits.deleteUncommittedQuietly(factory.io(), deletes.build(), e);
+        throw e;
       }
-      if (positionDeletes != null) {
-        positionDeletes.close();
-        DeleteWriteResult positions = positionDeletes.result();
-        result.addDeleteFiles(positions.deleteFiles());
-        result.addReferencedDataFiles(positions.referencedDataFiles());
-      }
-      return result.build();
     }
   }
 
@@ -404,15 +419,22 @@ final class UpsertTaskWriter implements NativeTaskWriter {
               PartitionState::complete,
               files -> Commits.deleteUncommitted(factory.io(), files))
           .forEach(result::add);
-      olderSpecDeletes.complete().forEach(result::addDeleteFiles);
-      if (deletionVectors != null) {
-        deletionVectors.close(); // writes the Puffin file, if anything was deleted
-        DeleteWriteResult vectors = deletionVectors.result();
-        result.addDeleteFiles(vectors.deleteFiles());
-        result.addReferencedDataFiles(vectors.referencedDataFiles());
+      try {
+        olderSpecDeletes.complete().forEach(result::addDeleteFiles);
+        if (deletionVectors != null) {
+          deletionVectors.close(); // writes the Puffin file, if anything was deleted
+          DeleteWriteResult vectors = deletionVectors.result();
+          result.addDeleteFiles(vectors.deleteFiles());
+          result.addReferencedDataFiles(vectors.referencedDataFiles());
+        }
+      } catch (IOException e) {
+        UncheckedIOException failure = new UncheckedIOException("cannot write the deletion vectors", e);
+        dropFinished(result, failure);
+        throw failure;
+      } catch (RuntimeException | Error e) {
+        dropFinished(result, e);
+        throw e;
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the deletion vectors", e);
     } finally {
       forgetKeys();
       closePartitioners();
@@ -434,6 +456,15 @@ final class UpsertTaskWriter implements NativeTaskWriter {
       forgetKeys();
       closePartitioners();
     }
+  }
+
+  /**
+   * A commit's files could not all be finished: the ones that were ({@code finished}) are deleted
+   * and the older specs' delete files still open aborted, so the failure leaves no file behind.
+   */
+  private void dropFinished(WriteResult.Builder finished, Throwable failure) {
+    olderSpecDeletes.abort(); // a failed complete() there deleted the ones it had finished
+    Commits.deleteUncommittedQuietly(factory.io(), finished.build(), failure);
   }
 
   /** After the commit's files are finished or dropped: the key index is no longer needed. */

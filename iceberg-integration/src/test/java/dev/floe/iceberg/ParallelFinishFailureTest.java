@@ -44,7 +44,7 @@ class ParallelFinishFailureTest extends EmbeddedCatalogTest {
   void whenOneFileFailsTheFilesFinishedBesideItAreDeleted() {
     Table real = catalog.createTable(TableIdentifier.of("db", "fails"), SCHEMA,
         PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build(), Map.of(TableProperties.FORMAT_VERSION, "2"));
-    FailingIo io = new FailingIo(real.io(), "id_bucket=2");
+    FailingIo io = new FailingIo(real.io(), path -> path.contains("id_bucket=2"));
     Table table = new BaseTable(new IoOf(((HasTableOperations) real).operations(), io), real.name());
     NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
     NativeTaskWriter writer = factory.newTaskWriter();
@@ -64,8 +64,44 @@ class ParallelFinishFailureTest extends EmbeddedCatalogTest {
     for (String file : io.created) {
       if (!file.contains("id_bucket=2")) {
         assertTrue(io.deleted.contains(file), file + " was finished beside the failure and must be deleted");
-        assertFalse(io.newInputFile(file).exists(), file);
       }
+      assertFalse(io.newInputFile(file).exists(), file + " (the one that failed too: what reached storage)");
+    }
+  }
+
+  /**
+   * An upsert writer whose equality-delete file cannot be finished: its data file, finished just
+   * before, is deleted. Before, it was left behind (found in review).
+   */
+  @Test
+  void whenADeleteFileFailsTheUpsertWritersOtherFilesAreDeleted() {
+    Schema keyed = new Schema(List.of(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "name", Types.StringType.get())), java.util.Set.of(1));
+    Table real = catalog.createTable(TableIdentifier.of("db", "upsert_fails"), keyed, PartitionSpec.unpartitioned(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    List<String> created = new CopyOnWriteArrayList<>();
+    FailingIo io = new FailingIo(real.io(), path -> !path.equals(created.getFirst()), created);
+    Table table = new BaseTable(new IoOf(((HasTableOperations) real).operations(), io), real.name());
+    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
+    NativeTaskWriter writer = factory.newUpsertTaskWriter();
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch()) {
+      for (int round = 0; round < 2; round++) { // the second round replaces the first's rows
+        batch.clear();
+        for (long id = 0; id < 10; id++) {
+          batch.add(("{\"id\":" + id + ",\"name\":\"round " + round + "\"}").getBytes(StandardCharsets.UTF_8));
+        }
+        writer.write(decoder, batch, BadRecordPolicy.FAIL);
+      }
+      assertThrows(UncheckedIOException.class, writer::complete);
+    } finally {
+      writer.close();
+    }
+    // the data file, then the equality-delete file that fails (position deletes are written after it)
+    assertEquals(2, created.size(), "files made: " + created);
+    for (String file : created) {
+      assertFalse(io.newInputFile(file).exists(), file + " is left behind");
     }
   }
 
@@ -86,17 +122,22 @@ class ParallelFinishFailureTest extends EmbeddedCatalogTest {
 
   /**
    * Local files through streams (not recognized as local, so written through Java), whose close
-   * fails for files whose location contains {@code failing}; notes what is created and deleted.
+   * fails for the files {@code failing} accepts; notes what is created and deleted.
    */
   private static final class FailingIo implements FileIO {
     private final FileIO local;
-    private final String failing;
-    final List<String> created = new CopyOnWriteArrayList<>();
+    private final java.util.function.Predicate<String> failing;
+    final List<String> created;
     final List<String> deleted = new CopyOnWriteArrayList<>();
 
-    FailingIo(FileIO local, String failing) {
+    FailingIo(FileIO local, java.util.function.Predicate<String> failing) {
+      this(local, failing, new CopyOnWriteArrayList<>());
+    }
+
+    FailingIo(FileIO local, java.util.function.Predicate<String> failing, List<String> created) {
       this.local = local;
       this.failing = failing;
+      this.created = created;
     }
 
     @Override
@@ -139,7 +180,7 @@ class ParallelFinishFailureTest extends EmbeddedCatalogTest {
             @Override
             public void close() throws IOException {
               out.close();
-              if (path.contains(failing)) {
+              if (failing.test(path)) {
                 throw new IOException("disk full");
               }
             }
