@@ -1439,6 +1439,32 @@ fn import_schema(schema: &FFI_ArrowSchema) -> Result<Schema> {
         .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow schema: {e}")))
 }
 
+/// Checks that `array` has as many children as `schema` at every level, and a dictionary
+/// where the schema has one: arrow-rs's import asserts these (a panic, which fails the writer)
+/// where the caller's mistake should be an invalid argument.
+fn check_children(array: &FFI_ArrowArray, schema: &FFI_ArrowSchema, path: &str) -> Result<()> {
+    let expected = schema.children().count();
+    if array.num_children() != expected {
+        return Err(FloeError::invalid_argument(format!(
+            "{path} has {} child arrays where its schema has {expected}",
+            array.num_children()
+        )));
+    }
+    for (i, child_schema) in schema.children().enumerate() {
+        let name = child_schema.name().unwrap_or("");
+        check_children(array.child(i), child_schema, &format!("{path}.{name}"))?;
+    }
+    match (array.dictionary(), schema.dictionary()) {
+        (Some(values), Some(values_schema)) => {
+            check_children(values, values_schema, &format!("{path} (dictionary)"))
+        }
+        (None, None) => Ok(()),
+        _ => Err(FloeError::invalid_argument(format!(
+            "{path}: its array and its schema disagree on a dictionary"
+        ))),
+    }
+}
+
 /// Builds a record batch from a moved struct array, checking it against `target`, the
 /// writer's (or partitioner's) schema, which the batch takes (its field ids).
 ///
@@ -1450,6 +1476,7 @@ unsafe fn import_batch(
     target: &Arc<Schema>,
 ) -> Result<RecordBatch> {
     check_same_schema(target, &import_schema(schema)?)?;
+    check_children(&array, schema, "the batch")?;
     // SAFETY: `schema` describes `array`, per this function's contract.
     let data = unsafe { from_ffi(array, schema) }
         .map_err(|e| FloeError::invalid_argument(format!("cannot import arrow array: {e}")))?;

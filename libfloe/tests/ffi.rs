@@ -36,6 +36,27 @@ fn struct_array(name: &str, values: Vec<i64>) -> (FFI_ArrowArray, FFI_ArrowSchem
     )
 }
 
+/// A struct array of two columns, "price" and "extra", and its schema.
+fn two_columns() -> (FFI_ArrowArray, FFI_ArrowSchema) {
+    let columns = Schema::new(vec![
+        Field::new("price", DataType::Int64, true),
+        Field::new("extra", DataType::Int64, true),
+    ]);
+    let batch = RecordBatch::try_new(
+        Arc::new(columns),
+        vec![
+            Arc::new(Int64Array::from(vec![7])),
+            Arc::new(Int64Array::from(vec![8])),
+        ],
+    )
+    .unwrap();
+    let data = StructArray::from(batch).to_data();
+    (
+        FFI_ArrowArray::new(&data),
+        FFI_ArrowSchema::try_from(data.data_type()).unwrap(),
+    )
+}
+
 fn open(path: &std::path::Path) -> *mut FloeWriter {
     let ffi_schema = FFI_ArrowSchema::try_from(schema("price")).unwrap();
     let c_path = CString::new(path.to_str().unwrap()).unwrap();
@@ -133,6 +154,15 @@ fn write_moves_the_array_and_checks_the_schema() {
     let status = unsafe { floe_writer_write(writer, &mut array, &ffi_schema, &mut err) };
     assert_eq!(status, ErrorCode::InvalidArgument as i32);
     assert!(take_error(err).contains("already released"));
+    // More child arrays than its schema says: refused by name, and the writer goes on
+    // (before, an assertion in arrow-rs's import: a caught panic that failed the writer)
+    let (mut array, ffi_schema) = two_columns();
+    let one_column = FFI_ArrowSchema::try_from(DataType::Struct(schema("price").fields)).unwrap();
+    let status = unsafe { floe_writer_write(writer, &mut array, &one_column, &mut err) };
+    assert_eq!(status, ErrorCode::InvalidArgument as i32);
+    assert!(take_error(err).contains("has 2 child arrays where its schema has 1"));
+    assert!(array.is_released(), "moved even when refused");
+    drop(ffi_schema);
     // Without its schema: refused (the writer's types would size another array's buffers)
     let (mut array, _) = struct_array("price", vec![3]);
     let status = unsafe { floe_writer_write(writer, &mut array, ptr::null(), &mut err) };
