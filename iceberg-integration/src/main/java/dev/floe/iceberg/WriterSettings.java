@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.types.Type;
@@ -21,6 +22,9 @@ import org.apache.iceberg.util.PropertyUtil;
  * file's setting ({@link #forDeletes}).
  */
 public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeBytes) {
+
+  /** The codecs whose level Iceberg's Parquet writer sets (zstd, gzip, brotli). */
+  private static final Set<String> CODECS_WITH_LEVELS = Set.of("zstd", "gzip", "brotli");
 
   /** Hadoop's key for dictionary encoding, which Iceberg passes through to parquet-java. */
   static final String ENABLE_DICTIONARY = "parquet.enable.dictionary";
@@ -118,9 +122,12 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
       Map<String, String> properties, Keys keys, ParquetWriterConfig fallback) {
     String codec = properties.get(keys.codec());
     String level = properties.get(keys.level());
+    String codecName = (codec == null ? fallback.codec() : codec).toLowerCase(Locale.ROOT);
+    Integer levelValue = level == null ? fallback.level() : Integer.valueOf(level);
     return fallback.toBuilder()
-        .codec((codec == null ? fallback.codec() : codec).toLowerCase(Locale.ROOT))
-        .level(level == null ? fallback.level() : Integer.valueOf(level))
+        .codec(codecName)
+        // Iceberg passes a level to the codecs that take one and ignores it for the others
+        .level(CODECS_WITH_LEVELS.contains(codecName) ? levelValue : null)
         .rowGroupBytes(PropertyUtil.propertyAsLong(properties, keys.rowGroupBytes(), fallback.rowGroupBytes()))
         .pageBytes(PropertyUtil.propertyAsLong(properties, keys.pageBytes(), fallback.pageBytes()))
         .pageRowLimit(PropertyUtil.propertyAsLong(properties, keys.pageRows(), fallback.pageRowLimit()))

@@ -52,6 +52,14 @@ class WriterSettingsTest {
     assertEquals(false, data.parquet().dictionary());
     assertEquals(1_000_000, deletes.targetFileSizeBytes());
 
+    // A level with a codec that takes none is ignored, as Iceberg ignores it (before, every
+    // writer of the table failed: "codec snappy takes no level")
+    WriterSettings snappy = WriterSettings.of(Map.of(
+        TableProperties.PARQUET_COMPRESSION, "snappy", TableProperties.PARQUET_COMPRESSION_LEVEL, "3"));
+    assertNull(snappy.parquet().level());
+    assertNull(WriterSettings.forDeletes(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "3",
+        TableProperties.DELETE_PARQUET_COMPRESSION, "uncompressed")).parquet().level());
+
     WriterSettings ownLevel =
         WriterSettings.forDeletes(Map.of(TableProperties.DELETE_PARQUET_COMPRESSION_LEVEL, "1"));
     assertEquals(1, ownLevel.parquet().level());
