@@ -26,6 +26,10 @@ import org.apache.kafka.common.config.ConfigException;
  * iceberg.control.group-id-prefix}, {@code iceberg.control.commit.timeout-ms}, {@code
  * iceberg.control.commit.threads}, {@code iceberg.kafka.*}) are accepted and have nothing to do:
  * floe's tasks commit their own files, without a control topic.
+ *
+ * <p>{@code iceberg.tables.upsert-mode-enabled} is not a key of Iceberg's 1.11 connector (which
+ * appends only, and ignores it) but of its earlier Tabular form: here it writes upserts by the
+ * tables' identifier fields, and tombstones delete.
  */
 final class ConnectorSettings extends AbstractConfig {
   static final String TABLES = "iceberg.tables";

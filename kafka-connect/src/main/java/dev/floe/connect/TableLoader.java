@@ -99,7 +99,10 @@ final class TableLoader {
       throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
           + ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema to an Iceberg schema JSON");
     }
-    Schema schema = withIdentifierFields(SchemaParser.fromJson(json), settings.idColumns(name), name);
+    Schema schema = SchemaParser.fromJson(json);
+    if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
+      schema = withIdentifierFields(schema, settings.idColumns(name), name);
+    }
     if (settings.forceOptional()) {
       schema = allOptional(schema);
     }

@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,36 @@ class TableSettingsTest extends InJvmTaskTest {
     config.remove("iceberg.tables.write-props.write.format.default");
     reason = startFailure(config);
     assertTrue(reason.contains("asks for avro data files"), reason);
+  }
+
+  /**
+   * Auto-created tables: id columns are the upsert key, so only upsert mode makes them identifier
+   * fields (required). Without it the table is created as Iceberg's connector creates it, with
+   * none, and schema-force-optional holds for every column (before, the id columns became
+   * required identifier fields: records with a null id failed; found in review).
+   */
+  @Test
+  void idColumnsBecomeIdentifierFieldsOfAutoCreatedTablesOnlyInUpsertMode() {
+    String schema = "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        + "{\"id\":2,\"name\":\"name\",\"required\":false,\"type\":\"string\"}]}";
+    for (boolean upsert : new boolean[] {false, true}) {
+      TableIdentifier id = TableIdentifier.of("db", "created_" + upsert);
+      Map<String, String> config = InJvmTasks.config("created", warehouse(), id, 10);
+      config.put("iceberg.tables.auto-create-enabled", "true");
+      config.put("iceberg.tables.default-id-columns", "id");
+      config.put("iceberg.tables.schema-force-optional", "true");
+      config.put("iceberg.tables.upsert-mode-enabled", Boolean.toString(upsert));
+      config.put("floe.tables.schema", schema);
+      Table created = new TableLoader(catalog, new ConnectorSettings(config)).load(id.toString());
+      if (upsert) {
+        assertEquals(java.util.Set.of("id"), created.schema().identifierFieldNames());
+        assertTrue(created.schema().findField("id").isRequired());
+      } else {
+        assertEquals(java.util.Set.of(), created.schema().identifierFieldNames());
+        assertTrue(created.schema().findField("id").isOptional(), "forced optional, as Iceberg's connector");
+      }
+    }
   }
 
   @Test
