@@ -1,5 +1,6 @@
 package dev.floe.iceberg;
 
+import java.util.Map;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
@@ -13,20 +14,26 @@ import org.apache.iceberg.Table;
  * Iceberg refuses a file whose tuple still holds the old type ("Wrong class, expected Long, but was
  * Integer"). The values are the same: a promotion keeps them, as it keeps the rows.
  */
-final class PartitionTypes {
+public final class PartitionTypes {
   private PartitionTypes() {}
 
-  /**
-   * Promotes {@code file}'s partition values in place to the types of its spec in {@code table},
-   * where they differ, and returns the file. The file is one this process wrote and has not
-   * committed; Iceberg's builders cannot copy it while its tuple has the old types, as they check
-   * each value's type.
-   */
+  /** {@link #align} to {@code table}'s specs; returns the file. */
   static <F extends ContentFile<F>> F aligned(Table table, F file) {
-    PartitionSpec spec = table.specs().get(file.specId());
+    align(table.specs(), file);
+    return file;
+  }
+
+  /**
+   * Promotes {@code file}'s partition values in place to the types of its spec in {@code specs} (a
+   * table's {@code specs()}), where they differ. The file is one this process wrote and has not
+   * committed; Iceberg's builders and its JSON form cannot take it while its tuple has the old
+   * types, as they check each value's type.
+   */
+  public static void align(Map<Integer, PartitionSpec> specs, ContentFile<?> file) {
+    PartitionSpec spec = specs.get(file.specId());
     StructLike partition = file.partition();
     if (spec == null || spec.isUnpartitioned() || !(partition instanceof PartitionData data)) {
-      return file;
+      return;
     }
     Class<?>[] classes = spec.javaClasses();
     for (int i = 0; i < classes.length; i++) {
@@ -35,7 +42,6 @@ final class PartitionTypes {
         data.set(i, promote(value, classes[i]));
       }
     }
-    return file;
   }
 
   private static Object promote(Object value, Class<?> to) {

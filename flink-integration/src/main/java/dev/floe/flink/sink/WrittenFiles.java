@@ -1,6 +1,7 @@
 package dev.floe.flink.sink;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.floe.iceberg.PartitionTypes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -175,6 +176,7 @@ public final class WrittenFiles {
       throw new IllegalArgumentException(
           "file " + file.location() + " has partition spec " + file.specId() + ", which the table does not have");
     }
+    PartitionTypes.align(specs, file); // written before a partition column was widened in the same checkpoint
     return ContentFileParser.toJson(file, spec).getBytes(StandardCharsets.UTF_8);
   }
 

@@ -86,6 +86,38 @@ class PayloadWriterSchemaChangeTest {
     }
   }
 
+  /**
+   * With schema evolution, an identity-partitioned int column widened to long inside one
+   * checkpoint: the files written before the widening hold an int partition value where the spec
+   * now says long. Before, serializing the checkpoint's files failed ("Invalid default long value:
+   * 5") and so did the checkpoint (found in review).
+   */
+  @Test
+  void aPartitionColumnWidenedInsideACheckpointIsCommitted() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "widened");
+    Schema before = new Schema(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "n", Types.IntegerType.get()));
+    Catalog catalog = Catalogs.embedded(warehouse);
+    try {
+      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+      Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).identity("n").build(),
+          Map.of(TableProperties.FORMAT_VERSION, "2"));
+      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 1, 1 << 20, true, false);
+      try (PayloadWriter writer = new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1,
+          new UnregisteredMetricsGroup())) {
+        writer.write(payload(1, "\"n\":5"), null);
+        writer.write(payload(2, "\"n\":3000000000"), null); // widens n to long
+        append(table, writer.prepareCommit());
+      }
+      assertEquals(Map.of(1L, List.of(5L), 2L, List.of(3_000_000_000L)), TableRows.byId(table, "id", "n"));
+    } finally {
+      if (catalog instanceof AutoCloseable c) {
+        c.close();
+      }
+    }
+  }
+
   private static KafkaPayload payload(int i, String rest) {
     return new KafkaPayload("events", 0, i, ("{\"id\":" + i + "," + rest + "}").getBytes(StandardCharsets.UTF_8));
   }
