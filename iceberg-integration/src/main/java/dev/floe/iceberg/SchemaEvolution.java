@@ -3,8 +3,11 @@ package dev.floe.iceberg;
 import dev.floe.arrow.UnknownField;
 import dev.floe.arrow.ValueShape;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -119,6 +122,7 @@ public final class SchemaEvolution {
   private static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update,
       boolean dottedNames) {
     List<String> changes = new ArrayList<>();
+    Set<String> added = new HashSet<>(); // full names added by this plan, lower-cased
     for (UnknownField field : report) {
       if (field.needsWidening()) {
         widen(schema, field, update, changes);
@@ -126,7 +130,8 @@ public final class SchemaEvolution {
         Types.StructType parent = parentStruct(schema, field);
         if (parent != null) {
           String parentName = field.parentId().isEmpty() ? null : schema.findColumnName(field.parentId().getAsInt());
-          add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, dottedNames);
+          add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, added,
+              dottedNames);
         }
       }
     }
@@ -152,11 +157,12 @@ public final class SchemaEvolution {
   /**
    * Adds the field, or, where a struct (or list of structs) of that name exists, its missing
    * fields. The name is the message's key, matched exactly among the struct's own fields (a key
-   * may hold a "."). A name that differs only in case from a field the struct has is not added:
-   * engines that read names case-insensitively (Spark's default) could no longer read the table.
+   * may hold a "."). A name that differs only in case from a field the struct has, or from one
+   * added in the same plan, is not added: engines that read names case-insensitively (Spark's
+   * default) could no longer read the table.
    */
   private static void add(Schema schema, Where parent, String name, ValueShape shape, UpdateSchema update,
-      List<String> changes, boolean dottedNames) {
+      List<String> changes, Set<String> added, boolean dottedNames) {
     String fullName = parent.childName(name);
     Types.NestedField existing = parent.struct().field(name);
     if (existing == null) {
@@ -164,6 +170,11 @@ public final class SchemaEvolution {
       if (otherCase != null) {
         LOG.warn("not adding column {}: it differs only in case from column {}; its values are not written",
             fullName, parent.childName(otherCase.name()));
+        return;
+      }
+      if (added.contains(fullName.toLowerCase(Locale.ROOT))) { // "Foo" and "foo" new in one batch: the first
+        LOG.warn("not adding column {}: it differs only in case from a column added with it; its values are not"
+            + " written", fullName);
         return;
       }
       if (!dottedNames && name.contains(".")) {
@@ -175,6 +186,7 @@ public final class SchemaEvolution {
         try {
           update.addColumn(parent.name(), name, type);
           changes.add("added " + fullName + " " + type);
+          added.add(fullName.toLowerCase(Locale.ROOT));
         } catch (IllegalArgumentException e) { // its full name is another field's ("a.b" next to a.b)
           LOG.warn("not adding column {}: {}; its values are not written", fullName, e.getMessage());
         }
@@ -185,14 +197,14 @@ public final class SchemaEvolution {
     if (shape instanceof ValueShape.ObjectShape object && type.isStructType()) {
       Where inside = new Where(schema.findColumnName(existing.fieldId()), type.asStructType());
       for (ValueShape.Field inner : object.fields()) {
-        add(schema, inside, inner.name(), inner.shape(), update, changes, dottedNames);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, added, dottedNames);
       }
     } else if (shape instanceof ValueShape.ArrayShape array && type.isListType()
         && array.element() instanceof ValueShape.ObjectShape element && type.asListType().elementType().isStructType()) {
       Types.NestedField elementField = type.asListType().fields().get(0);
       Where inside = new Where(schema.findColumnName(elementField.fieldId()), elementField.type().asStructType());
       for (ValueShape.Field inner : element.fields()) {
-        add(schema, inside, inner.name(), inner.shape(), update, changes, dottedNames);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, added, dottedNames);
       }
     }
     // Otherwise the column exists (another writer added it): values that do not fit it are bad records.
@@ -276,10 +288,14 @@ public final class SchemaEvolution {
       });
       case ValueShape.ObjectShape object -> {
         List<Types.NestedField> fields = new ArrayList<>();
+        Set<String> names = new HashSet<>(); // lower-cased: of "A" and "a", the first typed one
         for (ValueShape.Field field : object.fields()) {
-          if (dottedNames || !field.name().contains(".")) {
-            typeOf(field.shape(), ids, dottedNames).ifPresent(type ->
-                fields.add(Types.NestedField.optional(ids.incrementAndGet(), field.name(), type)));
+          if (!dottedNames && field.name().contains(".")) {
+            continue;
+          }
+          Optional<Type> type = typeOf(field.shape(), ids, dottedNames);
+          if (type.isPresent() && names.add(field.name().toLowerCase(Locale.ROOT))) {
+            fields.add(Types.NestedField.optional(ids.incrementAndGet(), field.name(), type.get()));
           }
         }
         if (dottedNames && !fields.isEmpty() && !uniqueNames(Types.StructType.of(fields))) {

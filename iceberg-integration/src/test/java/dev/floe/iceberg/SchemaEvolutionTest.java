@@ -196,6 +196,24 @@ class SchemaEvolutionTest extends EmbeddedCatalogTest {
     assertEquals(2L, ((Record) second.getField("a")).getField("b"));
   }
 
+  /**
+   * New keys that differ only in case, in one batch: the first is added, the other left out, at
+   * the top level and in a new struct. Before, both were added, and case-insensitive readers
+   * (Spark's default) failed on the table: "Foo and foo collide" (found in review).
+   */
+  @Test
+  void newKeysThatDifferOnlyInCaseAddOneColumn() throws Exception {
+    Table table = create("cases");
+    String[] messages = {"{\"id\":1,\"Foo\":1,\"o\":{\"A\":1}}", "{\"id\":2,\"foo\":2,\"o\":{\"a\":2}}"};
+    assertTrue(SchemaEvolution.evolve(table, reportFor(table, messages)));
+    Types.StructType top = table.schema().asStruct();
+    assertEquals(Types.LongType.get(), top.field("Foo").type());
+    assertEquals(null, top.field("foo"));
+    Types.StructType o = top.field("o").type().asStructType();
+    assertEquals(List.of("A"), o.fields().stream().map(Types.NestedField::name).toList());
+    table.schema().caseInsensitiveFindField("foo"); // throws when two names collide
+  }
+
   private List<UnknownField> reportFor(Table table, String... messages) {
     NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), DESCRIBING);

@@ -2,7 +2,11 @@ package dev.floe.connect;
 
 import dev.floe.iceberg.SchemaEvolution;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
@@ -61,19 +65,20 @@ final class ConnectSchemaEvolution {
   static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update) {
     List<String> changes = new ArrayList<>();
     if (record.type() == Schema.Type.STRUCT) {
-      planStruct(new Plan(schema, keyColumns(schema), update, changes), null, schema.asStruct(), record);
+      planStruct(new Plan(schema, keyColumns(schema), update, changes, new HashSet<>()), null,
+          schema.asStruct(), record);
     }
     return changes;
   }
 
   /** The schema planned against, its identifier fields and the structs holding them, and what is planned. */
-  private record Plan(org.apache.iceberg.Schema schema, java.util.Set<Integer> keyColumns, UpdateSchema update,
-      List<String> changes) {}
+  private record Plan(org.apache.iceberg.Schema schema, Set<Integer> keyColumns, UpdateSchema update,
+      List<String> changes, Set<String> addedLowerCase) {}
 
   /** The identifier fields' ids and those of the structs that hold them: they must stay required. */
-  private static java.util.Set<Integer> keyColumns(org.apache.iceberg.Schema schema) {
-    java.util.Map<Integer, Integer> parents = org.apache.iceberg.types.TypeUtil.indexParents(schema.asStruct());
-    java.util.Set<Integer> ids = new java.util.HashSet<>();
+  private static Set<Integer> keyColumns(org.apache.iceberg.Schema schema) {
+    Map<Integer, Integer> parents = org.apache.iceberg.types.TypeUtil.indexParents(schema.asStruct());
+    Set<Integer> ids = new HashSet<>();
     for (Integer id : schema.identifierFieldIds()) {
       for (Integer at = id; at != null; at = parents.get(at)) {
         ids.add(at);
@@ -90,17 +95,22 @@ final class ConnectSchemaEvolution {
       String fullName = parentName == null ? field.name() : parentName + "." + field.name();
       if (existing != null) {
         planExisting(plan, existing, field.schema(), true);
-      } else if (struct.caseInsensitiveField(field.name()) != null) {
+      } else if (struct.caseInsensitiveField(field.name()) != null
+          || plan.addedLowerCase().contains(fullName.toLowerCase(Locale.ROOT))) {
         if (update != null) {
-          LOG.warn("not adding column {}: it differs only in case from a column the table has; its values are not"
-              + " written", fullName);
+          LOG.warn("not adding column {}: it differs only in case from a column the table has or gets with it; its"
+              + " values are not written", fullName);
+        }
+      } else if (plan.schema().findField(fullName) != null) {
+        if (update != null) { // "a.b" at the top level where a struct a has a field b
+          LOG.warn("not adding column {}: its name is another field's; its values are not written", fullName);
         }
       } else {
         Type type = icebergType(field.schema(), new AtomicInteger(1));
         if (type == null) {
           if (update != null) {
-            LOG.warn("not adding column {}: its Connect schema is a struct with no fields, which Parquet cannot write",
-                fullName);
+            LOG.warn("not adding column {}: its Connect schema has nothing floe can write (a struct without fields, "
+                + "or a map whose keys are not strings)", fullName);
           }
           continue;
         }
@@ -108,6 +118,7 @@ final class ConnectSchemaEvolution {
           update.addColumn(parentName, field.name(), type);
         }
         changes.add("added " + fullName + " " + type);
+        plan.addedLowerCase().add(fullName.toLowerCase(Locale.ROOT));
       }
     }
   }
@@ -155,7 +166,10 @@ final class ConnectSchemaEvolution {
 
   /**
    * The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders
-   * the update assigns); null for a struct with no fields, or a list or map of one.
+   * the update assigns); null for what floe cannot write: a struct with no fields, a map whose keys
+   * are not strings (libfloe decodes string keys only; a committed column floe cannot decode would
+   * stop every later writer of the table), or a list or map of one. Of a struct's fields that
+   * differ only in case, the first is kept.
    */
   static Type icebergType(Schema values, AtomicInteger ids) {
     return switch (values.type()) {
@@ -184,6 +198,9 @@ final class ConnectSchemaEvolution {
             : Types.ListType.ofRequired(ids.getAndIncrement(), element);
       }
       case MAP -> {
+        if (values.keySchema().type() != Schema.Type.STRING) {
+          yield null;
+        }
         Type key = icebergType(values.keySchema(), ids);
         Type value = icebergType(values.valueSchema(), ids);
         if (key == null || value == null) {
@@ -197,9 +214,10 @@ final class ConnectSchemaEvolution {
       }
       case STRUCT -> {
         List<Types.NestedField> fields = new ArrayList<>();
+        Set<String> names = new HashSet<>();
         for (Field field : values.fields()) {
           Type type = icebergType(field.schema(), ids);
-          if (type != null) {
+          if (type != null && names.add(field.name().toLowerCase(Locale.ROOT))) {
             fields.add(Types.NestedField.of(ids.getAndIncrement(), field.schema().isOptional(), field.name(), type));
           }
         }
