@@ -49,6 +49,10 @@ pub struct WriterConfig {
     /// Leaf columns, by `PARQUET:field_id`, written without statistics (Iceberg's
     /// `write.parquet.stats-enabled.column.<name> = false`). Ids no leaf has are ignored.
     pub statistics_off_field_ids: Vec<i32>,
+    /// Leaf columns, by `PARQUET:field_id`, written with a bloom filter in each row group
+    /// (Iceberg's `write.parquet.bloom-filter-enabled.column.<name> = true`). Ids no leaf has
+    /// are ignored.
+    pub bloom_filter_columns: Vec<BloomFilterColumn>,
     /// The footer's `created_by`; `None`: `floe version x.y.z`.
     pub created_by: Option<String>,
     /// Batches are held (not copied) until this many rows (65,536) are waiting, then
@@ -64,6 +68,18 @@ pub struct WriterConfig {
     /// caller goes on handing over batches (at most one run per file in flight), so a burst
     /// of runs does not stall the caller. The file is byte for byte the same.
     pub encode_ahead: bool,
+}
+
+/// A bloom filter's settings for one leaf column.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BloomFilterColumn {
+    pub field_id: i32,
+    /// The false positive probability the filter is sized for (Iceberg's default: 0.01).
+    pub fpp: f64,
+    /// The distinct values expected in a row group; `None`: parquet-rs's default. The filter is
+    /// sized for it, then folded down to what the values written need at `fpp`.
+    pub ndv: Option<u64>,
 }
 
 impl Default for WriterConfig {
@@ -268,7 +284,7 @@ mod tests {
     fn the_defaults_file_sets_every_setting() {
         let all: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(DEFAULTS_JSON).unwrap();
-        assert_eq!(all.len(), 16, "one default per WriterConfig field: {all:?}");
+        assert_eq!(all.len(), 17, "one default per WriterConfig field: {all:?}");
         let c = WriterConfig::default();
         assert_eq!(c.version, CONFIG_VERSION);
         assert_eq!(

@@ -1,6 +1,7 @@
 //! The physical Parquet file writer: Arrow batches in, one Parquet file out,
 //! footer facts back. It knows nothing about Iceberg or the C ABI.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -157,26 +158,30 @@ impl ParquetFileWriter {
         &self.schema
     }
 
-    /// The paths of the leaf columns whose field ids the config lists in
-    /// `statistics_off_field_ids`.
-    fn statistics_off_columns(&self) -> Result<Vec<ColumnPath>> {
-        if self.config.statistics_off_field_ids.is_empty() {
-            return Ok(Vec::new());
+    /// The paths of the leaf columns by their field ids, for the config's per-column settings
+    /// (empty when it has none).
+    fn leaves_by_field_id(&self) -> Result<HashMap<i32, Vec<ColumnPath>>> {
+        let mut leaves: HashMap<i32, Vec<ColumnPath>> = HashMap::new();
+        if self.config.statistics_off_field_ids.is_empty()
+            && self.config.bloom_filter_columns.is_empty()
+        {
+            return Ok(leaves);
         }
         let parquet = parquet::arrow::ArrowSchemaConverter::new()
             .convert(&self.schema)
             .map_err(|e| {
                 FloeError::invalid_argument(format!("schema cannot be written to Parquet: {e}"))
             })?;
-        Ok(parquet
-            .columns()
-            .iter()
-            .filter(|column| {
-                let info = column.self_type().get_basic_info();
-                info.has_id() && self.config.statistics_off_field_ids.contains(&info.id())
-            })
-            .map(|column| column.path().clone())
-            .collect())
+        for column in parquet.columns() {
+            let info = column.self_type().get_basic_info();
+            if info.has_id() {
+                leaves
+                    .entry(info.id())
+                    .or_default()
+                    .push(column.path().clone());
+            }
+        }
+        Ok(leaves)
     }
 
     /// Starts the encoder, with dictionary encoding off for the columns of `first`
@@ -189,8 +194,28 @@ impl ParquetFileWriter {
             unreachable!("checked above")
         };
         let mut props = self.config.writer_properties_builder()?;
-        for column in self.statistics_off_columns()? {
-            props = props.set_column_statistics_enabled(column, EnabledStatistics::None);
+        let leaves = self.leaves_by_field_id()?;
+        for id in &self.config.statistics_off_field_ids {
+            for column in leaves.get(id).into_iter().flatten() {
+                props =
+                    props.set_column_statistics_enabled(column.clone(), EnabledStatistics::None);
+            }
+        }
+        for bloom in &self.config.bloom_filter_columns {
+            if !(bloom.fpp > 0.0 && bloom.fpp < 1.0) {
+                return Err(FloeError::invalid_argument(format!(
+                    "writer config: the bloom filter fpp of field {} must be in (0, 1), got {}",
+                    bloom.field_id, bloom.fpp
+                )));
+            }
+            for column in leaves.get(&bloom.field_id).into_iter().flatten() {
+                props = props
+                    .set_column_bloom_filter_enabled(column.clone(), true)
+                    .set_column_bloom_filter_fpp(column.clone(), bloom.fpp);
+                if let Some(ndv) = bloom.ndv {
+                    props = props.set_column_bloom_filter_max_ndv(column.clone(), ndv);
+                }
+            }
         }
         if self.config.dictionary {
             for column in first

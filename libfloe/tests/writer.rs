@@ -190,6 +190,51 @@ fn columns_listed_by_field_id_are_written_without_statistics() {
 }
 
 #[test]
+fn columns_listed_by_field_id_get_bloom_filters() {
+    use parquet::file::properties::ReaderProperties;
+    use parquet::file::reader::FileReader;
+    use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
+    let schema = schema();
+    let config = WriterConfig::from_json(
+        br#"{"version":2,"bloom_filter_columns":[{"field_id":2,"fpp":0.01,"ndv":null},{"field_id":99,"fpp":0.01,"ndv":5}]}"#,
+    )
+    .unwrap();
+    let (bytes, _) = write(&config, &[batch(&schema, 10, 50)]);
+    let options = ReadOptionsBuilder::new()
+        .with_reader_properties(
+            ReaderProperties::builder()
+                .set_read_bloom_filter(true)
+                .build(),
+        )
+        .build();
+    let reader = SerializedFileReader::new_with_options(bytes, options).unwrap();
+    let row_group = reader.get_row_group(0).unwrap();
+    assert!(
+        row_group.get_column_bloom_filter(0).is_none(),
+        "id has none"
+    );
+    let names = row_group.get_column_bloom_filter(1).expect("name has one");
+    assert!(names.check(&"name-11"), "a value written is found");
+    let absent = (0..100)
+        .filter(|i| names.check(&format!("absent-{i}").as_str()))
+        .count();
+    assert!(absent < 10, "{absent} of 100 absent values matched");
+
+    let bad = WriterConfig::from_json(
+        br#"{"version":2,"bloom_filter_columns":[{"field_id":2,"fpp":1.5,"ndv":null}]}"#,
+    )
+    .unwrap();
+    let mut writer = ParquetFileWriter::open(
+        OutputSink::Stream(Box::new(SharedBuffer::default())),
+        schema.clone(),
+        &bad,
+    )
+    .unwrap();
+    let error = writer.write(&batch(&schema, 0, 5)).unwrap_err();
+    assert!(error.message.contains("fpp"), "{}", error.message);
+}
+
+#[test]
 fn row_groups_close_at_the_byte_limit() {
     let schema = schema();
     let config = WriterConfig {

@@ -41,6 +41,7 @@ public record ParquetWriterConfig(
     StatisticsLevel statistics,
     Integer statisticsTruncateLength,
     List<Integer> statisticsOffFieldIds,
+    List<BloomFilterColumn> bloomFilterColumns,
     String createdBy,
     long columnRunRows,
     long columnRunBytes,
@@ -57,6 +58,22 @@ public record ParquetWriterConfig(
 
   /** libfloe's defaults (the same file it compiles in). */
   private static final ParquetWriterConfig DEFAULTS = readDefaults();
+
+  /**
+   * A bloom filter on one leaf column, by field id: sized for {@code ndv} distinct values per row
+   * group (null: libfloe's default) at false positive probability {@code fpp}, then folded down to
+   * what the values written need.
+   */
+  public record BloomFilterColumn(int fieldId, double fpp, Long ndv) {
+    public BloomFilterColumn {
+      if (!(fpp > 0 && fpp < 1)) {
+        throw new IllegalArgumentException("a bloom filter's fpp must be in (0, 1), got " + fpp);
+      }
+      if (ndv != null && ndv <= 0) {
+        throw new IllegalArgumentException("a bloom filter's ndv must be > 0, got " + ndv);
+      }
+    }
+  }
 
   /** Where min/max/null-count statistics are kept. */
   public enum StatisticsLevel {
@@ -90,6 +107,7 @@ public record ParquetWriterConfig(
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(statistics, "statistics");
     statisticsOffFieldIds = List.copyOf(statisticsOffFieldIds);
+    bloomFilterColumns = List.copyOf(bloomFilterColumns);
     if (rowGroupBytes <= 0 || pageBytes <= 0 || pageRowLimit <= 0 || dictionaryPageBytes <= 0) {
       throw new IllegalArgumentException(
           "row group, page and dictionary sizes and the page row limit must be > 0");
@@ -124,6 +142,7 @@ public record ParquetWriterConfig(
         .statistics(statistics)
         .statisticsTruncateLength(statisticsTruncateLength)
         .statisticsOffFieldIds(statisticsOffFieldIds)
+        .bloomFilterColumns(bloomFilterColumns)
         .createdBy(createdBy)
         .columnRunRows(columnRunRows)
         .columnRunBytes(columnRunBytes)
@@ -149,6 +168,7 @@ public record ParquetWriterConfig(
     private StatisticsLevel statistics = DEFAULTS.statistics;
     private Integer statisticsTruncateLength = DEFAULTS.statisticsTruncateLength;
     private List<Integer> statisticsOffFieldIds = DEFAULTS.statisticsOffFieldIds;
+    private List<BloomFilterColumn> bloomFilterColumns = DEFAULTS.bloomFilterColumns;
     private String createdBy = DEFAULTS.createdBy;
     private long columnRunRows = DEFAULTS.columnRunRows;
     private long columnRunBytes = DEFAULTS.columnRunBytes;
@@ -220,6 +240,12 @@ public record ParquetWriterConfig(
       return this;
     }
 
+    /** Leaf columns written with a bloom filter in each row group. */
+    public Builder bloomFilterColumns(Collection<BloomFilterColumn> columns) {
+      this.bloomFilterColumns = List.copyOf(columns);
+      return this;
+    }
+
     /** The footer's created_by; null means libfloe's own ("floe version x.y.z"). */
     public Builder createdBy(String createdBy) {
       this.createdBy = createdBy;
@@ -276,6 +302,7 @@ public record ParquetWriterConfig(
           statistics,
           statisticsTruncateLength,
           statisticsOffFieldIds,
+          bloomFilterColumns,
           createdBy,
           columnRunRows,
           columnRunBytes,

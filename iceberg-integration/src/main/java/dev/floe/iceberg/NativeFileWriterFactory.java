@@ -118,7 +118,7 @@ public final class NativeFileWriterFactory {
         table.io(),
         files,
         deletionVectors,
-        WriterSettings.of(properties).withColumnStatistics(table.schema(), properties),
+        WriterSettings.of(properties).withColumnSettings(table.schema(), properties),
         WriterSettings.forDeletes(properties),
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),

@@ -17,7 +17,7 @@ import org.apache.iceberg.util.PropertyUtil;
  * {@code write.parquet.compression-codec} and {@code -level}, {@code row-group-size-bytes},
  * {@code page-size-bytes}, {@code page-row-limit}, {@code dict-size-bytes} and {@code
  * parquet.enable.dictionary}, with Iceberg's defaults, and the target file size files roll over at;
- * per column, {@code write.parquet.stats-enabled.column.*} ({@link #withColumnStatistics}).
+ * per column, statistics and bloom filters ({@link #withColumnSettings}).
  * Delete files read the {@code write.delete.parquet.*} variants, each falling back to the data
  * file's setting ({@link #forDeletes}).
  */
@@ -84,28 +84,57 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
   }
 
   /**
-   * These settings with the leaf columns that {@code write.parquet.stats-enabled.column.<name> =
-   * false} names in {@code schema} written without statistics, as Iceberg's Parquet writer writes
-   * them; the file's metrics then have no counts or bounds for them, as Iceberg's. Float and
-   * double columns keep their statistics: Iceberg takes their metrics from its value writers,
-   * which ignore the property, and floe from the footer. Names of no leaf are ignored, as Iceberg
-   * does (logged there). For data files: Iceberg's delete files ignore the property.
+   * These settings with the per-column properties of data files, read for {@code schema} as
+   * Iceberg's Parquet writer reads them (its delete files ignore them). Names of no leaf column
+   * are ignored, as Iceberg does (logged there).
+   *
+   * <ul>
+   *   <li>{@code write.parquet.stats-enabled.column.<name> = false}: the column is written without
+   *       statistics, so the file's metrics have no counts or bounds for it, as Iceberg's. Float
+   *       and double columns keep theirs: Iceberg takes their metrics from its value writers,
+   *       which ignore the property, and floe from the footer.
+   *   <li>{@code write.parquet.bloom-filter-enabled.column.<name> = true}: a bloom filter in each
+   *       row group, at {@code write.parquet.bloom-filter-fpp.column.<name>} (0.01) for {@code
+   *       write.parquet.bloom-filter-ndv.column.<name>} distinct values (when set). It is folded
+   *       down to what the values need, so {@code write.parquet.bloom-filter-max-bytes} is not read.
+   * </ul>
    */
-  WriterSettings withColumnStatistics(Schema schema, Map<String, String> properties) {
-    List<Integer> off = new ArrayList<>();
+  WriterSettings withColumnSettings(Schema schema, Map<String, String> properties) {
+    List<Integer> statisticsOff = new ArrayList<>();
     PropertyUtil.propertiesWithPrefix(properties, TableProperties.PARQUET_COLUMN_STATS_ENABLED_PREFIX)
         .forEach((name, enabled) -> {
-          Types.NestedField field = schema.findField(name);
-          if (!Boolean.parseBoolean(enabled) && field != null && field.type().isPrimitiveType()
+          Types.NestedField field = leaf(schema, name);
+          if (!Boolean.parseBoolean(enabled) && field != null
               && field.type().typeId() != Type.TypeID.FLOAT && field.type().typeId() != Type.TypeID.DOUBLE) {
-            off.add(field.fieldId());
+            statisticsOff.add(field.fieldId());
           }
         });
-    if (off.isEmpty()) {
+    List<ParquetWriterConfig.BloomFilterColumn> blooms = new ArrayList<>();
+    PropertyUtil.propertiesWithPrefix(properties, TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX)
+        .forEach((name, enabled) -> {
+          Types.NestedField field = leaf(schema, name);
+          if (Boolean.parseBoolean(enabled) && field != null) {
+            String fpp = properties.get(TableProperties.PARQUET_BLOOM_FILTER_COLUMN_FPP_PREFIX + name);
+            String ndv = properties.get(TableProperties.PARQUET_BLOOM_FILTER_COLUMN_NDV_PREFIX + name);
+            blooms.add(new ParquetWriterConfig.BloomFilterColumn(field.fieldId(),
+                fpp == null ? TableProperties.PARQUET_BLOOM_FILTER_COLUMN_FPP_DEFAULT : Double.parseDouble(fpp),
+                ndv == null ? null : Long.valueOf(ndv)));
+          }
+        });
+    if (statisticsOff.isEmpty() && blooms.isEmpty()) {
       return this;
     }
-    off.sort(null);
-    return new WriterSettings(parquet.toBuilder().statisticsOffFieldIds(off).build(), targetFileSizeBytes);
+    statisticsOff.sort(null);
+    blooms.sort(java.util.Comparator.comparingInt(ParquetWriterConfig.BloomFilterColumn::fieldId));
+    return new WriterSettings(
+        parquet.toBuilder().statisticsOffFieldIds(statisticsOff).bloomFilterColumns(blooms).build(),
+        targetFileSizeBytes);
+  }
+
+  /** The leaf column of that name, or null. */
+  private static Types.NestedField leaf(Schema schema, String name) {
+    Types.NestedField field = schema.findField(name);
+    return field != null && field.type().isPrimitiveType() ? field : null;
   }
 
   /**
