@@ -419,22 +419,20 @@ final class UpsertTaskWriter implements NativeTaskWriter {
               PartitionState::complete,
               files -> Commits.deleteUncommitted(factory.io(), files))
           .forEach(result::add);
-      try {
-        olderSpecDeletes.complete().forEach(result::addDeleteFiles);
-        if (deletionVectors != null) {
-          deletionVectors.close(); // writes the Puffin file, if anything was deleted
-          DeleteWriteResult vectors = deletionVectors.result();
-          result.addDeleteFiles(vectors.deleteFiles());
-          result.addReferencedDataFiles(vectors.referencedDataFiles());
-        }
-      } catch (IOException e) {
-        UncheckedIOException failure = new UncheckedIOException("cannot write the deletion vectors", e);
-        dropFinished(result, failure);
-        throw failure;
-      } catch (RuntimeException | Error e) {
-        dropFinished(result, e);
-        throw e;
+      olderSpecDeletes.complete().forEach(result::addDeleteFiles);
+      if (deletionVectors != null) {
+        deletionVectors.close(); // writes the Puffin file, if anything was deleted
+        DeleteWriteResult vectors = deletionVectors.result();
+        result.addDeleteFiles(vectors.deleteFiles());
+        result.addReferencedDataFiles(vectors.referencedDataFiles());
       }
+    } catch (IOException e) {
+      UncheckedIOException failure = new UncheckedIOException("cannot write the deletion vectors", e);
+      dropFinished(result, failure);
+      throw failure;
+    } catch (RuntimeException | Error e) {
+      dropFinished(result, e); // a partition that failed to finish cleaned up after itself (ParallelCompletion)
+      throw e;
     } finally {
       forgetKeys();
       closePartitioners();
