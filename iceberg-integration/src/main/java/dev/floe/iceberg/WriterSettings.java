@@ -69,7 +69,7 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
             properties,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-    return new WriterSettings(read(properties, DATA_FILES, unset), target);
+    return new WriterSettings(read(properties, DATA_FILES, unset, null), target);
   }
 
   /**
@@ -80,7 +80,10 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
    */
   public static WriterSettings forDeletes(Map<String, String> properties) {
     WriterSettings data = of(properties);
-    return new WriterSettings(read(properties, DELETE_FILES, data.parquet()), data.targetFileSizeBytes());
+    // the data level as written, not as kept: a data codec without levels drops it, a delete codec may take it
+    String dataLevel = properties.get(DATA_FILES.level());
+    return new WriterSettings(
+        read(properties, DELETE_FILES, data.parquet(), dataLevel), data.targetFileSizeBytes());
   }
 
   /**
@@ -146,17 +149,19 @@ public record WriterSettings(ParquetWriterConfig parquet, long targetFileSizeByt
         parquet.toBuilder().encodeThreads(threads).encodeAhead(ahead).build(), targetFileSizeBytes);
   }
 
-  /** {@code fallback} with every property of {@code keys} that is set applied to it. */
+  /**
+   * {@code fallback} with every property of {@code keys} that is set applied to it; without a
+   * level property, {@code fallbackLevel} (as written in the properties) is the level.
+   */
   private static ParquetWriterConfig read(
-      Map<String, String> properties, Keys keys, ParquetWriterConfig fallback) {
+      Map<String, String> properties, Keys keys, ParquetWriterConfig fallback, String fallbackLevel) {
     String codec = properties.get(keys.codec());
-    String level = properties.get(keys.level());
     String codecName = (codec == null ? fallback.codec() : codec).toLowerCase(Locale.ROOT);
-    Integer levelValue = level == null ? fallback.level() : Integer.valueOf(level);
+    String level = properties.getOrDefault(keys.level(), fallbackLevel);
     return fallback.toBuilder()
         .codec(codecName)
-        // Iceberg passes a level to the codecs that take one and ignores it for the others
-        .level(CODECS_WITH_LEVELS.contains(codecName) ? levelValue : null)
+        // Iceberg passes a level to the codecs that take one, and ignores it (unread) for the others
+        .level(level != null && CODECS_WITH_LEVELS.contains(codecName) ? Integer.valueOf(level) : null)
         .rowGroupBytes(PropertyUtil.propertyAsLong(properties, keys.rowGroupBytes(), fallback.rowGroupBytes()))
         .pageBytes(PropertyUtil.propertyAsLong(properties, keys.pageBytes(), fallback.pageBytes()))
         .pageRowLimit(PropertyUtil.propertyAsLong(properties, keys.pageRows(), fallback.pageRowLimit()))

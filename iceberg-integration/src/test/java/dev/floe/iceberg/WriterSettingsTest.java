@@ -59,6 +59,12 @@ class WriterSettingsTest {
     assertNull(snappy.parquet().level());
     assertNull(WriterSettings.forDeletes(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "3",
         TableProperties.DELETE_PARQUET_COMPRESSION, "uncompressed")).parquet().level());
+    // ... and taken by a delete codec that takes one, as Iceberg's deleteContext falls back to it
+    assertEquals(3, WriterSettings.forDeletes(Map.of(TableProperties.PARQUET_COMPRESSION, "snappy",
+        TableProperties.PARQUET_COMPRESSION_LEVEL, "3", TableProperties.DELETE_PARQUET_COMPRESSION, "zstd"))
+        .parquet().level());
+    assertNull(WriterSettings.of(Map.of(TableProperties.PARQUET_COMPRESSION, "snappy",
+        TableProperties.PARQUET_COMPRESSION_LEVEL, "fast")).parquet().level(), "not read for a codec without levels");
 
     WriterSettings ownLevel =
         WriterSettings.forDeletes(Map.of(TableProperties.DELETE_PARQUET_COMPRESSION_LEVEL, "1"));
