@@ -823,11 +823,15 @@ public final class KafkaIcebergSink implements AutoCloseable {
         positionEpochs.remove(tp);
       }
     });
-    // A table whose offset was stored in a later epoch than the one that diverged holds records
-    // of the log as it is now (it took some after the truncation; a quiet table did not, and
-    // its old epoch is what is found diverging again at every resume until it is committed).
+    // A table whose offset was stored in a later epoch than both the last one the logs share and
+    // the one the position was sought with holds records of the log as it is now (it took some
+    // after the truncation; a quiet table did not, and its old epoch is what is found diverging
+    // again at every resume until it is committed). Epochs between those two were the lost log's.
     Map<TopicPartition, Integer> afterDivergence = new HashMap<>();
-    divergent.forEach((tp, from) -> from.leaderEpoch().ifPresent(epoch -> afterDivergence.put(tp, epoch + 1)));
+    divergent.forEach((tp, from) -> from.leaderEpoch().ifPresent(shared -> {
+      EpochAt sought = positionEpochs.get(tp);
+      afterDivergence.put(tp, Math.max(shared, sought == null ? shared : sought.epoch()) + 1);
+    }));
     readAsNewFrom(divergent, afterDivergence);
   }
 
