@@ -755,20 +755,38 @@ public class FloeIcebergSinkTask extends SinkTask {
   private Map<TopicPartition, Long> resumeFromTables(Map<TopicPartition, Long> readAgain) {
     Map<TopicPartition, Long> seeks = new HashMap<>(readAgain);
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
-      String name = e.getKey();
-      Map<TopicPartition, Position> before = new HashMap<>(held.getOrDefault(name, Map.of()));
       e.getValue().table().refresh();
-      loadHeld(name, e.getValue().table(), assigned);
-      held.get(name).forEach((tp, p) -> {
-        seeks.merge(tp, p.next(), Math::min);
-        if (!p.equals(before.get(tp))) {
-          reused.stored(name, tp); // another writer stored it since, so after the reuse was found
+      reloadHeld(e.getKey(), e.getValue().table());
+      held.get(e.getKey()).forEach((tp, p) -> seeks.merge(tp, p.next(), Math::min));
+    }
+    // Tables let go while idle whose old offsets move back at the next commit: that commit
+    // expects what they hold now, or it would be fenced again at every cycle.
+    for (String name : List.copyOf(held.keySet())) {
+      if (!sinks.containsKey(name) && held.get(name).keySet().stream().anyMatch(tp -> reused.stale(name, tp))) {
+        try {
+          reloadHeld(name, catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(name)));
+        } catch (NoSuchTableException gone) {
+          held.remove(name);
         }
-      });
+      }
     }
     committed.forEach(seeks::putIfAbsent);
     seeks.keySet().retainAll(assigned);
     return seeks;
+  }
+
+  /**
+   * Reads what {@code table} holds of the assigned partitions again; an offset that changed was
+   * stored by another writer since, so after a reuse this task found (see {@link ReusedOffsets}).
+   */
+  private void reloadHeld(String name, Table table) {
+    Map<TopicPartition, Position> before = new HashMap<>(held.getOrDefault(name, Map.of()));
+    loadHeld(name, table, assigned);
+    held.get(name).forEach((tp, p) -> {
+      if (!p.equals(before.get(tp))) {
+        reused.stored(name, tp);
+      }
+    });
   }
 
   /**
