@@ -122,7 +122,7 @@ public final class SchemaEvolution {
   private static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update,
       boolean dottedNames) {
     List<String> changes = new ArrayList<>();
-    Set<String> added = new HashSet<>(); // full names added by this plan, lower-cased
+    Set<String> taken = lowerCaseNames(schema); // and every name this plan adds
     for (UnknownField field : report) {
       if (field.needsWidening()) {
         widen(schema, field, update, changes);
@@ -130,7 +130,7 @@ public final class SchemaEvolution {
         Types.StructType parent = parentStruct(schema, field);
         if (parent != null) {
           String parentName = field.parentId().isEmpty() ? null : schema.findColumnName(field.parentId().getAsInt());
-          add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, added,
+          add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, taken,
               dottedNames);
         }
       }
@@ -162,7 +162,7 @@ public final class SchemaEvolution {
    * default) could no longer read the table.
    */
   private static void add(Schema schema, Where parent, String name, ValueShape shape, UpdateSchema update,
-      List<String> changes, Set<String> added, boolean dottedNames) {
+      List<String> changes, Set<String> taken, boolean dottedNames) {
     String fullName = parent.childName(name);
     Types.NestedField existing = parent.struct().field(name);
     if (existing == null) {
@@ -172,21 +172,22 @@ public final class SchemaEvolution {
             fullName, parent.childName(otherCase.name()));
         return;
       }
-      if (added.contains(fullName.toLowerCase(Locale.ROOT))) { // "Foo" and "foo" new in one batch: the first
-        LOG.warn("not adding column {}: it differs only in case from a column added with it; its values are not"
-            + " written", fullName);
-        return;
-      }
       if (!dottedNames && name.contains(".")) {
         LOG.warn("not adding column {}: its name holds a \".\" that names another field too; its values are not written",
             fullName);
         return;
       }
       typeOf(shape, new AtomicInteger(), dottedNames).ifPresent(type -> {
+        List<String> names = lowerCaseNames(fullName, type);
+        if (names.stream().anyMatch(taken::contains)) { // "Foo" next to "foo", "a.b" next to a new a{b}
+          LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case; its values"
+              + " are not written", fullName);
+          return;
+        }
         try {
           update.addColumn(parent.name(), name, type);
           changes.add("added " + fullName + " " + type);
-          added.add(fullName.toLowerCase(Locale.ROOT));
+          taken.addAll(names);
         } catch (IllegalArgumentException e) { // its full name is another field's ("a.b" next to a.b)
           LOG.warn("not adding column {}: {}; its values are not written", fullName, e.getMessage());
         }
@@ -197,14 +198,14 @@ public final class SchemaEvolution {
     if (shape instanceof ValueShape.ObjectShape object && type.isStructType()) {
       Where inside = new Where(schema.findColumnName(existing.fieldId()), type.asStructType());
       for (ValueShape.Field inner : object.fields()) {
-        add(schema, inside, inner.name(), inner.shape(), update, changes, added, dottedNames);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, taken, dottedNames);
       }
     } else if (shape instanceof ValueShape.ArrayShape array && type.isListType()
         && array.element() instanceof ValueShape.ObjectShape element && type.asListType().elementType().isStructType()) {
       Types.NestedField elementField = type.asListType().fields().get(0);
       Where inside = new Where(schema.findColumnName(elementField.fieldId()), elementField.type().asStructType());
       for (ValueShape.Field inner : element.fields()) {
-        add(schema, inside, inner.name(), inner.shape(), update, changes, added, dottedNames);
+        add(schema, inside, inner.name(), inner.shape(), update, changes, taken, dottedNames);
       }
     }
     // Otherwise the column exists (another writer added it): values that do not fit it are bad records.
@@ -265,6 +266,24 @@ public final class SchemaEvolution {
       return null;
     }
     return Types.DecimalType.of(precision, scale);
+  }
+
+  /**
+   * Every full name in {@code schema} (nested fields, list elements, map keys and values, as
+   * Iceberg names them), lower-cased: two fields whose names differ only in case break readers
+   * that match names case-insensitively (Spark's default), and two of one name break the schema.
+   */
+  public static Set<String> lowerCaseNames(Schema schema) {
+    Set<String> names = new HashSet<>();
+    TypeUtil.indexByName(schema.asStruct()).keySet().forEach(n -> names.add(n.toLowerCase(Locale.ROOT)));
+    return names;
+  }
+
+  /** The full names a column {@code fullName} of {@code type} brings, itself included, lower-cased. */
+  public static List<String> lowerCaseNames(String fullName, Type type) {
+    // the column's id is a placeholder, as the type's own: only the names are read
+    Types.StructType alone = Types.StructType.of(Types.NestedField.optional(Integer.MAX_VALUE, fullName, type));
+    return TypeUtil.indexByName(alone).keySet().stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
   }
 
   /**

@@ -65,7 +65,7 @@ final class ConnectSchemaEvolution {
   static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update) {
     List<String> changes = new ArrayList<>();
     if (record.type() == Schema.Type.STRUCT) {
-      planStruct(new Plan(schema, keyColumns(schema), update, changes, new HashSet<>()), null,
+      planStruct(new Plan(schema, keyColumns(schema), update, changes, SchemaEvolution.lowerCaseNames(schema)), null,
           schema.asStruct(), record);
     }
     return changes;
@@ -73,7 +73,7 @@ final class ConnectSchemaEvolution {
 
   /** The schema planned against, its identifier fields and the structs holding them, and what is planned. */
   private record Plan(org.apache.iceberg.Schema schema, Set<Integer> keyColumns, UpdateSchema update,
-      List<String> changes, Set<String> addedLowerCase) {}
+      List<String> changes, Set<String> taken) {}
 
   /** The identifier fields' ids and those of the structs that hold them: they must stay required. */
   private static Set<Integer> keyColumns(org.apache.iceberg.Schema schema) {
@@ -95,15 +95,10 @@ final class ConnectSchemaEvolution {
       String fullName = parentName == null ? field.name() : parentName + "." + field.name();
       if (existing != null) {
         planExisting(plan, existing, field.schema(), true);
-      } else if (struct.caseInsensitiveField(field.name()) != null
-          || plan.addedLowerCase().contains(fullName.toLowerCase(Locale.ROOT))) {
+      } else if (struct.caseInsensitiveField(field.name()) != null) {
         if (update != null) {
-          LOG.warn("not adding column {}: it differs only in case from a column the table has or gets with it; its"
-              + " values are not written", fullName);
-        }
-      } else if (plan.schema().findField(fullName) != null) {
-        if (update != null) { // "a.b" at the top level where a struct a has a field b
-          LOG.warn("not adding column {}: its name is another field's; its values are not written", fullName);
+          LOG.warn("not adding column {}: it differs only in case from a column the table has; its values are not"
+              + " written", fullName);
         }
       } else {
         Type type = icebergType(field.schema(), new AtomicInteger(1));
@@ -114,11 +109,19 @@ final class ConnectSchemaEvolution {
           }
           continue;
         }
+        List<String> names = SchemaEvolution.lowerCaseNames(fullName, type);
+        if (names.stream().anyMatch(plan.taken()::contains)) {
+          if (update != null) { // "a.b" where a struct a has a field b, "Flag" next to a new "flag"
+            LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case; its"
+                + " values are not written", fullName);
+          }
+          continue;
+        }
         if (update != null) {
           update.addColumn(parentName, field.name(), type);
         }
         changes.add("added " + fullName + " " + type);
-        plan.addedLowerCase().add(fullName.toLowerCase(Locale.ROOT));
+        plan.taken().addAll(names);
       }
     }
   }

@@ -50,8 +50,9 @@ class ConnectSchemaEvolutionTest {
    * Fields floe could add but then not write, or that would break the table for others, are left
    * out (found in review): a map with int keys (libfloe decodes string keys only, and every later
    * start of a task failed on the committed column), a field "key.region" naming the struct key's
-   * field (Iceberg refused the update, and the task failed at every restart), and fields that
-   * differ only in case, added with each other (case-insensitive readers then failed).
+   * field, or a new struct's (Iceberg refused the update, and the task failed at every restart),
+   * and fields that differ only in case, added with each other or from a nested column
+   * (case-insensitive readers then failed).
    */
   @Test
   void fieldsFloeCouldNotWriteOrThatCollideAreLeftOut() {
@@ -64,9 +65,12 @@ class ConnectSchemaEvolutionTest {
         .field("flag", Schema.OPTIONAL_BOOLEAN_SCHEMA)
         .field("inner", SchemaBuilder.struct().optional()
             .field("X", Schema.OPTIONAL_INT32_SCHEMA).field("x", Schema.OPTIONAL_INT32_SCHEMA).build())
+        .field("Key.region", Schema.OPTIONAL_STRING_SCHEMA) // key.region but for case
+        .field("pair", SchemaBuilder.struct().optional().field("b", Schema.OPTIONAL_INT32_SCHEMA).build())
+        .field("pair.b", Schema.OPTIONAL_INT32_SCHEMA) // the field just added inside pair
         .build();
     assertEquals(List.of("added by_name map<string, string>", "added Flag boolean",
-            "added inner struct<1: X: optional int>"),
+            "added inner struct<1: X: optional int>", "added pair struct<1: b: optional int>"),
         ConnectSchemaEvolution.plan(TABLE, record, null));
   }
 }
