@@ -397,6 +397,11 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
       Exception e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO " + table + " VALUES (1, 10)").await());
       assertTrue(causes(e).contains(option.getValue()), option.getKey() + ": " + causes(e));
     }
+    // CREATE TABLE ... LIKE a table of an Iceberg catalog gives 'src-catalog' where 'catalog-name' was
+    sql.executeSql("CREATE TABLE liked (auction BIGINT, price BIGINT) WITH ('connector' = 'floe-iceberg', "
+        + "'src-catalog' = 'lake')");
+    Exception liked = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO liked VALUES (1, 10)").await());
+    assertTrue(causes(liked).contains("does not read 'src-catalog'"), causes(liked));
     sql.executeSql("CREATE TABLE computed (auction BIGINT, price BIGINT, doubled AS price * 2) WITH ("
         + catalogOptions("floe-iceberg", "computed") + ")");
     Exception e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO computed VALUES (1, 10)").await());

@@ -121,6 +121,11 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
       loader = boundCatalog.loader();
     } else {
       catalogName = options.get(CATALOG_NAME.key());
+      if (catalogName == null && options.containsKey("src-catalog")) {
+        // CREATE TABLE ... LIKE a table of an Iceberg catalog names it so; Iceberg merges in its properties
+        throw new IllegalArgumentException("floe-iceberg does not read 'src-catalog' (a table made with CREATE TABLE"
+            + " ... LIKE a table of an Iceberg catalog): give the catalog's options, 'catalog-name' first");
+      }
       if (catalogName == null) {
         throw new IllegalArgumentException("a 'floe-iceberg' table needs the option 'catalog-name'");
       }
