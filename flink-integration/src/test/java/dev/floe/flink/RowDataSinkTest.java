@@ -10,7 +10,6 @@ import dev.floe.testing.TableFingerprint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,19 +38,13 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code RowData} path against Iceberg's own Flink sink on the same input: random rows of
@@ -59,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * of inserts, updates and deletes by key (upsert mode, several checkpoints), each read back with
  * Iceberg's generic reader and compared value for value.
  */
-public class RowDataSinkTest {
+public class RowDataSinkTest extends EmbeddedCatalogTest {
   static final Schema ALL_TYPES =
       new Schema(
           List.of(
@@ -117,19 +110,6 @@ public class RowDataSinkTest {
               Types.NestedField.optional(4, "version", Types.IntegerType.get())),
           Set.of(1));
 
-  @TempDir Path warehouse;
-  Catalog catalog;
-
-  @BeforeEach
-  void openCatalog() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    IcebergTableRef.close(catalog);
-  }
 
   private Table create(String name, Schema schema, PartitionSpec spec) {
     return catalog.createTable(TableIdentifier.of("db", name), schema, spec, Map.of(TableProperties.FORMAT_VERSION, "2"));

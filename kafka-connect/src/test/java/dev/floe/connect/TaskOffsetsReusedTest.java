@@ -64,18 +64,9 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
     // started again: the second table's records at the reused offsets 20-59
     run(config, 60, newRouted(20, 60, "reused_second"));
 
-    Map<Long, Integer> expectedSecond = new TreeMap<>();
-    for (long id = 1; id < 100; id += 2) {
-      expectedSecond.put(id, 1);
-    }
-    expectedSecond.putAll(ids(1_020, 1_060));
-    assertEquals(expectedSecond, ids(catalog.loadTable(second)), "the second table's old records and new ones, each once");
-    Map<Long, Integer> expectedFirst = new TreeMap<>();
-    for (long id = 0; id < 100; id += 2) {
-      expectedFirst.put(id, 1);
-    }
-    expectedFirst.putAll(ids(1_000, 1_020));
-    assertEquals(expectedFirst, ids(catalog.loadTable(first)));
+    assertEquals(oldAndNew(1, 1_020, 1_060), ids(catalog.loadTable(second)),
+        "the second table's old records and new ones, each once");
+    assertEquals(oldAndNew(0, 1_000, 1_020), ids(catalog.loadTable(first)));
   }
 
   /**
@@ -117,18 +108,23 @@ class TaskOffsetsReusedTest extends InJvmTaskTest {
       task.stop();
     }
 
-    Map<Long, Integer> expectedIdle = new TreeMap<>();
-    for (long id = 1; id < 100; id += 2) {
-      expectedIdle.put(id, 1);
+    assertEquals(oldAndNew(1, 1_010, 1_060), ids(catalog.loadTable(idle)),
+        "the second table's old records and new ones, each once");
+    assertEquals(oldAndNew(0, 1_000, 1_010), ids(catalog.loadTable(fenced)),
+        "the first table's new records once, the other task's too");
+  }
+
+  /**
+   * Each id once: the old topic's ids 0-99 of one parity ({@code parity}, as {@link
+   * InJvmTasks#routed} split them between two tables), and the new ids {@code from..to-1}.
+   */
+  private static Map<Long, Integer> oldAndNew(int parity, long from, long to) {
+    Map<Long, Integer> out = new TreeMap<>();
+    for (long id = parity; id < 100; id += 2) {
+      out.put(id, 1);
     }
-    expectedIdle.putAll(ids(1_010, 1_060));
-    assertEquals(expectedIdle, ids(catalog.loadTable(idle)), "the second table's old records and new ones, each once");
-    Map<Long, Integer> expectedFenced = new TreeMap<>();
-    for (long id = 0; id < 100; id += 2) {
-      expectedFenced.put(id, 1);
-    }
-    expectedFenced.putAll(ids(1_000, 1_010));
-    assertEquals(expectedFenced, ids(catalog.loadTable(fenced)), "the first table's new records once, the other task's too");
+    out.putAll(ids(from, to));
+    return out;
   }
 
   /** Records {@code from..to-1} of the recreated topic for {@code table}: ids 1000 + offset. */

@@ -3,12 +3,11 @@ package dev.floe.flink.sink;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.flink.EmbeddedCatalogTest;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
-import dev.floe.iceberg.Catalogs;
 import dev.floe.testing.TableRows;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +18,10 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The raw path's writer follows the table: after an {@code ALTER TABLE} (a column added, one
@@ -35,8 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  * prepareCommit} calls, committed as appends) on the embedded catalog; rows are read back by
  * Iceberg's generic reader.
  */
-class PayloadWriterSchemaChangeTest {
-  @TempDir Path warehouse;
+class PayloadWriterSchemaChangeTest extends EmbeddedCatalogTest {
+
+  /** A raw-path writer of the table, subtask 0 of 1. */
+  private PayloadWriter writer(TableIdentifier id, PayloadWriterSettings settings) throws Exception {
+    return new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1, new UnregisteredMetricsGroup());
+  }
 
   @Test
   void theNextCheckpointWritesTheAlteredSchemaAndSpec() throws Exception {
@@ -44,44 +43,34 @@ class PayloadWriterSchemaChangeTest {
     Schema before = new Schema(
         Types.NestedField.required(1, "id", Types.LongType.get()),
         Types.NestedField.optional(2, "name", Types.StringType.get()));
-    Catalog catalog = Catalogs.embedded(warehouse);
-    try {
-      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-      Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).bucket("id", 2).build(),
-          Map.of(TableProperties.FORMAT_VERSION, "2"));
-      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 16, 1 << 20, false, false);
-      try (PayloadWriter writer = new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1,
-          new UnregisteredMetricsGroup())) {
-        for (int i = 0; i < 50; i++) {
-          writer.write(payload(i, "\"name\":\"n" + i + "\""), null);
-        }
-        append(table, writer.prepareCommit());
-
-        table.updateSchema().addColumn("city", Types.StringType.get()).renameColumn("name", "full_name").commit();
-        table.updateSpec().addField("city").commit();
-
-        for (int i = 50; i < 100; i++) {
-          writer.write(payload(i, "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""), null);
-        }
-        append(table, writer.prepareCommit());
+    Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).bucket("id", 2).build(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    try (PayloadWriter writer = writer(id, new PayloadWriterSettings(BadRecordPolicy.FAIL, 16, 1 << 20, false, false))) {
+      for (int i = 0; i < 50; i++) {
+        writer.write(payload(i, "\"name\":\"n" + i + "\""), null);
       }
+      append(table, writer.prepareCommit());
 
-      Map<Long, List<Object>> rows = TableRows.byId(table, "id", "full_name", "city");
-      Map<Long, List<Object>> expected = new TreeMap<>();
-      for (long i = 0; i < 100; i++) {
-        expected.put(i, Arrays.asList("n" + i, i < 50 ? null : "c" + (i % 3)));
+      table.updateSchema().addColumn("city", Types.StringType.get()).renameColumn("name", "full_name").commit();
+      table.updateSpec().addField("city").commit();
+
+      for (int i = 50; i < 100; i++) {
+        writer.write(payload(i, "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""), null);
       }
-      assertEquals(expected, rows);
-      int newSpec = table.spec().specId();
-      try (var tasks = table.newScan().planFiles()) {
-        for (var task : tasks) {
-          boolean secondCheckpoint = task.file().location().contains("city=");
-          assertEquals(secondCheckpoint ? newSpec : 0, task.file().specId(), task.file().location());
-        }
-      }
-    } finally {
-      if (catalog instanceof AutoCloseable c) {
-        c.close();
+      append(table, writer.prepareCommit());
+    }
+
+    Map<Long, List<Object>> rows = TableRows.byId(table, "id", "full_name", "city");
+    Map<Long, List<Object>> expected = new TreeMap<>();
+    for (long i = 0; i < 100; i++) {
+      expected.put(i, Arrays.asList("n" + i, i < 50 ? null : "c" + (i % 3)));
+    }
+    assertEquals(expected, rows);
+    int newSpec = table.spec().specId();
+    try (var tasks = table.newScan().planFiles()) {
+      for (var task : tasks) {
+        boolean secondCheckpoint = task.file().location().contains("city=");
+        assertEquals(secondCheckpoint ? newSpec : 0, task.file().specId(), task.file().location());
       }
     }
   }
@@ -98,24 +87,14 @@ class PayloadWriterSchemaChangeTest {
     Schema before = new Schema(
         Types.NestedField.required(1, "id", Types.LongType.get()),
         Types.NestedField.optional(2, "n", Types.IntegerType.get()));
-    Catalog catalog = Catalogs.embedded(warehouse);
-    try {
-      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-      Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).identity("n").build(),
-          Map.of(TableProperties.FORMAT_VERSION, "2"));
-      PayloadWriterSettings settings = new PayloadWriterSettings(BadRecordPolicy.FAIL, 1, 1 << 20, true, false);
-      try (PayloadWriter writer = new PayloadWriter(IcebergTableRef.embedded(warehouse, id), settings, 0, 1,
-          new UnregisteredMetricsGroup())) {
-        writer.write(payload(1, "\"n\":5"), null);
-        writer.write(payload(2, "\"n\":3000000000"), null); // widens n to long
-        append(table, writer.prepareCommit());
-      }
-      assertEquals(Map.of(1L, List.of(5L), 2L, List.of(3_000_000_000L)), TableRows.byId(table, "id", "n"));
-    } finally {
-      if (catalog instanceof AutoCloseable c) {
-        c.close();
-      }
+    Table table = catalog.createTable(id, before, PartitionSpec.builderFor(before).identity("n").build(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
+    try (PayloadWriter writer = writer(id, new PayloadWriterSettings(BadRecordPolicy.FAIL, 1, 1 << 20, true, false))) {
+      writer.write(payload(1, "\"n\":5"), null);
+      writer.write(payload(2, "\"n\":3000000000"), null); // widens n to long
+      append(table, writer.prepareCommit());
     }
+    assertEquals(Map.of(1L, List.of(5L), 2L, List.of(3_000_000_000L)), TableRows.byId(table, "id", "n"));
   }
 
   private static KafkaPayload payload(int i, String rest) {
