@@ -164,6 +164,11 @@ public final class SchemaEvolution {
   private static void add(Schema schema, Where parent, String name, ValueShape shape, UpdateSchema update,
       List<String> changes, Set<String> taken, boolean dottedNames) {
     String fullName = parent.childName(name);
+    if (name.isEmpty()) { // a column without a name: engines cannot name it in a query
+      LOG.warn("not adding a column with an empty name in {}; its values are not written",
+          parent.name() == null ? "the table" : parent.name());
+      return;
+    }
     Types.NestedField existing = parent.struct().field(name);
     if (existing == null) {
       Types.NestedField otherCase = parent.struct().caseInsensitiveField(name);
@@ -309,8 +314,8 @@ public final class SchemaEvolution {
         List<Types.NestedField> fields = new ArrayList<>();
         Set<String> names = new HashSet<>(); // lower-cased: of "A" and "a", the first typed one
         for (ValueShape.Field field : object.fields()) {
-          if (!dottedNames && field.name().contains(".")) {
-            continue;
+          if (field.name().isEmpty() || !dottedNames && field.name().contains(".")) {
+            continue; // no column without a name (see add)
           }
           Optional<Type> type = typeOf(field.shape(), ids, dottedNames);
           if (type.isPresent() && names.add(field.name().toLowerCase(Locale.ROOT))) {

@@ -219,6 +219,12 @@ class SchemaEvolutionTest extends EmbeddedCatalogTest {
     assertFalse(SchemaEvolution.evolve(table, reportFor(table, "{\"id\":4,\"P.b\":2}")));
     assertEquals(null, table.schema().asStruct().field("P.b"));
     table.schema().caseInsensitiveFindField("p.b");
+
+    // an empty key is no column, at the top level or in a new struct (before, the nested one was)
+    assertTrue(SchemaEvolution.evolve(table, reportFor(table, "{\"id\":5,\"\":1,\"q\":{\"\":1,\"r\":2}}")));
+    assertEquals(null, table.schema().asStruct().field(""));
+    assertEquals(List.of("r"),
+        table.schema().findField("q").type().asStructType().fields().stream().map(Types.NestedField::name).toList());
   }
 
   private List<UnknownField> reportFor(Table table, String... messages) {
