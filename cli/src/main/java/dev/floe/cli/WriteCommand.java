@@ -42,7 +42,8 @@ import picocli.CommandLine.Spec;
       "Write JSON lines (one object per line) to a Parquet file or append them to an Iceberg table. "
           + "Decoding and encoding are native; the input streams through in batches.",
       "Nothing appears under the output's name unless the whole run succeeds: a temp file is renamed, "
-          + "or one Iceberg commit adds the files (a missing table is created in that same commit)."
+          + "or one Iceberg commit adds the files (a missing table is created in that same commit). "
+          + "Columns --evolve-schema adds are committed before the data, and stay if the run fails."
     },
     footer = {
       "",
@@ -191,6 +192,9 @@ final class WriteCommand implements Callable<Integer> {
     if (policy != BadRecordPolicy.DEAD_LETTER && dlq != null) {
       throw usage("--dlq goes with --on-error dlq, not --on-error " + policy);
     }
+    requireDistinct("--input", input.equals("-") ? null : Path.of(input), "--output", destination.output);
+    requireDistinct("--input", input.equals("-") ? null : Path.of(input), "--dlq", dlq);
+    requireDistinct("--output", destination.output, "--dlq", dlq);
     if (evolveSchema && destination.table == null) {
       throw usage("--evolve-schema goes with --table");
     }
@@ -205,6 +209,24 @@ final class WriteCommand implements Callable<Integer> {
       throw usage(invalidWriterFlag);
     }
     return policy;
+  }
+
+  /** Two paths the run reads or writes must be two files: one would overwrite the other. */
+  private void requireDistinct(String firstFlag, Path first, String secondFlag, Path second) {
+    if (first == null || second == null) {
+      return;
+    }
+    boolean same = first.toAbsolutePath().normalize().equals(second.toAbsolutePath().normalize());
+    if (!same && Files.exists(first) && Files.exists(second)) {
+      try {
+        same = Files.isSameFile(first, second);
+      } catch (java.io.IOException e) {
+        // unreadable: the run reports it when it opens them
+      }
+    }
+    if (same) {
+      throw usage(firstFlag + " and " + secondFlag + " name the same file (" + first + "): the run would overwrite it");
+    }
   }
 
   private ParameterException usage(String message) {

@@ -146,6 +146,14 @@ class WriteCommandTest {
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--page-rows", "0");
     expectOneLine(FloeCli.EXIT_USAGE, "floe write: --level for zstd must be 1..22, got 23 (see 'floe write --help')",
         "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--level", "23");
+    // One file named twice: the run would overwrite it (before, exit 0, and the input or the dead
+    // letters were replaced by the Parquet file)
+    expectOneLine(FloeCli.EXIT_USAGE, "floe write: --input and --output name the same file (in.jsonl)",
+        "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "in.jsonl");
+    expectOneLine(FloeCli.EXIT_USAGE, "floe write: --input and --dlq name the same file (in.jsonl)",
+        "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet", "--dlq", "./in.jsonl");
+    expectOneLine(FloeCli.EXIT_USAGE, "floe write: --output and --dlq name the same file (both.out)",
+        "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "both.out", "--dlq", "both.out");
     expectOneLine(FloeCli.EXIT_FAILED, "floe write: input not found: missing.jsonl",
         "write", "--input", "missing.jsonl", "--schema", "schema.json", "--output", "out.parquet");
     Files.createDirectory(dir.resolve("a-directory"));
