@@ -104,7 +104,8 @@ final class GenerateCommand implements Callable<Integer> {
       return produceToKafka();
     }
     if (output == null) {
-      OutputStream stdout = new BufferedOutputStream(System.out, 1 << 16);
+      // not System.out, a PrintStream that swallows write errors: a full disk would look like success
+      OutputStream stdout = new BufferedOutputStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 16);
       writeLines(stdout);
       stdout.flush();
       return FloeCli.EXIT_OK;
