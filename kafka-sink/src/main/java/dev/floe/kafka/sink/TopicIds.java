@@ -124,8 +124,12 @@ final class TopicIds implements AutoCloseable {
     }
   }
 
+  /**
+   * Without waiting for requests in flight: every answer the sink needs it waited for already (its
+   * own timeout), and a broker that cannot be reached would hold the default close for a minute.
+   */
   @Override
   public void close() {
-    admin.close();
+    admin.close(java.time.Duration.ZERO);
   }
 }
