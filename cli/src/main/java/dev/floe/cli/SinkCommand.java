@@ -84,6 +84,13 @@ final class SinkCommand implements Callable<Integer> {
 
   private void validate() {
     catalog.validate(spec, "sink");
+    // the sink names its offsets in the tables after --group and reaches the cluster through
+    // --bootstrap with its other clients too: the consumer alone must not be told otherwise
+    for (String key : List.of("group.id", "bootstrap.servers")) {
+      if (consumerProperties.containsKey(key)) {
+        throw usage("--consumer-property " + key + ": give it with --" + (key.equals("group.id") ? "group" : "bootstrap"));
+      }
+    }
   }
 
   /**

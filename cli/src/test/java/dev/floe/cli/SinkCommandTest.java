@@ -113,6 +113,11 @@ class SinkCommandTest {
         "--route", "a=db.a", "--commit-bytes", "lots");
     assertEquals(FloeCli.EXIT_USAGE, wrong.exitCode());
     assertTrue(wrong.err().contains("invalid value lots for --commit-bytes"), wrong.err());
+    // the consumer alone would read another group or cluster than the offsets and clients say
+    CliProcess.Result group = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
+        "--route", "a=db.a", "--consumer-property", "group.id=other");
+    assertEquals(FloeCli.EXIT_USAGE, group.exitCode());
+    assertTrue(group.err().contains("--consumer-property group.id: give it with --group"), group.err());
   }
 
   /**

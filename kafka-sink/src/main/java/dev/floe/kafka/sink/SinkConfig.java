@@ -124,7 +124,11 @@ public record SinkConfig(
       throw new IllegalArgumentException("give either topics or a topic pattern");
     }
     if (badRecords == BadRecordPolicy.DEAD_LETTER && deadLetterTopic == null) {
-      throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name");
+      throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name (dlq.topic)");
+    }
+    if (badRecords != BadRecordPolicy.DEAD_LETTER && deadLetterTopic != null) {
+      throw new IllegalArgumentException("a dead-letter topic (dlq.topic = " + deadLetterTopic + ") goes with bad "
+          + "records sent to it (on.error = dlq), not " + badRecords + ": it would not be used");
     }
     if (encodeThreads < 1) {
       throw new IllegalArgumentException("encodeThreads must be at least 1, got " + encodeThreads);

@@ -94,5 +94,10 @@ class SinkConfigTest {
     ConfigException policy = assertThrows(ConfigException.class,
         () -> build(b -> b.settings(Map.of(SinkSettings.ON_ERROR, "ignore"))));
     assertTrue(policy.getMessage().contains("on.error"), policy.getMessage());
+    // a dead-letter topic without on.error = dlq would not be used: refused, not ignored
+    IllegalArgumentException unused = assertThrows(IllegalArgumentException.class,
+        () -> build(b -> b.settings(Map.of(SinkSettings.DLQ_TOPIC, "dead"))));
+    assertTrue(unused.getMessage().contains("dlq.topic = dead") && unused.getMessage().contains("on.error = dlq"),
+        unused.getMessage());
   }
 }
