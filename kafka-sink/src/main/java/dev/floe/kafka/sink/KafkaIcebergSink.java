@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -228,6 +229,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
           continue;
         } catch (OffsetOutOfRangeException e) {
           outOfRange(e.offsetOutOfRangePartitions());
+          continue;
+        } catch (NoOffsetForPartitionException e) {
+          positionsNotSought(e);
           continue;
         }
         if (landed(commits.poll(), false)) {
@@ -598,7 +602,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
 
     @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    public void onPartitionsAssigned(Collection<TopicPartition> assignedNow) {
+      Set<TopicPartition> partitions = new HashSet<>(assignedNow);
+      // resumed already if polled before this callback ran (positionsNotSought): their records
+      // since are in the cycle, and seeking them again would read those twice
+      partitions.removeAll(assigned);
       if (partitions.isEmpty()) {
         return; // a cooperative rebalance that kept what this sink holds: nothing to resume, no wait
       }
@@ -784,6 +792,27 @@ public final class KafkaIcebergSink implements AutoCloseable {
       positionEpochs.remove(tp);
     });
     readAsNewFrom(reused, Map.of());
+  }
+
+  /**
+   * The consumer looked for positions of partitions assigned to it before the sink had sought
+   * them. KIP-848's consumer (group.protocol = consumer) can do so before it runs the assignment
+   * callback; with no automatic reset it then fails the poll. They are resumed from the tables here
+   * as the callback does (which seeks them again when it runs).
+   */
+  private void positionsNotSought(NoOffsetForPartitionException e) {
+    Set<TopicPartition> fresh = new HashSet<>(e.partitions());
+    fresh.removeAll(assigned);
+    if (fresh.size() < e.partitions().size() || !consumer.assignment().containsAll(fresh)) {
+      throw e; // sought already, or not assigned: not that race
+    }
+    LOG.info("partitions {} were polled before their assignment was handled; resuming them from the tables", fresh);
+    landed(commits.await(), true);
+    resume(fresh);
+    assigned.addAll(fresh);
+    if (config.stopAtEnd()) {
+      endOffsets = new HashMap<>(consumer.endOffsets(assigned));
+    }
   }
 
   /**
