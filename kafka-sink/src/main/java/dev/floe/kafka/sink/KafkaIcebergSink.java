@@ -607,17 +607,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
       // resumed already if polled before this callback ran (positionsNotSought): their records
       // since are in the cycle, and seeking them again would read those twice
       partitions.removeAll(assigned);
-      if (partitions.isEmpty()) {
-        return; // a cooperative rebalance that kept what this sink holds: nothing to resume, no wait
-      }
-      landed(commits.await(), true); // resuming reads the offsets the tables hold
-      // Assigned (its position stored at the next commit) only once sought to what the tables
-      // hold: a stop() waking the consumer in between would have the closing commit store the
-      // position the consumer took from the group's offset, which may lie below the tables'.
-      resume(partitions);
-      assigned.addAll(partitions);
-      if (config.stopAtEnd()) {
-        endOffsets = new HashMap<>(consumer.endOffsets(assigned));
+      if (!partitions.isEmpty()) { // empty: a cooperative rebalance kept what this sink holds
+        takeOver(partitions);
       }
     }
   }
@@ -807,9 +798,19 @@ public final class KafkaIcebergSink implements AutoCloseable {
       throw e; // sought already, or not assigned: not that race
     }
     LOG.info("partitions {} were polled before their assignment was handled; resuming them from the tables", fresh);
-    landed(commits.await(), true);
-    resume(fresh);
-    assigned.addAll(fresh);
+    takeOver(fresh);
+  }
+
+  /**
+   * Resumes newly assigned partitions from the tables and takes them into the cycle. Assigned
+   * (its position stored at the next commit) only once sought to what the tables hold: a stop()
+   * waking the consumer in between would have the closing commit store the position the consumer
+   * took from the group's offset, which may lie below the tables'.
+   */
+  private void takeOver(Set<TopicPartition> partitions) {
+    landed(commits.await(), true); // resuming reads the offsets the tables hold
+    resume(partitions);
+    assigned.addAll(partitions);
     if (config.stopAtEnd()) {
       endOffsets = new HashMap<>(consumer.endOffsets(assigned));
     }
