@@ -3,6 +3,7 @@ package dev.floe.kafka.sink;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +38,10 @@ final class CommitStage implements AutoCloseable {
   private final SnapshotExpiry expiry;
   private final TopicIds topicIds;
   private final BackgroundJob<Committed> job;
+  /** {@code idle.commit.cycles}: 0, never. */
+  private final int idleCommitCycles;
+  /** Cycles in a row each table got no files while its partitions moved on (commit thread only). */
+  private final Map<TableChannel, Integer> idleCycles = new HashMap<>();
   /** The last topic-id lookup failed (read and written by one commit at a time). */
   private boolean idLookupFailing;
 
@@ -44,10 +49,11 @@ final class CommitStage implements AutoCloseable {
   record TableCut(TableChannel channel, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> offsets) {}
 
   /**
-   * A cycle cut on the consumer thread: the positions it covers, its records, and when it began
-   * to be committed.
+   * A cycle cut on the consumer thread: the positions it covers, its records, when it began to be
+   * committed, and whether it is the last before the sink stops or gives partitions away.
    */
-  record Sealed(List<TableCut> tables, Map<TopicPartition, Long> positions, long records, long sealedNanos) {}
+  record Sealed(List<TableCut> tables, Map<TopicPartition, Long> positions, long records, long sealedNanos,
+      boolean last) {}
 
   /**
    * A cycle that ended: every table committed, or, if {@code fence} is not null, a table's commit
@@ -60,12 +66,18 @@ final class CommitStage implements AutoCloseable {
     }
   }
 
-  /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
-  CommitStage(TableCommitter committer, DeadLetters deadLetters, SnapshotExpiry expiry, TopicIds topicIds, String group) {
+  /**
+   * @param expiry expires each table's old snapshots after a cycle's commits, when due
+   * @param idleCommitCycles commit a table without files after this many cycles without files in
+   *     which its partitions moved on, and at the last cycle; 0: never
+   */
+  CommitStage(TableCommitter committer, DeadLetters deadLetters, SnapshotExpiry expiry, TopicIds topicIds, String group,
+      int idleCommitCycles) {
     this.committer = committer;
     this.deadLetters = deadLetters;
     this.expiry = expiry;
     this.topicIds = topicIds;
+    this.idleCommitCycles = idleCommitCycles;
     this.job = new BackgroundJob<>("floe-commit-" + group, SinkException::wrap);
   }
 
@@ -118,7 +130,8 @@ final class CommitStage implements AutoCloseable {
       TableCut cut = results.get(i).getKey();
       WriteResult result = results.get(i).getValue();
       HeldOffsets held = cut.channel().held();
-      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !replacesStaleOffsets(cut, held)) {
+      if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !replacesStaleOffsets(cut, held)
+          && !idleLongEnough(cut, held, cycle.last())) {
         continue;
       }
       try {
@@ -132,6 +145,7 @@ final class CommitStage implements AutoCloseable {
         throw e;
       }
       held.committed(cut.offsets());
+      idleCycles.remove(cut.channel());
       files += result.dataFiles().length;
       for (DataFile f : result.dataFiles()) {
         bytes += f.fileSizeInBytes();
@@ -214,6 +228,37 @@ final class CommitStage implements AutoCloseable {
       }
     }
     return replaces;
+  }
+
+  /**
+   * Whether a cut without files is committed to store the offsets reached: its table got no files
+   * for {@code idle.commit.cycles} cycles in a row (or this is the sink's last cycle) while a
+   * partition moved past the offset it stores. Left alone, the table would hold its partitions
+   * back to its last data: under a route field, every restart and rebalance would read all the
+   * records since then again, skipping them for every table.
+   */
+  private boolean idleLongEnough(TableCut cut, HeldOffsets held, boolean last) {
+    if (idleCommitCycles == 0) {
+      return false;
+    }
+    List<TopicPartition> behind = new ArrayList<>();
+    cut.offsets().forEach((tp, next) -> {
+      Position stored = held.stored(tp);
+      if (stored != null && next.next() > stored.next()) {
+        behind.add(tp);
+      }
+    });
+    if (behind.isEmpty()) {
+      idleCycles.remove(cut.channel());
+      return false;
+    }
+    int cycles = idleCycles.merge(cut.channel(), 1, Integer::sum);
+    if (!last && cycles < idleCommitCycles) {
+      return false;
+    }
+    LOG.info("table {} got no files for {} cycles{}: storing the offsets reached for {}, without files",
+        cut.channel().id(), cycles, last ? " (the sink's last)" : "", behind);
+    return true;
   }
 
   /** Deletes the files of the tables from {@code from} on: none of them was committed. */

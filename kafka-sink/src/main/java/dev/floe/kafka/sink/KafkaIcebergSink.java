@@ -128,7 +128,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
       this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
       this.topicIds = new TopicIds(KafkaClients.admin(config));
       this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
-          SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group());
+          SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group(),
+          config.idleCommitCycles());
       // Deserializer instances win over any deserializer the consumer properties name.
       this.consumer =
           new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
@@ -247,15 +248,15 @@ public final class KafkaIcebergSink implements AutoCloseable {
         });
         route(records);
         if (commitDue()) {
-          endCycle(!config.overlapCommits());
+          endCycle(!config.overlapCommits(), false);
         }
         if (config.stopAtEnd() && reachedEnd()) {
-          endCycle(true);
+          endCycle(true, true);
           LOG.info("reached the end of {} partitions; stopping", assigned.size());
           return;
         }
       }
-      endCycle(true);
+      endCycle(true, true);
     } catch (TableChannel.StopRequestedException e) {
       // Asked to stop while the writers were too busy to take the next batch: the cycle being
       // filled is not committed (a restart reads it again); a sealed one still lands on close().
@@ -455,9 +456,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
   /**
    * Ends the commit cycle: every table's files are sealed at the consumed positions and handed to
    * the commit stage, once the cycle before has landed. The next cycle starts filling at once;
-   * with {@code wait}, this returns only when the cycle has landed too.
+   * with {@code wait}, this returns only when the cycle has landed too. The {@code last} cycle
+   * before the sink stops or gives partitions away also stores the offsets reached in tables that
+   * got no files ({@code idle.commit.cycles}).
    */
-  private void endCycle(boolean wait) {
+  private void endCycle(boolean wait, boolean last) {
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : assigned) {
       positions.put(tp, position(tp));
@@ -466,7 +469,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     for (TableChannel channel : channels.values()) {
       tables.add(new CommitStage.TableCut(channel, channel.seal(), offsetsFor(channel, positions)));
     }
-    CommitStage.Sealed cycle = new CommitStage.Sealed(tables, positions, cycleRecords, System.nanoTime());
+    CommitStage.Sealed cycle = new CommitStage.Sealed(tables, positions, cycleRecords, System.nanoTime(), last);
     cycleRecords = 0;
     cycleBytes = 0;
     cycleStarted = System.nanoTime();
@@ -576,7 +579,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       if (!partitions.isEmpty() && !failed && !closing) {
-        endCycle(true);
+        endCycle(true, true);
       }
       // After a failure a cycle sealed before it may still be committing (it lands as the sink
       // closes), and its commit checks the offsets the tables were last seen to hold: kept.

@@ -10,6 +10,7 @@ import static dev.floe.kafka.sink.SinkSettings.DLQ_TOPIC;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_AHEAD;
 import static dev.floe.kafka.sink.SinkSettings.ENCODE_THREADS;
 import static dev.floe.kafka.sink.SinkSettings.EXPIRE_SNAPSHOTS_EVERY;
+import static dev.floe.kafka.sink.SinkSettings.IDLE_COMMIT_CYCLES;
 import static dev.floe.kafka.sink.SinkSettings.EVOLVE_SCHEMA;
 import static dev.floe.kafka.sink.SinkSettings.KAFKA_TIMEOUT;
 import static dev.floe.kafka.sink.SinkSettings.MAX_IN_FLIGHT_BYTES;
@@ -81,6 +82,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param overlapCommits commit each cycle on a thread of its own while the next one fills
  * @param expireSnapshotsEvery expire each table's old snapshots this often, by the table's own
  *     retention properties ({@link dev.floe.iceberg.SnapshotExpiry}); zero: never
+ * @param idleCommitCycles commit a table without files, storing the offsets reached, once it got
+ *     no files for this many cycles while its partitions moved on, and at the last cycle; zero:
+ *     never (see {@code idle.commit.cycles})
  *     (true), or stop consuming until it has landed (false)
  */
 public record SinkConfig(
@@ -111,7 +115,8 @@ public record SinkConfig(
     boolean encodeAhead,
     boolean decodeAhead,
     boolean overlapCommits,
-    Duration expireSnapshotsEvery) {
+    Duration expireSnapshotsEvery,
+    int idleCommitCycles) {
 
   public SinkConfig {
     Objects.requireNonNull(catalog, "catalog");
@@ -141,6 +146,9 @@ public record SinkConfig(
     if (maxInFlightBytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
           "maxInFlightBytes must be at most " + Integer.MAX_VALUE + " (2 GiB), got " + maxInFlightBytes);
+    }
+    if (idleCommitCycles < 0) {
+      throw new IllegalArgumentException("idleCommitCycles must be at least 0, got " + idleCommitCycles);
     }
     if (commitInterval == null || commitInterval.isNegative() || commitInterval.isZero()) {
       throw new IllegalArgumentException("commitInterval must be positive, got " + commitInterval);
@@ -190,6 +198,7 @@ public record SinkConfig(
     private boolean decodeAhead = (Boolean) defaultValue(DECODE_AHEAD);
     private boolean overlapCommits = (Boolean) defaultValue(OVERLAP_COMMITS);
     private Duration expireSnapshotsEvery = SinkSettings.zeroOrDuration(defaultValue(EXPIRE_SNAPSHOTS_EVERY));
+    private int idleCommitCycles = (Integer) defaultValue(IDLE_COMMIT_CYCLES);
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
@@ -270,6 +279,9 @@ public record SinkConfig(
       }
       if (given.containsKey(EXPIRE_SNAPSHOTS_EVERY)) {
         expireSnapshotsEvery = SinkSettings.zeroOrDuration(parsed.get(EXPIRE_SNAPSHOTS_EVERY));
+      }
+      if (given.containsKey(IDLE_COMMIT_CYCLES)) {
+        idleCommitCycles = (Integer) parsed.get(IDLE_COMMIT_CYCLES);
       }
       return this;
     }
@@ -425,6 +437,18 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * Commit a table that got no files for this many cycles in a row, while its partitions moved
+     * on, without files: it stores the offsets reached, and a restart or rebalance resumes from
+     * them instead of re-reading everything since the table's last data (route-field mode with a
+     * rare value; records that were all bad). Such a table is also committed at the sink's last
+     * cycle (stop, partitions given away). Default 10; 0: never.
+     */
+    public Builder idleCommitCycles(int cycles) {
+      this.idleCommitCycles = cycles;
+      return this;
+    }
+
     public SinkConfig build() {
       return new SinkConfig(
           catalog,
@@ -454,7 +478,8 @@ public record SinkConfig(
           encodeAhead,
           decodeAhead,
           overlapCommits,
-          expireSnapshotsEvery);
+          expireSnapshotsEvery,
+          idleCommitCycles);
     }
   }
 }

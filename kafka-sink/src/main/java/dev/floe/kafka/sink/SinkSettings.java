@@ -55,6 +55,7 @@ public final class SinkSettings {
   public static final String OVERLAP_COMMITS = "overlap.commits";
   public static final String EXPIRE_SNAPSHOTS_EVERY = "expire.snapshots.every";
   public static final String KAFKA_TIMEOUT = "kafka.timeout";
+  public static final String IDLE_COMMIT_CYCLES = "idle.commit.cycles";
 
   // Before the definition: its defaults are checked as it is built.
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
@@ -119,7 +120,13 @@ public final class SinkSettings {
               + " by the table's history.expire.max-snapshot-age-ms (default 5 days) and"
               + " history.expire.min-snapshots-to-keep (default 1), deleting the files only they"
               + " referenced. Each commit rewrites every snapshot a table keeps, so commits slow"
-              + " down as they pile up. Not for tables with gc.enabled=false.");
+              + " down as they pile up. Not for tables with gc.enabled=false.")
+      .define(IDLE_COMMIT_CYCLES, Type.INT, 10, ConfigDef.Range.atLeast(0), Importance.LOW,
+          "A table that gets no files for this many commit cycles in a row while its partitions"
+              + " move on (a rare route.field value, records all bad) is committed without files,"
+              + " storing the offsets reached; so is such a table at the sink's last cycle (stop,"
+              + " partitions given away). A restart or rebalance then resumes from there instead"
+              + " of re-reading everything since the table's last data. 0: never.");
 
   private SinkSettings() {}
 
