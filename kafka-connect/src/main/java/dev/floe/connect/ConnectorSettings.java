@@ -64,6 +64,7 @@ final class ConnectorSettings extends AbstractConfig {
   static final String BATCH_BYTES = "floe.batch.bytes";
   static final String BUFFER_BYTES = "floe.buffer.bytes";
   static final String TABLE_IDLE_MS = "floe.table.idle.ms";
+  static final String IDLE_COMMIT_CYCLES = "floe.idle.commit.cycles";
   /** Set by the connector in each task's config: the task's index. */
   static final String TASK_INDEX = "floe.internal.task-index";
 
@@ -124,7 +125,12 @@ final class ConnectorSettings extends AbstractConfig {
           "Rows a table's open files may buffer natively before writing row groups early")
       .define(TABLE_IDLE_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(-1), Importance.LOW,
           "A table that has taken no record in a whole commit cycle, nor for this many milliseconds, gives"
-              + " back its two threads and its message batches until its next record; -1: never");
+              + " back its two threads and its message batches until its next record; -1: never")
+      .define(IDLE_COMMIT_CYCLES, Type.INT, 10, ConfigDef.Range.atLeast(0), Importance.LOW,
+          "A table that takes no record for this many commit cycles in a row while its partitions move on"
+              + " (a rarely routed table) is committed without files, storing the offsets reached; so is it at"
+              + " the last cycle before partitions are given away. A rebalance then resumes from there instead"
+              + " of re-reading everything since the table's last data; 0: never");
 
   private final Map<String, String> originals;
 
@@ -329,6 +335,11 @@ final class ConnectorSettings extends AbstractConfig {
   OptionalLong tableIdleMillis() {
     long millis = getLong(TABLE_IDLE_MS);
     return millis < 0 ? OptionalLong.empty() : OptionalLong.of(millis);
+  }
+
+  /** {@code floe.idle.commit.cycles}: 0, never. */
+  int idleCommitCycles() {
+    return getInt(IDLE_COMMIT_CYCLES);
   }
 
   int taskIndex() {

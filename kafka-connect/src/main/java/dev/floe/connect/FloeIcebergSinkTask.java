@@ -86,6 +86,8 @@ public class FloeIcebergSinkTask extends SinkTask {
   private final Map<String, TableSink> sinks = new LinkedHashMap<>();
   /** What each table holds of the assigned partitions, as last read or committed. */
   private final Map<String, Map<TopicPartition, Position>> held = new HashMap<>();
+  /** Cycles in a row each open table took no record while a partition moved past what it holds. */
+  private final Map<String, Integer> idleCycles = new HashMap<>();
   private final Set<TopicPartition> assigned = new HashSet<>();
   /** Offsets the tables hold for the assigned partitions: what {@link #preCommit} reports. */
   private final Map<TopicPartition, Long> committed = new HashMap<>();
@@ -179,7 +181,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (failure == null && rewindAfterFence == null) {
         Map<TopicPartition, Long> rewind = applyOutcome(commits.poll());
         if (rewind == null && !cycleNext.isEmpty() && intervalPassed()) {
-          rewind = commit();
+          rewind = commit(false);
         }
         keepRewind(rewind); // only put may ask Connect to rewind
       }
@@ -543,7 +545,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   private void commitIfDue() {
     boolean due = cycleRecords >= settings.commitRecords() || cycleBytes >= settings.commitBytes() || intervalPassed();
     if (due) {
-      keepRewind(commit());
+      keepRewind(commit(false));
     }
   }
 
@@ -567,24 +569,36 @@ public class FloeIcebergSinkTask extends SinkTask {
    * Ends the cycle: seals every table written in it (their writer threads close the files) and
    * hands it to the commit thread, which commits table by table with the cycle's offsets once the
    * files and dead letters are done. The commit before it is awaited first; if that one was fenced,
-   * this cycle is dropped instead.
+   * this cycle is dropped instead. The {@code last} cycle before partitions are given away also
+   * stores the offsets reached in idle tables ({@link #offsetsOnly}), even if it has no records.
    *
    * @return null, or after a fence the offsets to rewind to: the caller passes them to Connect
    */
-  private Map<TopicPartition, Long> commit() {
+  private Map<TopicPartition, Long> commit(boolean last) {
     lastCommitNanos = System.nanoTime();
     Map<TopicPartition, Long> rewind = applyOutcome(commits.await());
     if (rewind != null) {
       return rewind;
     }
     releaseIdleTables();
-    if (cycleNext.isEmpty()) {
+    if (cycleNext.isEmpty() && !last) {
       return null;
     }
     Map<TopicPartition, Position> offsets = new HashMap<>();
-    cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
+    if (cycleNext.isEmpty()) { // the last cycle, empty: what the tables hold as a whole
+      committed.forEach((tp, next) -> {
+        if (assigned.contains(tp)) {
+          offsets.put(tp, new Position(next, null));
+        }
+      });
+    } else {
+      cycleNext.forEach((tp, next) -> offsets.put(tp, new Position(next, null)));
+    }
     // Before any table is sealed: loading a table let go may fail, and sealed files would be lost
-    List<BackgroundCommits.TableCut> movingBack = offsetsMovingBack(offsets);
+    List<BackgroundCommits.TableCut> withoutFiles = offsetsOnly(offsets, last);
+    if (cycleNext.isEmpty() && withoutFiles.isEmpty()) {
+      return null;
+    }
     List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
     for (String name : cycleTables) {
       TableSink sink = sinks.get(name);
@@ -592,7 +606,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       expected.keySet().retainAll(offsets.keySet());
       cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(name, expected, offsets)));
     }
-    cuts.addAll(movingBack);
+    cuts.addAll(withoutFiles);
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
         System.nanoTime()));
     clearCycle();
@@ -600,47 +614,101 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * Commits without files for the tables that took no record of this cycle but hold a partition
-   * whose offsets were reused past where the cycle ends it: their offsets move back too. A table
-   * that kept its old offset would skip the new records below it once a restart reads the
-   * partition from the lowest of the tables' offsets (no reset then to show the reuse).
+   * Commits without files for tables that took no record of this cycle, when either
+   *
+   * <ul>
+   *   <li>they hold a partition whose offsets were reused past where the cycle ends it: their
+   *       offsets move back too. A table that kept its old offset would skip the new records below
+   *       it once a restart reads the partition from the lowest of the tables' offsets (no reset
+   *       then to show the reuse); or
+   *   <li>they are open and got nothing for {@code floe.idle.commit.cycles} cycles in a row (or
+   *       this is the last cycle) while a partition moved past what they hold: they store the
+   *       cycle's end. Left alone, a rarely routed table would hold every partition back to its
+   *       last data, and each {@link #open} (every rebalance) would read all the records since
+   *       then again, skipping them for every table.
+   * </ul>
    */
-  private List<BackgroundCommits.TableCut> offsetsMovingBack(Map<TopicPartition, Position> cycleEnd) {
+  private List<BackgroundCommits.TableCut> offsetsOnly(Map<TopicPartition, Position> cycleEnd, boolean last) {
     List<BackgroundCommits.TableCut> cuts = new ArrayList<>();
-    if (!reused.any()) {
-      return cuts;
-    }
     List<String> dropped = new ArrayList<>();
-    held.forEach((name, positions) -> {
+    for (Map.Entry<String, Map<TopicPartition, Position>> entry : held.entrySet()) {
+      String name = entry.getKey();
       if (cycleTables.contains(name)) {
-        return;
+        idleCycles.remove(name);
+        continue;
       }
-      Map<TopicPartition, Position> expected = new HashMap<>();
-      Map<TopicPartition, Position> back = new HashMap<>();
-      positions.forEach((tp, holds) -> {
-        Position end = cycleEnd.get(tp);
-        if (reused.stale(name, tp) && end != null && holds.next() > end.next()) {
-          expected.put(tp, holds);
-          back.put(tp, end);
-        }
-      });
-      if (!back.isEmpty()) {
-        LOG.warn("table {}: the offsets stored for {} move back to {} (their offsets were reused), without files",
-            name, back.keySet(), back);
-        TableSink open = sinks.get(name);
-        Table table;
-        try { // a table let go while idle is loaded as it is, never created
-          table = open != null ? open.table() : catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(name));
-        } catch (NoSuchTableException gone) {
-          dropped.add(name); // dropped since: nothing stored to move back
-          return;
-        }
-        cuts.add(new BackgroundCommits.TableCut(
-            name, table, CompletableFuture.completedFuture(WriteResult.builder().build()), expected, back));
+      Map<TopicPartition, Position> stored = movingBack(name, entry.getValue(), cycleEnd);
+      if (stored.isEmpty()) {
+        stored = idleBehind(name, entry.getValue(), cycleEnd, last);
       }
-    });
+      if (stored.isEmpty()) {
+        continue;
+      }
+      Map<TopicPartition, Position> expected = new HashMap<>(entry.getValue());
+      expected.keySet().retainAll(stored.keySet());
+      TableSink open = sinks.get(name);
+      Table table;
+      try { // a table let go while idle is loaded as it is, never created
+        table = open != null ? open.table() : catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(name));
+      } catch (NoSuchTableException gone) {
+        dropped.add(name); // dropped since: nothing stored to move back
+        continue;
+      }
+      cuts.add(new BackgroundCommits.TableCut(
+          name, table, CompletableFuture.completedFuture(WriteResult.builder().build()), expected, stored));
+    }
     dropped.forEach(held::remove);
     return cuts;
+  }
+
+  /** The partitions whose offsets {@code name} holds from before a reuse, past the cycle's end: moved back to it. */
+  private Map<TopicPartition, Position> movingBack(
+      String name, Map<TopicPartition, Position> holds, Map<TopicPartition, Position> cycleEnd) {
+    Map<TopicPartition, Position> back = new HashMap<>();
+    if (!reused.any()) {
+      return back;
+    }
+    holds.forEach((tp, position) -> {
+      Position end = cycleEnd.get(tp);
+      if (reused.stale(name, tp) && end != null && position.next() > end.next()) {
+        back.put(tp, end);
+      }
+    });
+    if (!back.isEmpty()) {
+      LOG.warn("table {}: the offsets stored for {} move back to {} (their offsets were reused), without files",
+          name, back.keySet(), back);
+    }
+    return back;
+  }
+
+  /**
+   * The partitions an open table that took no record holds below the cycle's end, once it has been
+   * so for {@code floe.idle.commit.cycles} cycles (or at the last one); empty before, or if none.
+   */
+  private Map<TopicPartition, Position> idleBehind(
+      String name, Map<TopicPartition, Position> holds, Map<TopicPartition, Position> cycleEnd, boolean last) {
+    Map<TopicPartition, Position> behind = new HashMap<>();
+    if (settings.idleCommitCycles() == 0 || !sinks.containsKey(name)) {
+      return behind;
+    }
+    holds.forEach((tp, position) -> {
+      Position end = cycleEnd.get(tp);
+      if (end != null && !reused.stale(name, tp) && position.next() < end.next()) {
+        behind.put(tp, end);
+      }
+    });
+    if (behind.isEmpty()) {
+      idleCycles.remove(name);
+      return behind;
+    }
+    int cycles = idleCycles.merge(name, 1, Integer::sum);
+    if (!last && cycles < settings.idleCommitCycles()) {
+      return Map.of();
+    }
+    idleCycles.remove(name);
+    LOG.info("table {} took no records for {} cycles{}: storing the offsets reached for {}, without files", name,
+        cycles, last ? " (the last before partitions are given away)" : "", behind.keySet());
+    return behind;
   }
 
   /**
@@ -665,7 +733,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       }
       // A dynamically routed table is let go too: open() and a fence read the offsets of every
       // open table, a catalog round trip each. Its next record loads it again, with what it
-      // holds. What it held is kept, for offsets moving back (offsetsMovingBack).
+      // holds. What it held is kept, for offsets moving back (offsetsOnly).
       sink.close();
       routed = null;
       return true;
@@ -691,9 +759,9 @@ public class FloeIcebergSinkTask extends SinkTask {
     return out;
   }
 
-  /** Commits the cycle and waits until it is in the tables. */
+  /** Commits the cycle, the last before partitions are given away, and waits until it is in the tables. */
   private Map<TopicPartition, Long> commitAndWait() {
-    Map<TopicPartition, Long> rewind = commit();
+    Map<TopicPartition, Long> rewind = commit(true);
     return rewind != null ? rewind : applyOutcome(commits.await());
   }
 
