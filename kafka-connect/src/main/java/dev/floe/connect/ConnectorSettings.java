@@ -90,7 +90,8 @@ final class ConnectorSettings extends AbstractConfig {
       .define(DEFAULT_PARTITION_BY, Type.STRING, null, Importance.MEDIUM,
           "Partition spec of auto-created tables, e.g. bucket(id, 4),day(ts)")
       .define(AUTO_CREATE, Type.BOOLEAN, false, Importance.MEDIUM,
-          "Create missing tables from floe.tables.schema (or iceberg.table.<name>.schema)")
+          "Create missing tables from floe.tables.schema (or iceberg.table.<name>.schema), or else from"
+              + " their first record's schema (Struct values, schemaless maps; raw JSON carries none)")
       .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM,
           "Add optional columns for fields the records carry and the tables lack, and widen int, float"
               + " and decimal columns whose values need it, before writing the batch that needed it"
@@ -108,7 +109,7 @@ final class ConnectorSettings extends AbstractConfig {
           "The Connect consumer group (default connect-<name>); the tables store offsets under it")
       .define(HADOOP_CONF_DIR, Type.STRING, null, Importance.LOW, "Folder of Hadoop config files to load")
       .define(SCHEMA, Type.STRING, null, Importance.MEDIUM,
-          "Iceberg schema JSON for auto-created tables (raw JSON records carry none)")
+          "Iceberg schema JSON for auto-created tables (needed for raw JSON values, which carry none)")
       .define(COMMIT_RECORDS, Type.LONG, Long.MAX_VALUE, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
           "Also commit once a task has this many uncommitted records")
       .define(COMMIT_BYTES, Type.LONG, Long.MAX_VALUE, ConfigDef.Range.atLeast(1), Importance.MEDIUM,
@@ -196,9 +197,13 @@ final class ConnectorSettings extends AbstractConfig {
       problems.add("'" + ROUTE_FIELD + "' is required when '" + DYNAMIC + "' = true");
     }
     String schema = props.get(SCHEMA);
-    if (dynamic && isTrue(props.get(AUTO_CREATE)) && (schema == null || schema.isBlank())) {
-      problems.add("'" + AUTO_CREATE + "' = true with '" + DYNAMIC + "' = true needs '" + SCHEMA
-          + "': raw JSON carries no schema to create the tables from");
+    // Struct values and schemaless maps give a new table its schema; raw JSON does not. (Static
+    // tables are not checked: they may exist already, and a task fails at start naming a missing one.)
+    String converter = props.get("value.converter");
+    if (dynamic && isTrue(props.get(AUTO_CREATE)) && (schema == null || schema.isBlank())
+        && RecordValues.fastPath(converter)) {
+      problems.add("'" + AUTO_CREATE + "' = true with '" + DYNAMIC + "' = true and raw JSON values (value.converter = "
+          + converter + ") needs '" + SCHEMA + "': raw JSON carries no schema to create the tables from");
     }
     if (routeField != null && routeField.contains(".")) {
       problems.add("'" + ROUTE_FIELD + "' = " + routeField + ": floe routes on a top-level field only");

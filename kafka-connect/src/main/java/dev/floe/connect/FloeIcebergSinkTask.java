@@ -147,10 +147,12 @@ public class FloeIcebergSinkTask extends SinkTask {
     allocator = new RootAllocator();
     registerJdbcDrivers();
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
-    loader = new TableLoader(catalog, settings);
+    loader = new TableLoader(catalog, settings, RecordValues.fastPath(props.get("value.converter")));
     lastCommitNanos = System.nanoTime();
     for (String table : routes.staticTables()) {
-      sink(table); // fail fast on a missing table or one floe cannot write
+      if (!loader.createdFromFirstRecord(table)) {
+        sink(table, null); // fail fast on a missing table or one floe cannot write
+      }
     }
     startCommitTimer();
     LOG.info("floe sink task {} of {} started: tables {}, offsets under group '{}', values {}", settings.taskIndex(),
@@ -327,8 +329,14 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
   }
 
-  /** @throws TableLoader.MissingTableException for a table that is not there and not to be created (as in this cycle before) */
-  private TableSink sink(String name) {
+  /**
+   * The table's sink, loaded (or created, from {@code sample} if the config gives no schema) first.
+   *
+   * @param sample the record routed to it, or null
+   * @throws TableLoader.MissingTableException for a table that is not there and not to be created (as in this cycle before)
+   * @throws TableLoader.NoSchemaInRecordException for one to be created from a sample that gives no schema
+   */
+  private TableSink sink(String name, SinkRecord sample) {
     TableSink sink = sinks.get(name);
     if (sink == null) {
       TableLoader.MissingTableException missing = missingTables.get(name);
@@ -337,7 +345,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       }
       Table table;
       try {
-        table = loader.load(name);
+        table = loader.load(name, sample);
       } catch (TableLoader.MissingTableException e) {
         missingTables.put(name, e);
         throw e;
@@ -479,10 +487,14 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (to == null || to.partition != tp || !to.table.equals(name)) {
         TableSink sink;
         try {
-          sink = sink(name);
+          sink = sink(name, record);
+        } catch (TableLoader.NoSchemaInRecordException e) {
+          if (value != null) { // a tombstone has nothing to delete from a table not created yet
+            reject(record, e.getMessage());
+          }
+          continue;
         } catch (TableLoader.MissingTableException e) {
-          // only a dynamic route names a table that is not there (static ones are loaded at start)
-          reject(record, e.getMessage());
+          reject(record, e.getMessage()); // a dynamic route naming a table that is not there
           continue;
         }
         to = routed = new Routed(name, tp, sink, skipBelow(name, held.get(name).get(tp), tp));

@@ -20,16 +20,22 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens a destination table, or, with {@code iceberg.tables.auto-create-enabled}, creates it as
  * Iceberg's connector would -- partitioned by {@code partition-by}, identifier fields from {@code
  * id-columns}, properties from {@code iceberg.tables.auto-create-props.*} -- from the Iceberg
- * schema JSON in {@code floe.tables.schema} or {@code iceberg.table.<name>.schema} (raw JSON
- * records carry no schema to infer one from). Tasks racing to create the same table all end up
+ * schema JSON in {@code floe.tables.schema} or {@code iceberg.table.<name>.schema}, or else from
+ * its first record's value ({@link RecordSchemas}: a Struct's Connect schema, a schemaless map's
+ * Java types; raw JSON carries no schema). Tasks racing to create the same table all end up
  * loading the one that won.
  */
 final class TableLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(TableLoader.class);
+
   /** A table that does not exist and is not to be created, or a name that names no table. */
   static final class MissingTableException extends ConnectException {
     MissingTableException(String message, Throwable cause) {
@@ -37,23 +43,49 @@ final class TableLoader {
     }
   }
 
+  /**
+   * A table to be created from a record whose value gives no schema (a string, a struct with no
+   * field floe can write): a bad record; the next one may create it.
+   */
+  static final class NoSchemaInRecordException extends ConnectException {
+    NoSchemaInRecordException(String message) {
+      super(message);
+    }
+  }
+
   private final Catalog catalog;
   private final ConnectorSettings settings;
+  /** The values are raw JSON (the fast path's converters): no record gives a schema. */
+  private final boolean rawValues;
 
-  TableLoader(Catalog catalog, ConnectorSettings settings) {
+  TableLoader(Catalog catalog, ConnectorSettings settings, boolean rawValues) {
     this.catalog = catalog;
     this.settings = settings;
+    this.rawValues = rawValues;
   }
 
   /**
-   * The table, created first when it is missing and auto-create is on.
+   * The table, created first when it is missing and auto-create is on, from the configured schema
+   * or else from {@code sample}'s value.
    *
+   * @param sample the record routed to the table, or null (at start)
    * @throws ConnectException for a table floe cannot write as the config asks (see {@link #requireWritable})
+   * @throws NoSchemaInRecordException for a table to be created from a sample that gives no schema
    */
-  Table load(String name) {
-    Table table = loadOrCreate(name);
+  Table load(String name, SinkRecord sample) {
+    Table table = loadOrCreate(name, sample);
     requireWritable(name, table);
     return table;
+  }
+
+  /**
+   * Whether a table is to be created from its first record: auto-create is on, the config gives no
+   * schema for it, the values may carry one, and it does not exist yet.
+   */
+  boolean createdFromFirstRecord(String name) {
+    String json = settings.schemaJson(name);
+    return settings.autoCreate() && (json == null || json.isBlank()) && !rawValues
+        && !catalog.tableExists(TableIdentifier.parse(name));
   }
 
   /**
@@ -78,7 +110,7 @@ final class TableLoader {
     }
   }
 
-  private Table loadOrCreate(String name) {
+  private Table loadOrCreate(String name, SinkRecord sample) {
     TableIdentifier id;
     try {
       id = TableIdentifier.parse(name);
@@ -94,12 +126,7 @@ final class TableLoader {
             + ConnectorSettings.AUTO_CREATE + " is false)", e);
       }
     }
-    String json = settings.schemaJson(name);
-    if (json == null || json.isBlank()) {
-      throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
-          + ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema to an Iceberg schema JSON");
-    }
-    Schema schema = SchemaParser.fromJson(json);
+    Schema schema = schemaToCreate(name, sample);
     if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
       schema = withIdentifierFields(schema, settings.idColumns(name), name);
     }
@@ -125,6 +152,28 @@ final class TableLoader {
     } catch (AlreadyExistsException raced) {
       return catalog.loadTable(id);
     }
+  }
+
+  /** The configured schema of a new table, or the one its first record gives. */
+  private Schema schemaToCreate(String name, SinkRecord sample) {
+    String json = settings.schemaJson(name);
+    if (json != null && !json.isBlank()) {
+      return SchemaParser.fromJson(json);
+    }
+    String configure = ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema";
+    if (rawValues || sample == null) {
+      throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
+          + configure + " to an Iceberg schema JSON (raw JSON values carry none)");
+    }
+    Schema inferred = RecordSchemas.of(sample);
+    if (inferred == null) {
+      throw new NoSchemaInRecordException("table " + name + " does not exist and the record's value gives no schema "
+          + "to create it from (a Struct or a schemaless map with a field floe can write does; raw JSON does not: set "
+          + configure + ")");
+    }
+    LOG.info("creating table {} with the schema of its first record, at topic {}, partition {}, offset {}: {}", name,
+        sample.originalTopic(), sample.originalKafkaPartition(), sample.originalKafkaOffset(), inferred.asStruct());
+    return inferred;
   }
 
   /** The schema with {@code idColumns} (comma-separated top-level names) as required identifier fields. */

@@ -58,12 +58,15 @@ class RoutesTest {
   }
 
   @Test
-  void dynamicAutoCreateWithoutASchemaIsRefusedByValidation() {
+  void dynamicAutoCreateOfRawJsonWithoutASchemaIsRefusedByValidation() {
     Map<String, String> config = new HashMap<>();
     config.put("iceberg.catalog.uri", "jdbc:sqlite::memory:");
     config.put("iceberg.tables.dynamic-enabled", "true");
     config.put("iceberg.tables.route-field", "kind");
     config.put("iceberg.tables.auto-create-enabled", "true");
+    config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    assertEquals(List.of(), ConnectorSettings.problems(config), "structured values give new tables their schema");
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
     List<String> problems = ConnectorSettings.problems(config);
     assertEquals(1, problems.size(), problems.toString());
     assertTrue(problems.getFirst().contains("needs 'floe.tables.schema'"), problems.toString());

@@ -65,7 +65,7 @@ class TableSettingsTest extends InJvmTaskTest {
       config.put("iceberg.tables.schema-force-optional", "true");
       config.put("iceberg.tables.upsert-mode-enabled", Boolean.toString(upsert));
       config.put("floe.tables.schema", schema);
-      Table created = new TableLoader(catalog, new ConnectorSettings(config)).load(id.toString());
+      Table created = new TableLoader(catalog, new ConnectorSettings(config), true).load(id.toString(), null);
       if (upsert) {
         assertEquals(java.util.Set.of("id"), created.schema().identifierFieldNames());
         assertTrue(created.schema().findField("id").isRequired());

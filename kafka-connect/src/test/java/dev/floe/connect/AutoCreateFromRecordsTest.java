@@ -1,0 +1,207 @@
+package dev.floe.connect;
+
+import static dev.floe.connect.InJvmTasks.TP;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code iceberg.tables.auto-create-enabled} without an Iceberg schema in the config: as with
+ * Iceberg's connector, a missing table is created from its first record's value -- a Struct's
+ * Connect schema (JsonConverter with schemas), a schemaless map's Java types (JsonConverter
+ * without). Before, floe refused such a config (dynamic routing) or failed the task at start
+ * (static tables): it took a table's schema only from {@code floe.tables.schema}.
+ */
+class AutoCreateFromRecordsTest extends InJvmTaskTest {
+  private static final String STRUCT_SCHEMA = "{\"type\":\"struct\",\"name\":\"bid\",\"fields\":["
+      + "{\"field\":\"id\",\"type\":\"int64\"},"
+      + "{\"field\":\"name\",\"type\":\"string\",\"optional\":true},"
+      + "{\"field\":\"price\",\"type\":\"bytes\",\"name\":\"org.apache.kafka.connect.data.Decimal\","
+      + "\"parameters\":{\"scale\":\"2\"},\"optional\":true},"
+      + "{\"field\":\"at\",\"type\":\"int64\",\"name\":\"org.apache.kafka.connect.data.Timestamp\",\"optional\":true},"
+      + "{\"field\":\"tags\",\"type\":\"array\",\"items\":{\"type\":\"string\"},\"optional\":true},"
+      + "{\"field\":\"size\",\"type\":\"int16\",\"optional\":true}]}";
+
+  @Test
+  void aStaticTableIsCreatedFromItsFirstStructsConnectSchema() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "from_struct");
+    Map<String, String> config = config(id.toString(), 20);
+    config.put("iceberg.tables.default-partition-by", "bucket(id, 2)");
+    JsonConverter converter = converter(true);
+    List<SinkRecord> records = new ArrayList<>();
+    for (long offset = 0; offset < 20; offset++) {
+      // 1.25 is "AH0=" in base64: 125 unscaled, scale 2
+      String payload = "{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"price\":\"AH0=\",\"at\":" + (1_700_000_000_000L
+          + offset) + ",\"tags\":[\"a\",\"b\"],\"size\":" + offset + "}";
+      records.add(record(converter, offset, "{\"schema\":" + STRUCT_SCHEMA + ",\"payload\":" + payload + "}"));
+    }
+
+    InJvmTasks.run(config, 20, records);
+
+    Table table = catalog.loadTable(id);
+    Types.StructType expected = Types.StructType.of(
+        Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "name", Types.StringType.get()),
+        Types.NestedField.optional(3, "price", Types.DecimalType.of(38, 2)),
+        Types.NestedField.optional(4, "at", Types.TimestampType.withZone()),
+        Types.NestedField.optional(5, "tags", Types.ListType.ofRequired(7, Types.StringType.get())),
+        Types.NestedField.optional(6, "size", Types.IntegerType.get()));
+    assertEquals(expected, table.schema().asStruct());
+    assertEquals(PartitionSpec.builderFor(table.schema()).bucket("id", 2).build().fields(), table.spec().fields());
+    List<Record> rows = rows(table);
+    assertEquals(20, rows.size());
+    for (Record row : rows) {
+      long offset = (Long) row.getField("id");
+      assertEquals("n" + offset, row.getField("name"));
+      assertEquals(new BigDecimal("1.25"), row.getField("price"));
+      assertEquals(Instant.ofEpochMilli(1_700_000_000_000L + offset).atOffset(ZoneOffset.UTC), row.getField("at"));
+      assertEquals(List.of("a", "b"), row.getField("tags"));
+      assertEquals((int) offset, row.getField("size"));
+    }
+  }
+
+  @Test
+  void dynamicTablesAreCreatedFromSchemalessMaps() throws Exception {
+    Map<String, String> config = config(null, 10);
+    config.remove("iceberg.tables");
+    config.put("iceberg.tables.dynamic-enabled", "true");
+    config.put("iceberg.tables.route-field", "to");
+    JsonConverter converter = converter(false);
+    List<SinkRecord> records = new ArrayList<>();
+    for (long offset = 0; offset < 10; offset++) {
+      String to = offset % 2 == 0 ? "db.even" : "db.odd";
+      records.add(record(converter, offset, "{\"to\":\"" + to + "\",\"id\":" + offset + ",\"ratio\":" + offset
+          + ".5,\"ok\":true,\"inner\":{\"n\":\"x" + offset + "\"},\"ids\":[" + offset + "],\"nothing\":null}"));
+    }
+
+    InJvmTasks.run(config, 10, records);
+
+    for (String name : List.of("even", "odd")) {
+      Table table = catalog.loadTable(TableIdentifier.of("db", name));
+      Types.StructType columns = table.schema().asStruct();
+      assertEquals(Set.of("to", "id", "ratio", "ok", "inner", "ids"),
+          columns.fields().stream().map(Types.NestedField::name).collect(Collectors.toSet()), "a null gives no column");
+      assertEquals(Types.StringType.get(), columns.field("to").type());
+      assertEquals(Types.LongType.get(), columns.field("id").type());
+      assertEquals(Types.DoubleType.get(), columns.field("ratio").type());
+      assertEquals(Types.BooleanType.get(), columns.field("ok").type());
+      assertEquals(Types.StringType.get(), columns.field("inner").type().asStructType().field("n").type());
+      assertEquals(Types.LongType.get(), columns.field("ids").type().asListType().elementType());
+      assertTrue(columns.fields().stream().allMatch(Types.NestedField::isOptional));
+      List<Record> rows = rows(table);
+      assertEquals(5, rows.size());
+      for (Record row : rows) {
+        long offset = (Long) row.getField("id");
+        assertEquals(offset % 2 == 0 ? "even" : "odd", name);
+        assertEquals(offset + 0.5, row.getField("ratio"));
+        assertEquals(true, row.getField("ok"));
+        assertEquals("x" + offset, ((Record) row.getField("inner")).getField("n"));
+        assertEquals(List.of(offset), row.getField("ids"));
+      }
+    }
+  }
+
+  @Test
+  void aFirstRecordWithoutASchemaIsABadRecordNamingIt() {
+    TableIdentifier id = TableIdentifier.of("db", "never");
+    Map<String, String> config = config(id.toString(), 10);
+    JsonConverter converter = converter(false);
+    FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());
+    try {
+      task.open(List.of(TP));
+      ConnectException e = assertThrows(ConnectException.class,
+          () -> task.put(List.of(record(converter, 0, "[1,2]"))));
+      assertTrue(e.getMessage().contains("offset 0"), e.getMessage());
+      assertTrue(e.getMessage().contains("gives no schema to create it from"), e.getMessage());
+    } finally {
+      task.stop();
+    }
+    assertTrue(!catalog.tableExists(id));
+  }
+
+  @Test
+  void aTombstoneBeforeTheTableExistsHasNothingToDelete() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "upserted");
+    Map<String, String> config = config(id.toString(), 3);
+    config.put("iceberg.tables.upsert-mode-enabled", "true");
+    config.put("iceberg.tables.default-id-columns", "id");
+    JsonConverter converter = converter(true);
+    SchemaAndValue key = converter(false).toConnectData(TP.topic(), "{\"id\":1}".getBytes(StandardCharsets.UTF_8));
+    SinkRecord tombstone = new SinkRecord(TP.topic(), TP.partition(), null, key.value(), null, null, 0);
+    List<SinkRecord> records = new ArrayList<>(List.of(tombstone));
+    for (long offset = 1; offset < 3; offset++) {
+      String payload = "{\"id\":" + offset + ",\"name\":\"n" + offset + "\",\"price\":null,\"at\":null,\"tags\":null,"
+          + "\"size\":null}";
+      records.add(record(converter, offset, "{\"schema\":" + STRUCT_SCHEMA + ",\"payload\":" + payload + "}"));
+    }
+
+    InJvmTasks.run(config, 3, records);
+
+    Table table = catalog.loadTable(id);
+    assertEquals(Set.of("id"), table.schema().identifierFieldNames());
+    assertEquals(Map.of(1L, 1, 2L, 1), InJvmTasks.ids(table));
+  }
+
+  @Test
+  void rawJsonValuesStillNeedTheSchemaAtStart() {
+    TableIdentifier id = TableIdentifier.of("db", "raw");
+    Map<String, String> config = config(id.toString(), 10);
+    config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    ConnectException e = assertThrows(ConnectException.class,
+        () -> InJvmTasks.started(config, new InJvmTasks.RecordingContext()));
+    assertTrue(e.getMessage().contains("raw JSON values carry none"), e.getMessage());
+  }
+
+  /** Auto-create on, no schema given, JsonConverter values, a commit every {@code cycleRecords} records. */
+  private Map<String, String> config(String table, int cycleRecords) {
+    Map<String, String> config = InJvmTasks.config("auto", warehouse(), TableIdentifier.of("db", "unused"), cycleRecords);
+    if (table != null) {
+      config.put("iceberg.tables", table);
+    }
+    config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    config.put("iceberg.tables.auto-create-enabled", "true");
+    return config;
+  }
+
+  private static JsonConverter converter(boolean schemas) {
+    JsonConverter converter = new JsonConverter();
+    converter.configure(Map.of("schemas.enable", Boolean.toString(schemas)), false);
+    return converter;
+  }
+
+  /** What a Connect worker hands the task for {@code json} at {@code offset}, through {@code converter}. */
+  private static SinkRecord record(JsonConverter converter, long offset, String json) {
+    SchemaAndValue value = converter.toConnectData(TP.topic(), json.getBytes(StandardCharsets.UTF_8));
+    return new SinkRecord(TP.topic(), TP.partition(), null, null, value.schema(), value.value(), offset);
+  }
+
+  private static List<Record> rows(Table table) throws java.io.IOException {
+    List<Record> out = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
+      rows.forEach(r -> out.add(r.copy()));
+    }
+    return out;
+  }
+}
