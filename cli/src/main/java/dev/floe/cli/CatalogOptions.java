@@ -55,6 +55,10 @@ final class CatalogOptions {
       throw new ParameterException(
           spec.commandLine(), "--warehouse (the embedded catalog) and --catalog-property/--catalog-config exclude each other");
     }
+    if (warehouse != null && spec.commandLine().getParseResult().hasMatchedOption("--catalog-name")) {
+      throw new ParameterException(spec.commandLine(), "--catalog-name names a catalog built from --catalog-property/"
+          + "--catalog-config; the embedded catalog of --warehouse is always '" + Catalogs.EMBEDDED_NAME + "'");
+    }
     if (warehouse == null && !custom) {
       throw new ParameterException(
           spec.commandLine(), forWhat + " needs a catalog: --warehouse DIR, --catalog-property KEY=VALUE or --catalog-config FILE");

@@ -60,6 +60,10 @@ final class InspectCommand implements Callable<Integer> {
     if (file != null && catalog.given()) {
       throw new ParameterException(spec.commandLine(), "--warehouse and --catalog-* go with --table, not a FILE");
     }
+    if (file != null && spec.commandLine().getParseResult().hasMatchedOption("--max-files")) {
+      throw new ParameterException(spec.commandLine(), "--max-files goes with --table (a FILE's report has no data files"
+          + " to list)");
+    }
     if (table != null) {
       catalog.validate(spec, "--table");
     }

@@ -136,6 +136,15 @@ class TableWriteTest {
     assertTrue(lines.contains(String.format("data files    %d, 1,700 records, %,d bytes", idRangeByFile.size(),
         sum(report.get("data_files"), "size"))), text.out());
     assertEquals(idRangeByFile.size(), lines.stream().filter(l -> l.startsWith("    partition  id_bucket=")).count());
+
+    // Flags that would do nothing are refused, naming them (before, they were ignored).
+    CliProcess.Result named = CliProcess.run(dir, "inspect", "--table", "db.events", "--warehouse", "wh",
+        "--catalog-name", "other");
+    assertEquals(2, named.exitCode(), named.err());
+    assertTrue(named.err().contains("--catalog-name names a catalog built from --catalog-property"), named.err());
+    CliProcess.Result fileFlags = CliProcess.run(dir, "inspect", "first.jsonl", "--max-files", "3");
+    assertEquals(2, fileFlags.exitCode(), fileFlags.err());
+    assertTrue(fileFlags.err().contains("--max-files goes with --table"), fileFlags.err());
   }
 
   @Test
