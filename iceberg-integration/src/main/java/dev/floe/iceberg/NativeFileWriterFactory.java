@@ -47,6 +47,8 @@ public final class NativeFileWriterFactory {
   private final int formatVersion;
   /** The table's other partition specs that held live data files when this factory was made. */
   private final List<PartitionSpec> olderSpecsWithData;
+  /** The table's own properties that shape its files ({@link #writingProperties}), as of then. */
+  private final Map<String, String> writingProperties;
   private final BufferAllocator allocator;
 
   private NativeFileWriterFactory(
@@ -61,6 +63,7 @@ public final class NativeFileWriterFactory {
       MetricsConfig positionDeleteMetricsConfig,
       int formatVersion,
       List<PartitionSpec> olderSpecsWithData,
+      Map<String, String> writingProperties,
       BufferAllocator allocator) {
     this.schema = schema;
     this.spec = spec;
@@ -74,6 +77,7 @@ public final class NativeFileWriterFactory {
     this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
     this.formatVersion = formatVersion;
     this.olderSpecsWithData = olderSpecsWithData;
+    this.writingProperties = writingProperties;
     this.allocator = allocator;
   }
 
@@ -124,6 +128,7 @@ public final class NativeFileWriterFactory {
         MetricsConfig.forPositionDelete(table),
         TableUtil.formatVersion(table),
         olderSpecsWithData(table),
+        writingProperties(table),
         allocator);
   }
 
@@ -252,6 +257,7 @@ public final class NativeFileWriterFactory {
         positionDeleteMetricsConfig,
         formatVersion,
         olderSpecsWithData,
+        writingProperties,
         allocator);
   }
 
@@ -271,15 +277,33 @@ public final class NativeFileWriterFactory {
   }
 
   /**
-   * Whether this factory writes {@code table}'s current schema, partition spec and format version
-   * (as its metadata was last read): false once an {@code ALTER TABLE} changed any of them, and a
-   * writer that follows the table makes a new factory. (A table upgraded to format v3 refuses the
-   * position-delete files a v2 factory's upserts write.)
+   * Whether this factory still writes what {@code table} asks for now (as its metadata was last
+   * read): its schema, partition spec, format version and file-writing properties ({@code write.*},
+   * {@code encryption.*}). False once an {@code ALTER TABLE} changed any of them, and a writer that
+   * follows the table makes a new factory. (A table upgraded to format v3 refuses the
+   * position-delete files a v2 factory's upserts write; a new codec or target size applies from the
+   * next file on, as in Iceberg's Kafka Connect sink, which loads the table for each commit cycle.)
    */
-  public boolean writesCurrentSchemaOf(Table table) {
+  public boolean isCurrentFor(Table table) {
     return table.schema().schemaId() == schema.schemaId()
         && table.spec().specId() == spec.specId()
-        && TableUtil.formatVersion(table) == formatVersion;
+        && TableUtil.formatVersion(table) == formatVersion
+        && writingProperties(table).equals(writingProperties);
+  }
+
+  /**
+   * The table properties that shape its files: codecs, sizes, metrics modes, bloom filters, file
+   * locations, encryption. Not the rest: writers (floe's sinks among them) change other properties
+   * at every commit.
+   */
+  private static Map<String, String> writingProperties(Table table) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    table.properties().forEach((key, value) -> {
+      if (key.startsWith("write.") || key.startsWith("encryption.")) {
+        out.put(key, value);
+      }
+    });
+    return out;
   }
 
   FileIO io() {

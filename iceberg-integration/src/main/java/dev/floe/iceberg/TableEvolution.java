@@ -79,7 +79,7 @@ public final class TableEvolution {
       return null;
     }
     SchemaEvolution.evolve(loaded(), open);
-    if (current.writesCurrentSchemaOf(table)) {
+    if (current.isCurrentFor(table)) {
       open.forEach(field -> settled.add(identity(field))); // nothing changed for any of them
       return null;
     }
@@ -112,7 +112,7 @@ public final class TableEvolution {
    */
   NativeFileWriterFactory current(NativeFileWriterFactory current) {
     loaded().refresh();
-    return current.writesCurrentSchemaOf(table) ? null : movedOn();
+    return current.isCurrentFor(table) ? null : movedOn();
   }
 
   /** This object's instance of the table, loaded on first use. */

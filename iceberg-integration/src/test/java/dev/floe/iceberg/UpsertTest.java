@@ -364,11 +364,11 @@ class UpsertTest extends EmbeddedCatalogTest {
   void anUpgradeToV3IsAChangeAFollowingWriterSees() throws IOException {
     Table table = table("upgraded", PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build(), 2);
     NativeFileWriterFactory v2 = NativeFileWriterFactory.forTable(table, allocator);
-    assertTrue(v2.writesCurrentSchemaOf(table));
+    assertTrue(v2.isCurrentFor(table));
     List<Record> first = rounds(26, 300, 100);
     upsertWithFloe(table, first, 64);
     table.updateProperties().set(TableProperties.FORMAT_VERSION, "3").commit();
-    assertFalse(v2.writesCurrentSchemaOf(table), "a v2 factory's position-delete files are refused by a v3 table");
+    assertFalse(v2.isCurrentFor(table), "a v2 factory's position-delete files are refused by a v3 table");
     List<Record> second = rounds(27, 300, 100); // keys repeat within the commit: deletion vectors
     WriteResult result = upsertWithFloe(table, second, 64);
     assertTrue(Arrays.stream(result.deleteFiles()).anyMatch(f -> f.format() == FileFormat.PUFFIN), "deletion vectors");

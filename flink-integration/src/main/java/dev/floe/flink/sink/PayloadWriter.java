@@ -260,7 +260,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   /** Writes with the table's current schema and spec from now on, if either changed. */
   private void followTable() {
     table.refresh();
-    if (files.writesCurrentSchemaOf(table)) {
+    if (files.isCurrentFor(table)) {
       return;
     }
     NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);

@@ -8,10 +8,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A table as a writer follows it from cycle to cycle (the sink's tables, the connector's): an
- * instance of its own, refreshed at each cycle's start, and the writer factory for its schema and
- * partition spec as of then. After an ALTER TABLE the next cycle writes the new schema and spec;
- * columns are matched by field id, so files written before and after are read alike. Used by one
- * thread.
+ * instance of its own, refreshed at each cycle's start, and the writer factory for its schema,
+ * partition spec, format version and file-writing properties as of then. After an ALTER TABLE the
+ * next cycle writes the new schema and spec (and codec, sizes...); columns are matched by field
+ * id, so files written before and after are read alike. Used by one thread.
  */
 public final class FollowedTable {
   private static final Logger LOG = LoggerFactory.getLogger(FollowedTable.class);
@@ -36,17 +36,18 @@ public final class FollowedTable {
   }
 
   /**
-   * At a cycle's start: reads the table's current schema and spec. When either changed, returns
-   * the factory for them (and {@link #factory()} does from now on); null when nothing changed.
+   * At a cycle's start: reads the table's current schema, spec and properties. When any that shape
+   * the files changed, returns the factory for them (and {@link #factory()} does from now on); null
+   * when nothing changed.
    */
   public NativeFileWriterFactory refresh() {
     watched.refresh();
-    if (factory.writesCurrentSchemaOf(watched)) {
+    if (factory.isCurrentFor(watched)) {
       return null;
     }
     factory = factories.apply(watched);
-    LOG.info("table {} changed: writing schema {} and partition spec {} from this cycle on", watched.name(),
-        factory.schema().schemaId(), factory.spec().specId());
+    LOG.info("table {} changed: writing schema {}, partition spec {} and its write properties as they are now, from"
+        + " this cycle on", watched.name(), factory.schema().schemaId(), factory.spec().specId());
     return factory;
   }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.Future;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
@@ -372,6 +373,16 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
       }
       SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, second);
       awaitCommittedRows(id, 200);
+
+      // Then another codec alone (before, a property changed alone applied only after a restart).
+      table.updateProperties().set(TableProperties.PARQUET_COMPRESSION, "snappy").commit();
+      List<byte[]> third = new ArrayList<>();
+      for (int i = 200; i < 300; i++) {
+        third.add(("{\"id\":" + i + ",\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\"}")
+            .getBytes(StandardCharsets.UTF_8));
+      }
+      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, third);
+      awaitCommittedRows(id, 300);
       sink.stop();
       running.get();
     } finally {
@@ -381,18 +392,24 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
     Table table = catalog.loadTable(id);
     Map<Long, List<Object>> rows = dev.floe.testing.TableRows.byId(table, "id", "full_name", "city");
     Map<Long, List<Object>> expected = new java.util.TreeMap<>();
-    for (long i = 0; i < 200; i++) {
+    for (long i = 0; i < 300; i++) {
       expected.put(i, java.util.Arrays.asList("n" + i, i < 100 ? null : "c" + (i % 3)));
     }
     assertEquals(expected, rows, "rows before the change keep their values under the new name; rows after have all three");
     int newSpec = table.spec().specId();
     try (var files = table.newScan().includeColumnStats().planFiles()) {
       for (var task : files) {
-        boolean afterChange = task.file().lowerBounds() != null
-            && org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(),
-                task.file().lowerBounds().get(1)) >= 100;
+        long lowestId = org.apache.iceberg.types.Conversions.<Long>fromByteBuffer(Types.LongType.get(),
+            task.file().lowerBounds().get(1));
+        boolean afterChange = lowestId >= 100;
         assertEquals(afterChange ? newSpec : 0, task.file().specId(),
             "files of the second cycle are written for the new spec: " + task.file().location());
+        try (var reader = org.apache.parquet.hadoop.ParquetFileReader.open(
+            new org.apache.parquet.io.LocalInputFile(Path.of(task.file().location().replace("file:", ""))))) {
+          assertEquals(lowestId >= 200 ? "SNAPPY" : "ZSTD",
+              reader.getFooter().getBlocks().getFirst().getColumns().getFirst().getCodec().name(),
+              "files of the third cycle with the codec the table asks for then: " + task.file().location());
+        }
       }
     }
   }
