@@ -42,6 +42,33 @@ public final class PartitionSpecs {
     return spec.build();
   }
 
+  /**
+   * The columns {@code text}'s terms partition by, as written (a dotted name for a nested one);
+   * terms that are not well formed are left out ({@link #parse} names them).
+   */
+  public static List<String> sourceColumns(String text) {
+    List<String> columns = new ArrayList<>();
+    for (String term : terms(text)) {
+      Matcher m = TERM.matcher(term);
+      if (!m.matches()) {
+        continue;
+      }
+      if (m.group(3) != null) {
+        columns.add(m.group(3).strip());
+        continue;
+      }
+      List<String> args = arguments(m.group(2));
+      String transform = m.group(1).toLowerCase(Locale.ROOT);
+      if ((transform.equals("bucket") || transform.equals("truncate"))
+          && args.size() == 2 && isNumber(args.get(0)) != isNumber(args.get(1))) {
+        columns.add(column(args, term));
+      } else if (args.size() == 1 && !args.getFirst().isEmpty()) {
+        columns.add(args.getFirst());
+      }
+    }
+    return columns;
+  }
+
   private static void add(PartitionSpec.Builder spec, String transform, List<String> args, String term) {
     switch (transform) {
       case "bucket" -> spec.bucket(column(args, term), number(args, term));

@@ -26,6 +26,8 @@ class PartitionSpecsTest {
     assertEquals(expected.fields(),
         PartitionSpecs.parse("Bucket(id,4),DAY(ts),identity(user-id),truncate(3,s)", SCHEMA).fields());
     assertTrue(PartitionSpecs.parse("  ", SCHEMA).isUnpartitioned());
+    assertEquals(java.util.List.of("id", "ts", "user-id", "s"),
+        PartitionSpecs.sourceColumns("Bucket(id,4),DAY(ts),identity(user-id),truncate(3,s)"));
   }
 
   @Test

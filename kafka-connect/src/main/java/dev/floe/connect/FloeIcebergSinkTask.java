@@ -282,11 +282,26 @@ public class FloeIcebergSinkTask extends SinkTask {
       seek(rewind);
     }
     assigned.addAll(partitions);
+    openStaticTablesCreatedSince();
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
       e.getValue().table().refresh();
       loadHeld(e.getKey(), e.getValue().table(), partitions);
     }
     seekToTables(partitions);
+  }
+
+  /**
+   * Opens the static tables that were to be created from their first record and exist now (another
+   * task created them since this one started). A partition is sought to the lowest offset the
+   * static tables hold, and one left out would have its records below the others' offsets skipped:
+   * a cycle whose commit landed in one table and not in the one created.
+   */
+  private void openStaticTablesCreatedSince() {
+    for (String table : routes.staticTables()) {
+      if (!sinks.containsKey(table) && !loader.createdFromFirstRecord(table)) {
+        sink(table, null);
+      }
+    }
   }
 
   /** Reads what {@code table} holds of {@code partitions} (absent: never stored). */
@@ -834,6 +849,7 @@ public class FloeIcebergSinkTask extends SinkTask {
    */
   private Map<TopicPartition, Long> resumeFromTables(Map<TopicPartition, Long> readAgain) {
     Map<TopicPartition, Long> seeks = new HashMap<>(readAgain);
+    openStaticTablesCreatedSince();
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
       e.getValue().table().refresh();
       reloadHeld(e.getKey(), e.getValue().table());

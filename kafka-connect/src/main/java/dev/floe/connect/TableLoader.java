@@ -18,6 +18,7 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -126,16 +127,21 @@ final class TableLoader {
             + ConnectorSettings.AUTO_CREATE + " is false)", e);
       }
     }
-    Schema schema = schemaToCreate(name, sample);
+    String configured = settings.schemaJson(name);
+    boolean fromRecord = configured == null || configured.isBlank();
+    Schema schema = fromRecord ? schemaOfFirstRecord(name, sample) : SchemaParser.fromJson(configured);
+    String partitionBy = settings.partitionBy(name);
+    boolean partitioned = partitionBy != null && !partitionBy.isBlank();
+    if (fromRecord) {
+      requireKeyAndPartitionColumns(name, schema, partitioned ? partitionBy : null);
+    }
     if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
       schema = withIdentifierFields(schema, settings.idColumns(name), name);
     }
     if (settings.forceOptional()) {
       schema = allOptional(schema);
     }
-    String partitionBy = settings.partitionBy(name);
-    PartitionSpec spec = partitionBy == null || partitionBy.isBlank()
-        ? PartitionSpec.unpartitioned() : PartitionSpecs.parse(partitionBy, schema);
+    PartitionSpec spec = partitioned ? spec(name, partitionBy, schema, fromRecord) : PartitionSpec.unpartitioned();
     Map<String, String> properties = new HashMap<>();
     properties.put(TableProperties.FORMAT_VERSION, "2");
     properties.putAll(settings.autoCreateProperties());
@@ -154,26 +160,68 @@ final class TableLoader {
     }
   }
 
-  /** The configured schema of a new table, or the one its first record gives. */
-  private Schema schemaToCreate(String name, SinkRecord sample) {
-    String json = settings.schemaJson(name);
-    if (json != null && !json.isBlank()) {
-      return SchemaParser.fromJson(json);
-    }
+  /** The schema a new table takes from its first record, when the config gives none. */
+  private Schema schemaOfFirstRecord(String name, SinkRecord sample) {
     String configure = ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema";
-    if (rawValues || sample == null) {
+    Object value = sample == null ? null : sample.value();
+    if (rawValues || sample == null || value instanceof byte[] || value instanceof String
+        || value instanceof java.nio.ByteBuffer) {
+      // A setting to fix, not a bad record: every record of the table would be one.
       throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
           + configure + " to an Iceberg schema JSON (raw JSON values carry none)");
     }
     Schema inferred = RecordSchemas.of(sample);
     if (inferred == null) {
       throw new NoSchemaInRecordException("table " + name + " does not exist and the record's value gives no schema "
-          + "to create it from (a Struct or a schemaless map with a field floe can write does; raw JSON does not: set "
-          + configure + ")");
+          + "to create it from (a Struct or a schemaless map with a field floe can write does: set " + configure
+          + " otherwise)");
     }
     LOG.info("creating table {} with the schema of its first record, at topic {}, partition {}, offset {}: {}", name,
         sample.originalTopic(), sample.originalKafkaPartition(), sample.originalKafkaOffset(), inferred.asStruct());
     return inferred;
+  }
+
+  /**
+   * A record that has no value for a column the table's key or partitioning needs (a null gives no
+   * column) cannot create the table: a bad record; a later one may.
+   */
+  private void requireKeyAndPartitionColumns(String name, Schema inferred, String partitionBy) {
+    List<String> needed = new ArrayList<>();
+    String idColumns = settings.idColumns(name);
+    if (settings.upsert() && idColumns != null) {
+      for (String column : idColumns.split(",")) {
+        if (!column.isBlank()) {
+          needed.add(column.strip());
+        }
+      }
+    }
+    if (partitionBy != null) {
+      needed.addAll(PartitionSpecs.sourceColumns(partitionBy));
+    }
+    List<String> missing = needed.stream().filter(column -> inferred.findField(column) == null).toList();
+    if (!missing.isEmpty()) {
+      throw new NoSchemaInRecordException("table " + name + " does not exist and the record has no value for "
+          + missing + ", which its identifier fields or partitioning need: it cannot give the table its schema");
+    }
+  }
+
+  /**
+   * The table's partition spec. On a schema taken from a record, one the columns' types do not
+   * allow (day(ts) where schemaless JSON gave ts as a string) leaves the table unpartitioned, with a
+   * warning, as Iceberg's connector does; on a configured schema it fails the task (fix the config).
+   */
+  private static PartitionSpec spec(String name, String partitionBy, Schema schema, boolean fromRecord) {
+    try {
+      return PartitionSpecs.parse(partitionBy, schema);
+    } catch (IllegalArgumentException | ValidationException e) { // the latter from the spec's build
+      if (!fromRecord) {
+        throw e;
+      }
+      LOG.warn("table {}: partitioning '{}' does not fit the schema of its first record ({}); the table is created "
+          + "unpartitioned, as by Iceberg's connector (give its schema in {} to partition it)", name, partitionBy,
+          e.getMessage(), ConnectorSettings.SCHEMA);
+      return PartitionSpec.unpartitioned();
+    }
   }
 
   /** The schema with {@code idColumns} (comma-separated top-level names) as required identifier fields. */
