@@ -39,7 +39,11 @@ public final class PartitionSpecs {
         throw new IllegalArgumentException("partition term '" + term + "': " + e.getMessage(), e);
       }
     }
-    return spec.build();
+    try {
+      return spec.build(); // checks each transform against its column's type
+    } catch (org.apache.iceberg.exceptions.ValidationException e) {
+      throw new IllegalArgumentException("partitioning '" + text + "': " + e.getMessage(), e);
+    }
   }
 
   /**

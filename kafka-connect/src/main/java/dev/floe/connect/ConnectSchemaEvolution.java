@@ -45,7 +45,7 @@ final class ConnectSchemaEvolution {
 
   /** Whether {@code record} asks anything of {@code schema} (no I/O: a check per new Connect schema). */
   static boolean asksAnything(org.apache.iceberg.Schema schema, Schema record) {
-    return !plan(schema, record, null).isEmpty();
+    return !plan(schema, record, null, false).isEmpty();
   }
 
   /**
@@ -54,26 +54,31 @@ final class ConnectSchemaEvolution {
    *
    * @return true if this call changed the schema
    */
-  static boolean evolve(Table table, Schema record) {
+  static boolean evolve(Table table, Schema record, boolean forceOptional) {
     return SchemaEvolution.commit(table, current -> {
       UpdateSchema update = current.updateSchema();
-      return new SchemaEvolution.Planned(update, plan(current.schema(), record, update));
+      return new SchemaEvolution.Planned(update, plan(current.schema(), record, update, forceOptional));
     });
   }
 
-  /** Puts into {@code update} (if not null) what {@code record} asks of {@code schema}; describes each change. */
-  static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update) {
+  /**
+   * Puts into {@code update} (if not null) what {@code record} asks of {@code schema}; describes each
+   * change. With {@code forceOptional} ({@code iceberg.tables.schema-force-optional}), what a new
+   * column holds is optional at every level, as in Iceberg's connector.
+   */
+  static List<String> plan(
+      org.apache.iceberg.Schema schema, Schema record, UpdateSchema update, boolean forceOptional) {
     List<String> changes = new ArrayList<>();
     if (record.type() == Schema.Type.STRUCT) {
-      planStruct(new Plan(schema, keyColumns(schema), update, changes, SchemaEvolution.lowerCaseNames(schema)), null,
-          schema.asStruct(), record);
+      planStruct(new Plan(schema, keyColumns(schema), update, changes, SchemaEvolution.lowerCaseNames(schema),
+          forceOptional), null, schema.asStruct(), record);
     }
     return changes;
   }
 
   /** The schema planned against, its identifier fields and the structs holding them, and what is planned. */
   private record Plan(org.apache.iceberg.Schema schema, Set<Integer> keyColumns, UpdateSchema update,
-      List<String> changes, Set<String> taken) {}
+      List<String> changes, Set<String> taken, boolean forceOptional) {}
 
   /** The identifier fields' ids and those of the structs that hold them: they must stay required. */
   private static Set<Integer> keyColumns(org.apache.iceberg.Schema schema) {
@@ -102,6 +107,9 @@ final class ConnectSchemaEvolution {
         }
       } else {
         Type type = icebergType(field.schema(), new AtomicInteger(1));
+        if (type != null && plan.forceOptional()) {
+          type = OptionalTypes.of(type);
+        }
         if (type == null) {
           if (update != null) {
             LOG.warn("not adding column {}: its Connect schema has nothing floe can write (a struct without fields, "
@@ -155,6 +163,15 @@ final class ConnectSchemaEvolution {
     // Otherwise values that do not fit the column are bad records, as with the decoder's evolution.
   }
 
+  /** Keys whose text names them: strings, and numbers and booleans without a logical type. */
+  private static boolean textKeys(Schema keys) {
+    return switch (keys.type()) {
+      case STRING -> true;
+      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN -> keys.name() == null;
+      default -> false;
+    };
+  }
+
   /** int -> long for an INT64 field (not a Timestamp), float -> double for a FLOAT64 one; else null. */
   private static Type.PrimitiveType wider(Type column, Schema values) {
     if (column.typeId() == Type.TypeID.INTEGER && values.type() == Schema.Type.INT64
@@ -170,9 +187,11 @@ final class ConnectSchemaEvolution {
   /**
    * The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders
    * the update assigns); null for what floe cannot write: a struct with no fields, a map whose keys
-   * are not strings (libfloe decodes string keys only; a committed column floe cannot decode would
-   * stop every later writer of the table), or a list or map of one. Of a struct's fields that
-   * differ only in case, the first is kept.
+   * are bytes, logical types (dates, decimals...), structs, lists or maps, or a list or map of one.
+   * A map whose keys are numbers or booleans becomes a map with string keys, its keys' text, where
+   * Iceberg's connector keeps their type: libfloe decodes string keys only, and a committed column
+   * floe cannot decode would stop every later writer of the table. Of a struct's fields that differ
+   * only in case, the first is kept.
    */
   static Type icebergType(Schema values, AtomicInteger ids) {
     return switch (values.type()) {
@@ -201,10 +220,10 @@ final class ConnectSchemaEvolution {
             : Types.ListType.ofRequired(ids.getAndIncrement(), element);
       }
       case MAP -> {
-        if (values.keySchema().type() != Schema.Type.STRING) {
+        if (!textKeys(values.keySchema())) {
           yield null;
         }
-        Type key = icebergType(values.keySchema(), ids);
+        Type key = Types.StringType.get(); // keys are written as their text: libfloe decodes string keys only
         Type value = icebergType(values.valueSchema(), ids);
         if (key == null || value == null) {
           yield null;

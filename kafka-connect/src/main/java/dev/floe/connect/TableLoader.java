@@ -132,7 +132,7 @@ final class TableLoader {
     Schema schema = fromRecord ? schemaOfFirstRecord(name, sample) : SchemaParser.fromJson(configured);
     String partitionBy = settings.partitionBy(name);
     boolean partitioned = partitionBy != null && !partitionBy.isBlank();
-    if (fromRecord) {
+    if (fromRecord && sample.value() instanceof Map<?, ?>) { // a Struct's schema names every field, null or not
       requireKeyAndPartitionColumns(name, schema, partitioned ? partitionBy : null);
     }
     if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
@@ -182,8 +182,8 @@ final class TableLoader {
   }
 
   /**
-   * A record that has no value for a column the table's key or partitioning needs (a null gives no
-   * column) cannot create the table: a bad record; a later one may.
+   * A schemaless record that has no value for a column the table's key or partitioning needs (a
+   * null gives no column) cannot create the table: a bad record; a later one may.
    */
   private void requireKeyAndPartitionColumns(String name, Schema inferred, String partitionBy) {
     List<String> needed = new ArrayList<>();
@@ -217,9 +217,10 @@ final class TableLoader {
       if (!fromRecord) {
         throw e;
       }
-      LOG.warn("table {}: partitioning '{}' does not fit the schema of its first record ({}); the table is created "
-          + "unpartitioned, as by Iceberg's connector (give its schema in {} to partition it)", name, partitionBy,
-          e.getMessage(), ConnectorSettings.SCHEMA);
+      LOG.warn("table {}: partitioning '{}' ({} or iceberg.table.{}.partition-by) does not fit the schema of its first "
+          + "record ({}); the table is created unpartitioned, as by Iceberg's connector (give its schema in {} to "
+          + "partition it)", name, partitionBy, ConnectorSettings.DEFAULT_PARTITION_BY, name, e.getMessage(),
+          ConnectorSettings.SCHEMA);
       return PartitionSpec.unpartitioned();
     }
   }
@@ -244,10 +245,13 @@ final class TableLoader {
     return new Schema(columns, ids);
   }
 
+  /** Every column optional at every level ({@link OptionalTypes}), but the identifier fields. */
   private static Schema allOptional(Schema schema) {
     List<Types.NestedField> columns = new ArrayList<>();
     for (Types.NestedField f : schema.columns()) {
-      columns.add(schema.identifierFieldIds().contains(f.fieldId()) ? f : f.asOptional());
+      columns.add(schema.identifierFieldIds().contains(f.fieldId())
+          ? f
+          : Types.NestedField.optional(f.fieldId(), f.name(), OptionalTypes.of(f.type()), f.doc()));
     }
     return new Schema(columns, schema.identifierFieldIds());
   }

@@ -209,7 +209,7 @@ final class TableSink implements AutoCloseable {
         if (evolvedFromConnect == null) {
           evolvedFromConnect = loader.get();
         }
-        ConnectSchemaEvolution.evolve(evolvedFromConnect, valueSchema);
+        ConnectSchemaEvolution.evolve(evolvedFromConnect, valueSchema, settings.forceOptional());
         evolvedForRecord = true; // also when another task made the change first
         knownSchema = evolvedFromConnect.schema();
       }

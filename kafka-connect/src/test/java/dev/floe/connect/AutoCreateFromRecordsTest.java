@@ -270,6 +270,48 @@ class AutoCreateFromRecordsTest extends InJvmTaskTest {
     assertEquals(odd, InJvmTasks.ids(catalog.loadTable(later)), "each of db.later's records once");
   }
 
+  /**
+   * Differences helper-53 found against Iceberg's connector, run side by side: force-optional made
+   * only top-level columns optional (a later null in a nested field failed the task), a map with
+   * int keys got no column, and a partitioning naming a field the Struct does not have failed the
+   * task where Iceberg's connector creates the table unpartitioned.
+   */
+  @Test
+  void forceOptionalIntKeysAndAMissingPartitionColumnAsInIcebergsConnector() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "nested");
+    Map<String, String> config = config(id.toString(), 2);
+    config.put("iceberg.tables.schema-force-optional", "true");
+    config.put("iceberg.tables.default-partition-by", "region");
+    JsonConverter converter = converter(true);
+    String schema = "{\"type\":\"struct\",\"fields\":[{\"field\":\"id\",\"type\":\"int64\"},"
+        + "{\"field\":\"inner\",\"type\":\"struct\",\"fields\":[{\"field\":\"a\",\"type\":\"int32\"}]},"
+        + "{\"field\":\"nums\",\"type\":\"array\",\"items\":{\"type\":\"int32\"}},"
+        + "{\"field\":\"by_code\",\"type\":\"map\",\"keys\":{\"type\":\"int32\"},\"values\":{\"type\":\"string\"}}]}";
+    // The second record nulls what the first had: JsonConverter checks only the schema's own optionality,
+    // so both records are sent with the schema as Iceberg's connector would be given them.
+    List<SinkRecord> records = List.of(
+        record(converter, 0, "{\"schema\":" + schema + ",\"payload\":{\"id\":0,\"inner\":{\"a\":1},\"nums\":[1,2],"
+            + "\"by_code\":[[7,\"seven\"]]}}"), // JsonConverter's form of a map with int keys
+        record(converter, 1, "{\"schema\":" + schema.replace("\"type\":\"int32\"}]}", "\"type\":\"int32\","
+            + "\"optional\":true}]}") + ",\"payload\":{\"id\":1,\"inner\":{\"a\":null},\"nums\":[3],"
+            + "\"by_code\":[]}}"));
+
+    InJvmTasks.run(config, 2, records);
+
+    Table table = catalog.loadTable(id);
+    Types.StructType columns = table.schema().asStruct();
+    assertTrue(columns.field("inner").type().asStructType().field("a").isOptional(), columns.toString());
+    assertTrue(columns.field("nums").type().asListType().isElementOptional(), columns.toString());
+    assertEquals(Types.StringType.get(), columns.field("by_code").type().asMapType().keyType(), columns.toString());
+    assertTrue(table.spec().isUnpartitioned(), "no 'region' in the Struct: " + table.spec());
+    Map<Long, Record> byId = new java.util.TreeMap<>();
+    rows(table).forEach(row -> byId.put((Long) row.getField("id"), row));
+    assertEquals(Set.of(0L, 1L), byId.keySet());
+    assertEquals(1, ((Record) byId.get(0L).getField("inner")).getField("a"));
+    assertEquals(null, ((Record) byId.get(1L).getField("inner")).getField("a"));
+    assertEquals(Map.of("7", "seven"), byId.get(0L).getField("by_code"));
+  }
+
   /** Schemaless maps {"id":o,"name":"n<o>","to":busy|later}, even offsets to db.busy, odd to db.later. */
   private static List<SinkRecord> routedMaps(long from, long to) {
     JsonConverter converter = converter(false);

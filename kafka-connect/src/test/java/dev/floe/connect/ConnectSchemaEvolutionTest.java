@@ -30,7 +30,7 @@ class ConnectSchemaEvolutionTest {
         .field("key", SchemaBuilder.struct().optional().field("region", Schema.OPTIONAL_STRING_SCHEMA).build())
         .field("name", Schema.OPTIONAL_STRING_SCHEMA)
         .build();
-    assertEquals(List.of("made name optional"), ConnectSchemaEvolution.plan(TABLE, record, null));
+    assertEquals(List.of("made name optional"), ConnectSchemaEvolution.plan(TABLE, record, null, false));
   }
 
   @Test
@@ -43,13 +43,14 @@ class ConnectSchemaEvolutionTest {
         .field("counts", SchemaBuilder.array(Schema.OPTIONAL_INT64_SCHEMA).optional().build())
         .build();
     assertEquals(List.of("added nested struct<1: n: required int>", "widened counts.element int -> long"),
-        ConnectSchemaEvolution.plan(TABLE, record, null));
+        ConnectSchemaEvolution.plan(TABLE, record, null, false));
   }
 
   /**
    * Fields floe could add but then not write, or that would break the table for others, are left
-   * out (found in review): a map with int keys (libfloe decodes string keys only, and every later
-   * start of a task failed on the committed column), a field "key.region" naming the struct key's
+   * out (found in review): a map with int keys as such (libfloe decodes string keys only, and every
+   * later start of a task failed on the committed column; it is added with string keys), a field
+   * "key.region" naming the struct key's
    * field, or a new struct's (Iceberg refused the update, and the task failed at every restart),
    * and fields that differ only in case, added with each other or from a nested column
    * (case-insensitive readers then failed).
@@ -69,8 +70,8 @@ class ConnectSchemaEvolutionTest {
         .field("pair", SchemaBuilder.struct().optional().field("b", Schema.OPTIONAL_INT32_SCHEMA).build())
         .field("pair.b", Schema.OPTIONAL_INT32_SCHEMA) // the field just added inside pair
         .build();
-    assertEquals(List.of("added by_name map<string, string>", "added Flag boolean",
+    assertEquals(List.of("added by_code map<string, string>", "added by_name map<string, string>", "added Flag boolean",
             "added inner struct<1: X: optional int>", "added pair struct<1: b: optional int>"),
-        ConnectSchemaEvolution.plan(TABLE, record, null));
+        ConnectSchemaEvolution.plan(TABLE, record, null, false));
   }
 }
