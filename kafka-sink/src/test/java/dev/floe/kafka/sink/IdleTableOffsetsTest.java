@@ -38,9 +38,7 @@ class IdleTableOffsetsTest extends BrokerAndCatalog {
   @Test
   void anIdleTableStoresTheOffsetsReachedEveryFewCyclesAndAtTheLast() throws Exception {
     String topic = "idle-cycles";
-    kafka.createTopic(topic, 1);
-    produce(topic, 0, 10, "rare");
-    produce(topic, 10, 990, "busy");
+    rareThenBusy(topic);
 
     run(topic, 2);
 
@@ -57,9 +55,7 @@ class IdleTableOffsetsTest extends BrokerAndCatalog {
   @Test
   void withZeroTheIdleTableKeepsTheOffsetOfItsLastData() throws Exception {
     String topic = "idle-never";
-    kafka.createTopic(topic, 1);
-    produce(topic, 0, 10, "rare");
-    produce(topic, 10, 990, "busy");
+    rareThenBusy(topic);
 
     run(topic, 0);
 
@@ -72,9 +68,7 @@ class IdleTableOffsetsTest extends BrokerAndCatalog {
   @Test
   void aRestartResumesFromTheOffsetsTheIdleTableStored() throws Exception {
     String topic = "idle-restart";
-    kafka.createTopic(topic, 1);
-    produce(topic, 0, 10, "rare");
-    produce(topic, 10, 990, "busy");
+    rareThenBusy(topic);
     run(topic, 10); // fewer than 10 cycles: only the last one stores the idle table's offset
 
     produce(topic, 1_000, 5, "rare");
@@ -86,6 +80,13 @@ class IdleTableOffsetsTest extends BrokerAndCatalog {
     rareIds.putAll(ids(1_000, 5));
     assertEquals(rareIds, SinkFixture.rowsPerId(catalog.loadTable(RARE)));
     assertEquals(ids(10, 990), SinkFixture.rowsPerId(catalog.loadTable(BUSY)));
+  }
+
+  /** A one-partition topic: ids 0-9 to the rare table, then 10-999 to the busy one. */
+  private static void rareThenBusy(String topic) throws IOException {
+    kafka.createTopic(topic, 1);
+    produce(topic, 0, 10, "rare");
+    produce(topic, 10, 990, "busy");
   }
 
   private void run(String topic, int idleCommitCycles) {

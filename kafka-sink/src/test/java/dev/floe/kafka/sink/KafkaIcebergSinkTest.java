@@ -366,22 +366,12 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
       table.updateSchema().addColumn("city", Types.StringType.get()).renameColumn("name", "full_name").commit();
       table.updateSpec().addField("city").commit();
 
-      List<byte[]> second = new ArrayList<>();
-      for (int i = 100; i < 200; i++) {
-        second.add(("{\"id\":" + i + ",\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\"}")
-            .getBytes(StandardCharsets.UTF_8));
-      }
-      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, second);
+      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, renamedRows(100, 200));
       awaitCommittedRows(id, 200);
 
       // Then another codec alone (before, a property changed alone applied only after a restart).
       table.updateProperties().set(TableProperties.PARQUET_COMPRESSION, "snappy").commit();
-      List<byte[]> third = new ArrayList<>();
-      for (int i = 200; i < 300; i++) {
-        third.add(("{\"id\":" + i + ",\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\"}")
-            .getBytes(StandardCharsets.UTF_8));
-      }
-      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, third);
+      SinkFixture.produce(kafka.bootstrapServers(), "changing", 2, renamedRows(200, 300));
       awaitCommittedRows(id, 300);
       sink.stop();
       running.get();
@@ -412,6 +402,16 @@ class KafkaIcebergSinkTest extends BrokerAndCatalog {
         }
       }
     }
+  }
+
+  /** Rows {@code from..to-1} after the rename: {"id":i,"full_name":"n<i>","city":"c<i % 3>"}. */
+  private static List<byte[]> renamedRows(int from, int to) {
+    List<byte[]> rows = new ArrayList<>();
+    for (int i = from; i < to; i++) {
+      rows.add(("{\"id\":" + i + ",\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\"}")
+          .getBytes(StandardCharsets.UTF_8));
+    }
+    return rows;
   }
 
   /** Waits until consumer group {@code group} has two members, each assigned partitions. */
