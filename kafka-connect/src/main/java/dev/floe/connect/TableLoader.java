@@ -215,7 +215,9 @@ final class TableLoader {
       return PartitionSpecs.parse(partitionBy, schema);
     } catch (IllegalArgumentException | ValidationException e) { // the latter from the spec's build
       if (!fromRecord) {
-        throw e;
+        throw new ConnectException("table " + name + " cannot be created with partitioning '" + partitionBy + "' ("
+            + ConnectorSettings.DEFAULT_PARTITION_BY + " or iceberg.table." + name + ".partition-by): "
+            + e.getMessage(), e);
       }
       LOG.warn("table {}: partitioning '{}' ({} or iceberg.table.{}.partition-by) does not fit the schema of its first "
           + "record ({}); the table is created unpartitioned, as by Iceberg's connector (give its schema in {} to "

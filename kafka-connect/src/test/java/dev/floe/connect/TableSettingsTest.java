@@ -87,4 +87,19 @@ class TableSettingsTest extends InJvmTaskTest {
     String reason = startFailure(config);
     assertTrue(reason.contains("identifier fields [id] but the config's id columns are [name]"), reason);
   }
+
+  /** A partitioning the configured schema refuses names the table and the keys (helper-53: it named neither). */
+  @Test
+  void aPartitioningTheConfiguredSchemaRefusesNamesTheTableAndTheKeys() {
+    TableIdentifier id = TableIdentifier.of("db", "by_day");
+    Map<String, String> config = InJvmTasks.config("by-day", warehouse(), id, 10);
+    config.put("iceberg.tables.auto-create-enabled", "true");
+    config.put("iceberg.tables.default-partition-by", "day(id)");
+    config.put("floe.tables.schema", "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    String reason = startFailure(config);
+    assertTrue(reason.contains("table db.by_day cannot be created with partitioning 'day(id)' "
+        + "(iceberg.tables.default-partition-by or iceberg.table.db.by_day.partition-by)"), reason);
+    assertTrue(reason.contains("Invalid source type long for transform: day"), reason);
+  }
 }
