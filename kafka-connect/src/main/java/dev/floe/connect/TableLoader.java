@@ -136,7 +136,15 @@ final class TableLoader {
       requireKeyAndPartitionColumns(name, schema, partitioned ? partitionBy : null);
     }
     if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
-      schema = withIdentifierFields(schema, settings.idColumns(name), name);
+      try {
+        schema = withIdentifierFields(schema, settings.idColumns(name), name);
+      } catch (IllegalArgumentException e) { // Iceberg refuses the type the record gave the key (a double)
+        if (!fromRecord) {
+          throw e;
+        }
+        throw new NoSchemaInRecordException("table " + name + " does not exist and the record cannot give it its "
+            + "schema: " + e.getMessage());
+      }
     }
     if (settings.forceOptional()) {
       schema = allOptional(schema);
@@ -163,9 +171,7 @@ final class TableLoader {
   /** The schema a new table takes from its first record, when the config gives none. */
   private Schema schemaOfFirstRecord(String name, SinkRecord sample) {
     String configure = ConnectorSettings.SCHEMA + " or iceberg.table." + name + ".schema";
-    Object value = sample == null ? null : sample.value();
-    if (rawValues || sample == null || value instanceof byte[] || value instanceof String
-        || value instanceof java.nio.ByteBuffer) {
+    if (rawValues || sample == null || rawJson(sample)) {
       // A setting to fix, not a bad record: every record of the table would be one.
       throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
           + configure + " to an Iceberg schema JSON (raw JSON values carry none)");
@@ -179,6 +185,18 @@ final class TableLoader {
     LOG.info("creating table {} with the schema of its first record, at topic {}, partition {}, offset {}: {}", name,
         sample.originalTopic(), sample.originalKafkaPartition(), sample.originalKafkaOffset(), inferred.asStruct());
     return inferred;
+  }
+
+  /**
+   * Whether the record is raw JSON as ByteArrayConverter or StringConverter give it: bytes, or a
+   * string with their string schema. A string without a schema is a JSON string value that
+   * JsonConverter read without schemas: a bad record, not a converter to change (helper-55).
+   */
+  private static boolean rawJson(SinkRecord record) {
+    Object value = record.value();
+    org.apache.kafka.connect.data.Schema schema = record.valueSchema();
+    return value instanceof byte[] || value instanceof java.nio.ByteBuffer
+        || (value instanceof String && schema != null && schema.type() == org.apache.kafka.connect.data.Schema.Type.STRING);
   }
 
   /**

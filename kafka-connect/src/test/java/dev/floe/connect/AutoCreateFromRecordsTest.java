@@ -214,6 +214,40 @@ class AutoCreateFromRecordsTest extends InJvmTaskTest {
     assertEquals(Map.of(1L, 1), InJvmTasks.ids(table));
   }
 
+  /**
+   * First records that cannot create the table, as JsonConverter without schemas gives them: a
+   * bare JSON string (before, taken for raw JSON, and the task failed at every restart) and, in
+   * upsert mode, a key whose type Iceberg refuses for an identifier field (a double); found in
+   * review (helper-55). Each is a bad record, and the next record creates the table.
+   */
+  @Test
+  void aBareJsonStringOrAKeyIcebergRefusesIsABadRecord() throws Exception {
+    for (boolean upsert : new boolean[] {false, true}) {
+      TableIdentifier id = TableIdentifier.of("db", upsert ? "double_key" : "bare_string");
+      Map<String, String> config = config(id.toString(), 1);
+      config.put("errors.tolerance", "all");
+      if (upsert) {
+        config.put("iceberg.tables.upsert-mode-enabled", "true");
+        config.put("iceberg.tables.default-id-columns", "id");
+      }
+      List<String> reported = new ArrayList<>();
+      FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext((record, error) -> {
+        reported.add(record.kafkaOffset() + ": " + error.getMessage());
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+      }));
+      try {
+        task.open(List.of(TP));
+        task.put(maps(upsert ? "{\"id\":1.5}" : "\"oops\"", "{\"id\":1}"));
+        InJvmTasks.awaitCommitted(task, 2);
+      } finally {
+        task.stop();
+      }
+      assertEquals(1, reported.size(), reported.toString());
+      assertTrue(reported.getFirst().startsWith("0: "), reported.toString());
+      assertEquals(Map.of(1L, 1), InJvmTasks.ids(catalog.loadTable(id)));
+    }
+  }
+
   @Test
   void rawJsonWithTheWorkersConverterFailsTheTaskAtTheTablesFirstRecord() {
     TableIdentifier id = TableIdentifier.of("db", "raw_worker");
