@@ -354,6 +354,48 @@ public class RowDataSinkTest extends EmbeddedCatalogTest {
   }
 
   /**
+   * Every checkpoint's files written ahead into Iceberg manifests ({@code manifestsAbove(0)}; by
+   * default past 1 MiB of metadata, so that Flink's state stays small): the changelog applies
+   * exactly, deletes included, and the commits leave none of those manifests behind.
+   */
+  @Test
+  void filesWrittenAheadIntoManifestsCommitTheSameTable() throws Exception {
+    RowType type = FlinkSchemaUtil.convert(ACCOUNTS);
+    List<RowData> changes = changelog(11, 3_000);
+    PartitionSpec buckets = PartitionSpec.builderFor(ACCOUNTS).bucket("id", 4).build();
+    Table table = create("manifests_ahead", ACCOUNTS, buckets);
+    // Where Iceberg's sink writes a checkpoint's manifests (its table property): here, a folder of their own
+    java.nio.file.Path ahead = warehouse.resolve("manifests-ahead");
+    table.updateProperties().set("flink.manifests.location", ahead.toString()).commit();
+    StreamExecutionEnvironment env = environment();
+    FloeIcebergSink.forRowData(ref("manifests_ahead")).upsert(true).writeParallelism(2).manifestsAbove(0)
+        .append(input(env, changes, type, true));
+    env.execute("floe's sink, files through manifests");
+
+    assertEquals(applied(changes), rows(table));
+    table.refresh();
+    long commitsWithDeletes = 0;
+    for (Snapshot s : table.snapshots()) {
+      commitsWithDeletes += Long.parseLong(s.summary().getOrDefault("added-delete-files", "0")) > 0 ? 1 : 0;
+    }
+    assertTrue(commitsWithDeletes > 1, commitsWithDeletes + " commits with delete files");
+    // Read from manifests not yet committed, files carry Iceberg's unassigned sequence number;
+    // the commits gave each delete file its snapshot's (a -1 would apply to no row).
+    for (var manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      try (var deletes = org.apache.iceberg.ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        for (var file : deletes) {
+          assertTrue(file.dataSequenceNumber() != null && file.dataSequenceNumber() > 0,
+              file.location() + " has sequence number " + file.dataSequenceNumber());
+        }
+      }
+    }
+    assertTrue(java.nio.file.Files.isDirectory(ahead), "manifests were written ahead");
+    try (var files = java.nio.file.Files.list(ahead)) {
+      assertEquals(List.of(), files.toList(), "and deleted once committed");
+    }
+  }
+
+  /**
    * A table whose {@code write.upsert.enabled} is true takes upserts without {@code upsert(true)}
    * on the builder, as Iceberg's sink does: the changelog applies. Before, the builder appended and
    * the table held every version of a key.

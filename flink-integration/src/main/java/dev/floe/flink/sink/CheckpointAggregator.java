@@ -1,5 +1,6 @@
 package dev.floe.flink.sink;
 
+import dev.floe.flink.IcebergTableRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
@@ -15,6 +16,14 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.flink.sink.FlinkManifestUtil;
+import org.apache.iceberg.flink.sink.ManifestOutputFileFactory;
+import org.apache.iceberg.io.WriteResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs once (parallelism 1) between the writers and the committer: gathers every writer's files of
@@ -28,9 +37,16 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * committable of their own checkpoint, ahead of that barrier's. Merged into the later checkpoint,
  * they would share its commit, and its equality deletes would not reach their rows (a key written
  * in the aborted checkpoint and updated in the next would keep both rows).
+ *
+ * <p>A checkpoint's files travel in its committable, in Flink's state, until their commit. When
+ * their metadata passes {@code manifestBytes}, they are written ahead into Iceberg manifests, as
+ * Iceberg's sink always does, and the committable keeps the manifests: Flink's in-memory
+ * checkpoint storage takes 5 MiB in all. If the manifests cannot be written (the catalog does not
+ * answer), the files stay inline.
  */
 final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessage<FloeCommittable>>
     implements OneInputStreamOperator<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> {
+  private static final Logger LOG = LoggerFactory.getLogger(CheckpointAggregator.class);
   /** Writers' files by the checkpoint they were written for, until a barrier of it or a later one. */
   private final NavigableMap<Long, List<WrittenFiles>> results = new TreeMap<>();
   private long lastCheckpointId = 0;
@@ -49,6 +65,22 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
    * into the committer keep the id of the run that made them.
    */
   private final String runId = UUID.randomUUID().toString();
+  /** The table, for manifests written ahead; null: files always travel inline. */
+  private final IcebergTableRef tableRef;
+  /** A checkpoint's files whose metadata passes this go into manifests written ahead. */
+  private final long manifestBytes;
+  private transient Catalog catalog;
+  private transient Table table;
+  private transient ManifestOutputFileFactory manifests;
+
+  /**
+   * @param tableRef the table, for manifests written ahead (null: never)
+   * @param manifestBytes the size of a checkpoint's files' metadata past which they are
+   */
+  CheckpointAggregator(IcebergTableRef tableRef, long manifestBytes) {
+    this.tableRef = tableRef;
+    this.manifestBytes = manifestBytes;
+  }
 
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
@@ -88,15 +120,51 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
   }
 
   private void emit(long checkpointId, List<WrittenFiles> files) {
-    FloeCommittable committable =
-        new FloeCommittable(
-            WrittenFiles.concat(files).bytes(),
-            getRuntimeContext().getJobInfo().getJobId().toString(),
-            getOperatorID().toString(),
-            runId,
-            checkpointId);
+    String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+    byte[] written = WrittenFiles.concat(files).bytes();
+    if (tableRef != null && written.length > manifestBytes) {
+      written = inManifests(written, jobId, checkpointId);
+    }
+    FloeCommittable committable = new FloeCommittable(written, jobId, getOperatorID().toString(), runId, checkpointId);
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
     output.collect(new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
+  }
+
+  /** The files in manifests written ahead; as they are, if that fails (logged). */
+  private byte[] inManifests(byte[] written, String jobId, long checkpointId) {
+    try {
+      if (table == null) {
+        catalog = tableRef.openCatalog();
+        table = catalog.loadTable(tableRef.identifier());
+        // Named <job>-<operator>-<subtask>-<attempt>-<checkpoint>-<n>.avro: a restarted attempt
+        // writing an aborted checkpoint's files again does not overwrite the manifests of the first.
+        manifests = FlinkManifestUtil.createOutputFileFactory(() -> table, table.properties(), jobId,
+            getOperatorID().toString(), 0, getRuntimeContext().getTaskInfo().getAttemptNumber());
+      } else {
+        table.refresh();
+      }
+      WriteResult files = WrittenFiles.fromBytes(written).toWriteResult(table.specs(), table.io());
+      byte[] spilled = WrittenFiles.inManifests(files, table.specs(), TableUtil.formatVersion(table),
+          () -> manifests.create(checkpointId)).bytes();
+      LOG.info("checkpoint {}: {} data and {} delete files ({} bytes of metadata) written ahead into manifests",
+          checkpointId, files.dataFiles().length, files.deleteFiles().length, written.length);
+      return spilled;
+    } catch (Exception e) {
+      LOG.warn("checkpoint {}: could not write its files ({} bytes of metadata) into manifests; they stay in the "
+          + "checkpoint's state: {}", checkpointId, written.length, e.toString());
+      return written;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      super.close();
+    } finally {
+      if (catalog != null) {
+        IcebergTableRef.close(catalog);
+      }
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Commits;
 import dev.floe.iceberg.SnapshotExpiry;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -76,6 +77,7 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     table.refresh();
     Map<List<String>, Long> committedByRun = new HashMap<>();
     NavigableMap<Long, FloeCommittable> pending = new TreeMap<>();
+    List<FloeCommittable> landed = new ArrayList<>();
     for (CommitRequest<FloeCommittable> request : requests) {
       FloeCommittable c = request.getCommittable();
       long committed = committedByRun.computeIfAbsent(
@@ -83,15 +85,36 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
           run -> FlinkCheckpoints.maxCommittedCheckpointId(table, c.jobId(), c.operatorId(), c.runId()));
       if (c.checkpointId() <= committed) {
         request.signalAlreadyCommitted();
+        landed.add(c);
       } else {
         pending.put(c.checkpointId(), c);
       }
     }
     if (!pending.isEmpty()) {
       commitPending(pending);
+      landed.addAll(pending.values());
       SnapshotExpiry.Result expired = expiry.maybeExpire(table);
       if (expired != null) {
         expiredSnapshots.inc(expired.expired());
+      }
+    }
+    deleteManifestsWrittenAhead(landed);
+  }
+
+  /**
+   * Deletes the manifests committed checkpoints' files were written ahead into: the commit copied
+   * their entries into the table's own manifests. A committable restored again later is found
+   * committed without reading them. Failures are logged: an orphan file, nothing lost.
+   */
+  private void deleteManifestsWrittenAhead(List<FloeCommittable> landed) {
+    for (FloeCommittable c : landed) {
+      try {
+        for (String location : WrittenFiles.fromBytes(c.files()).manifestLocations()) {
+          table.io().deleteFile(location);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("could not delete the manifests of checkpoint {} of job {} after its commit: {}", c.checkpointId(),
+            c.jobId(), e.toString());
       }
     }
   }

@@ -67,6 +67,8 @@ public final class FloeIcebergSink<T>
         SupportsCommitter<FloeCommittable>,
         SupportsPreCommitTopology<WrittenFiles, FloeCommittable> {
   private static final long serialVersionUID = 1L;
+  /** Past this much metadata, a checkpoint's files go into manifests written ahead. */
+  static final long DEFAULT_MANIFEST_BYTES = 1L << 20;
 
   private final IcebergTableRef table;
   private final WriterFactory<T> writers;
@@ -75,14 +77,17 @@ public final class FloeIcebergSink<T>
   private final String uidSuffix;
   /** How often the committer expires the table's old snapshots; null: never. */
   private final Duration expireSnapshotsEvery;
+  /** A checkpoint's files whose metadata passes this go into manifests written ahead. */
+  private final long manifestBytes;
 
   private FloeIcebergSink(IcebergTableRef table, WriterFactory<T> writers, KeySelector<T, ?> distribution,
-      String uidSuffix, Duration expireSnapshotsEvery) {
+      String uidSuffix, Duration expireSnapshotsEvery, long manifestBytes) {
     this.table = table;
     this.writers = writers;
     this.distribution = distribution;
     this.uidSuffix = uidSuffix;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
+    this.manifestBytes = manifestBytes;
   }
 
   /** A sink for raw Kafka payloads into {@code table}, whose schema the JSON must match. */
@@ -140,7 +145,7 @@ public final class FloeIcebergSink<T>
             .transform(
                 "floe-iceberg aggregator",
                 CommittableMessageTypeInfo.of(FloeCommittable.Serializer::new),
-                new CheckpointAggregator());
+                new CheckpointAggregator(table, manifestBytes));
     if (uidSuffix != null) {
       // Flink then requires a uid on the sink too: the builders' append sets both
       aggregated.uid("floe-iceberg aggregator: " + uidSuffix);
@@ -156,6 +161,7 @@ public final class FloeIcebergSink<T>
     final IcebergTableRef table;
     String uidSuffix;
     Duration expireSnapshotsEvery;
+    long manifestBytes = DEFAULT_MANIFEST_BYTES;
 
     BaseBuilder(IcebergTableRef table) {
       this.table = table;
@@ -208,6 +214,21 @@ public final class FloeIcebergSink<T>
      */
     public B expireSnapshotsEvery(Duration interval) {
       this.expireSnapshotsEvery = interval;
+      return self();
+    }
+
+    /**
+     * A checkpoint's files travel to the commit in Flink's state; when their metadata (Iceberg's
+     * JSON form of each file, with its column metrics) passes {@code bytes}, default 1 MiB, they
+     * are written ahead into Iceberg manifests in the table's metadata folder, as Iceberg's sink
+     * always does, and the state keeps the manifests, which the commit deletes. Flink's in-memory
+     * checkpoint storage takes 5 MiB in all; a checkpoint with thousands of files would pass it.
+     */
+    public B manifestsAbove(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("manifestsAbove must be >= 0 bytes, got " + bytes);
+      }
+      this.manifestBytes = bytes;
       return self();
     }
 
@@ -269,7 +290,7 @@ public final class FloeIcebergSink<T>
         distribution = new ByKafkaKey();
       }
       return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema, upsert),
-          distribution, uidSuffix, expireSnapshotsEvery);
+          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes);
     }
 
     /**
@@ -417,7 +438,7 @@ public final class FloeIcebergSink<T>
         distribution = RowKeySelector.byIdentifierFields(loaded.schema(), rowType);
       }
       return new FloeIcebergSink<>(table, new RowDataWriterSettings(rowType, mode, batchRows, tableProperties),
-          distribution, uidSuffix, expireSnapshotsEvery);
+          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes);
     }
 
     /** Fills in what was not set from {@code loaded}: the row type, upsert and distribution mode. */

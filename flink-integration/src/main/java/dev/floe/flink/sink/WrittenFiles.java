@@ -5,9 +5,13 @@ import dev.floe.iceberg.PartitionTypes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.flink.core.io.SimpleVersionedSerialization;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -22,6 +26,7 @@ import org.apache.iceberg.flink.sink.DeltaManifests;
 import org.apache.iceberg.flink.sink.DeltaManifestsSerializer;
 import org.apache.iceberg.flink.sink.FlinkManifestUtil;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.JsonUtil;
 
@@ -79,6 +84,68 @@ public final class WrittenFiles {
       throw new UncheckedIOException(e); // DataOutputSerializer grows in memory: not expected
     }
     return new WrittenFiles(out.getCopyOfBuffer());
+  }
+
+  /**
+   * {@code result}'s data and delete files written ahead into Iceberg manifests, a pair per
+   * partition spec (as Iceberg's sink writes a checkpoint's), and only the manifests kept: for a
+   * checkpoint with so many files that their metadata would swell Flink's state. Referenced data
+   * files and rewritten delete files stay inline (few, and a manifest pair of Iceberg's sink does
+   * not carry rewritten ones). Read back as Iceberg's own committables are ({@link #toWriteResult}
+   * with the table's {@code FileIO}); {@link #manifestLocations} names the files to delete once
+   * committed.
+   *
+   * @param outputs a new manifest file at each call
+   */
+  static WrittenFiles inManifests(WriteResult result, Map<Integer, PartitionSpec> specs, int formatVersion,
+      Supplier<OutputFile> outputs) throws IOException {
+    Map<Integer, WriteResult.Builder> bySpec = new TreeMap<>();
+    for (DataFile file : result.dataFiles()) {
+      PartitionTypes.align(specs, file);
+      bySpec.computeIfAbsent(file.specId(), id -> WriteResult.builder()).addDataFiles(file);
+    }
+    for (DeleteFile file : result.deleteFiles()) {
+      PartitionTypes.align(specs, file);
+      bySpec.computeIfAbsent(file.specId(), id -> WriteResult.builder()).addDeleteFiles(file);
+    }
+    DataOutputSerializer out = new DataOutputSerializer(1024);
+    for (Map.Entry<Integer, WriteResult.Builder> entry : bySpec.entrySet()) {
+      PartitionSpec spec = specs.get(entry.getKey());
+      if (spec == null) {
+        throw new IllegalArgumentException("files of partition spec " + entry.getKey() + ", which the table does not have");
+      }
+      DeltaManifests manifests = FlinkManifestUtil.writeCompletedFiles(entry.getValue().build(), outputs, spec, formatVersion);
+      entry(out, ICEBERG_DELTA_MANIFESTS,
+          SimpleVersionedSerialization.writeVersionAndSerialize(DeltaManifestsSerializer.INSTANCE, manifests));
+    }
+    for (CharSequence location : result.referencedDataFiles()) {
+      entry(out, REFERENCED_DATA_FILE, location.toString().getBytes(StandardCharsets.UTF_8));
+    }
+    for (DeleteFile file : result.rewrittenDeleteFiles()) {
+      entry(out, REWRITTEN_DELETE_FILE, json(file, specs));
+    }
+    return new WrittenFiles(out.getCopyOfBuffer());
+  }
+
+  /** The locations of the Iceberg manifests among these files (written ahead, or Iceberg's sink's). */
+  List<String> manifestLocations() throws IOException {
+    List<String> locations = new ArrayList<>();
+    DataInputDeserializer in = new DataInputDeserializer(bytes);
+    while (in.available() > 0) {
+      byte kind = in.readByte();
+      int length = in.readInt();
+      if (length < 0 || length > in.available()) {
+        throw new IOException("written files: an entry of " + length + " bytes where " + in.available() + " are left");
+      }
+      int at = in.getPosition();
+      in.skipBytesToRead(length);
+      if (kind == ICEBERG_DELTA_MANIFESTS && length > 0) {
+        DeltaManifests manifests = SimpleVersionedSerialization.readVersionAndDeSerialize(
+            DeltaManifestsSerializer.INSTANCE, Arrays.copyOfRange(bytes, at, at + length));
+        manifests.manifests().forEach(manifest -> locations.add(manifest.path()));
+      }
+    }
+    return locations;
   }
 
   /** The files of a Java-serialized {@link WriteResult} (floe's form before this one). */

@@ -71,7 +71,7 @@ class CheckpointAggregatorTest {
     try (RowDataWriter writer = new RowDataWriter(
             ref, new RowDataWriterSettings(IdNameTable.ROWS, RowWriteMode.UPSERT, 16, Map.of()), 0, 0, new UnregisteredMetricsGroup());
         OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> aggregator =
-            new OneInputStreamOperatorTestHarness<>(new CheckpointAggregator())) {
+            new OneInputStreamOperatorTestHarness<>(new CheckpointAggregator(null, Long.MAX_VALUE))) {
       aggregator.open();
       writer.write(GenericRowData.ofKind(RowKind.INSERT, 1L, StringData.fromString("v1")), null);
       send(aggregator, 1, writer.prepareCommit());

@@ -194,6 +194,42 @@ class WrittenFilesTest {
     assertSameFiles(written, read);
   }
 
+  /**
+   * Files written ahead into manifests (a checkpoint with much metadata) come back with every field
+   * a commit reads, from a manifest pair per partition spec, and the manifests are named for the
+   * committer to delete once committed.
+   */
+  @Test
+  void filesWrittenAheadIntoManifestsComeBack() throws IOException {
+    FileIO io = new InMemoryFileIO();
+    WriteResult written =
+        WriteResult.builder().add(everyKind()).addDataFiles(voidPartitionDataFile("file:/w/data/v.parquet")).build();
+    int[] made = {0};
+    WrittenFiles spilled = WrittenFiles.inManifests(written, SPECS, 3,
+        () -> io.newOutputFile("memory:/metadata/ahead-" + made[0]++ + ".avro"));
+    WriteResult read = spilled.toWriteResult(SPECS, io);
+    assertSameFiles(byLocation(written), byLocation(read), true);
+    // specs 0, 1 and 2 have data files, 0 and 1 delete files: five manifests
+    assertEquals(5, made[0]);
+    assertEquals(5, spilled.manifestLocations().size());
+    for (String location : spilled.manifestLocations()) {
+      assertTrue(location.startsWith("memory:/metadata/ahead-"), location);
+      assertTrue(io.newInputFile(location).exists(), location);
+    }
+    assertEquals(List.of(), WrittenFiles.of(written, SPECS).manifestLocations(), "inline files name no manifest");
+  }
+
+  /** The same files, each kind in order of location (read from manifests, they come grouped by spec). */
+  private static WriteResult byLocation(WriteResult result) {
+    java.util.Comparator<ContentFile<?>> order = java.util.Comparator.comparing(ContentFile::location);
+    return WriteResult.builder()
+        .addDataFiles(Arrays.stream(result.dataFiles()).sorted(order).toList())
+        .addDeleteFiles(Arrays.stream(result.deleteFiles()).sorted(order).toList())
+        .addReferencedDataFiles(result.referencedDataFiles())
+        .addRewrittenDeleteFiles(Arrays.stream(result.rewrittenDeleteFiles()).sorted(order).toList())
+        .build();
+  }
+
   @Test
   void theFormIsIcebergsJsonNotJavaSerialization() {
     byte[] bytes = WrittenFiles.of(everyKind(), SPECS).bytes();
@@ -350,25 +386,33 @@ class WrittenFilesTest {
   }
 
   private static void assertSameFiles(WriteResult expected, WriteResult actual) {
+    assertSameFiles(expected, actual, false);
+  }
+
+  /**
+   * @param fromManifests {@code actual} was read from manifests not yet committed: the data files
+   *     and deletes there have Iceberg's unassigned sequence number (-1), which the commit assigns
+   */
+  private static void assertSameFiles(WriteResult expected, WriteResult actual, boolean fromManifests) {
     assertEquals(expected.dataFiles().length, actual.dataFiles().length);
     for (int i = 0; i < expected.dataFiles().length; i++) {
-      assertSameFile(expected.dataFiles()[i], actual.dataFiles()[i]);
+      assertSameFile(expected.dataFiles()[i], actual.dataFiles()[i], fromManifests);
     }
     assertEquals(expected.deleteFiles().length, actual.deleteFiles().length);
     for (int i = 0; i < expected.deleteFiles().length; i++) {
-      assertSameFile(expected.deleteFiles()[i], actual.deleteFiles()[i]);
+      assertSameFile(expected.deleteFiles()[i], actual.deleteFiles()[i], fromManifests);
     }
     assertEquals(
         Arrays.stream(expected.referencedDataFiles()).map(CharSequence::toString).toList(),
         Arrays.stream(actual.referencedDataFiles()).map(CharSequence::toString).toList());
     assertEquals(expected.rewrittenDeleteFiles().length, actual.rewrittenDeleteFiles().length);
     for (int i = 0; i < expected.rewrittenDeleteFiles().length; i++) {
-      assertSameFile(expected.rewrittenDeleteFiles()[i], actual.rewrittenDeleteFiles()[i]);
+      assertSameFile(expected.rewrittenDeleteFiles()[i], actual.rewrittenDeleteFiles()[i], false); // kept inline
     }
   }
 
   /** Every field a commit reads from a data or delete file. */
-  private static void assertSameFile(ContentFile<?> expected, ContentFile<?> actual) {
+  private static void assertSameFile(ContentFile<?> expected, ContentFile<?> actual, boolean fromManifest) {
     String where = expected.location();
     assertEquals(expected.content(), actual.content(), where);
     assertEquals(expected.location(), actual.location(), where);
@@ -388,7 +432,7 @@ class WrittenFilesTest {
     assertEquals(expected.equalityFieldIds(), actual.equalityFieldIds(), where);
     assertEquals(expected.sortOrderId(), actual.sortOrderId(), where);
     assertEquals(expected.firstRowId(), actual.firstRowId(), where);
-    assertEquals(expected.dataSequenceNumber(), actual.dataSequenceNumber(), where);
+    assertEquals(fromManifest ? Long.valueOf(-1) : expected.dataSequenceNumber(), actual.dataSequenceNumber(), where);
     if (expected instanceof DeleteFile deletes) {
       DeleteFile read = (DeleteFile) actual;
       assertEquals(deletes.referencedDataFile(), read.referencedDataFile(), where);
