@@ -198,6 +198,67 @@ fn compact_keys_match_whole_names_only() {
     assert!(q.is_null(0) && q.is_null(2) && q.is_null(3));
 }
 
+/// A field whose name JSON must escape is matched by the key's decoded text, never by the bytes
+/// as written (found in review, helper-56: the fast path compared raw bytes, so `{"a\u0041":1}`
+/// filled the field named `a\u0041`, and `{"a"b":3}`, not JSON, filled `a"b`).
+#[test]
+fn names_that_need_escaping_match_decoded_keys_only() {
+    let s = schema(vec![
+        Field::new(r"a\u0041", DataType::Int32, true),
+        Field::new("a\u{8}", DataType::Int32, true),
+        Field::new("a\"b", DataType::Int32, true),
+        Field::new("a\\", DataType::Int32, true),
+        Field::new("a\nb", DataType::Int32, true),
+    ]);
+    let (batch, rejects) = decode(
+        &s,
+        &[
+            r#"{"a\u0041":1}"#,      // key "aA": no field
+            r#"{"a\\u0041":2}"#,     // the name written with its backslash escaped
+            r#"{"a\b":3,"a\"b":4}"#, // keys "a" + U+0008 and a"b
+            r#"{"a\\":5,"a\nb":6}"#, // keys a\ and "a", newline, "b"
+            r#"{"a"b":7}"#,          // not JSON
+            r#"{"a\":8}"#,           // an unterminated key
+            "{\"a\nb\":9}",          // a raw control character in a key
+        ],
+    );
+    assert_eq!(
+        rejects.iter().map(|r| r.index).collect::<Vec<_>>(),
+        vec![4, 5, 6],
+        "{rejects:?}"
+    );
+    let column = |i: usize| {
+        let c = batch.column(i).as_primitive::<Int32Type>();
+        (0..c.len())
+            .map(|r| c.is_valid(r).then(|| c.value(r)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(column(0), vec![None, Some(2), None, None]);
+    assert_eq!(column(1), vec![None, None, Some(3), None]);
+    assert_eq!(column(2), vec![None, None, Some(4), None]);
+    assert_eq!(column(3), vec![None, None, None, Some(5)]);
+    assert_eq!(column(4), vec![None, None, None, Some(6)]);
+}
+
+/// The same names, each the only field, where the fast path would meet them first: invalid JSON
+/// spelled like the name is rejected (before, `{"a"b":3}` and `{"a\":4}` were accepted).
+#[test]
+fn a_key_spelled_like_a_name_that_needs_escaping_is_still_checked() {
+    for (name, message) in [
+        ("a\"b", r#"{"a"b":3}"#),
+        ("a\\", r#"{"a\":4}"#),
+        ("a\nb", "{\"a\nb\":5}"),
+    ] {
+        let s = schema(vec![Field::new(name, DataType::Int32, true)]);
+        let (batch, rejects) = decode(&s, &[message]);
+        assert_eq!(
+            (batch.num_rows(), rejects.len()),
+            (0, 1),
+            "{name:?}: {rejects:?}"
+        );
+    }
+}
+
 #[test]
 fn decimals_are_parsed_from_the_text() {
     let s = schema(vec![

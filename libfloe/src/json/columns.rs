@@ -978,12 +978,14 @@ impl Column for StructColumn {
         let mut first = true;
         loop {
             let key_pos = cur.pos();
-            let in_order = expected < self.names.len() && {
-                let compact = self.compact_keys[expected]
-                    .as_deref()
-                    .is_some_and(|key| cur.try_compact_key(if first { &key[1..] } else { key }));
-                compact || cur.try_key(&self.names[expected], first)
-            };
+            // Both fast paths compare the key's bytes as written: only for a name that JSON
+            // writes as it is (no quote, backslash or control character; `compact_keys` holds
+            // those). Any other name needs the key decoded: `{"a\u0041":1}` is key "aA".
+            let in_order = expected < self.names.len()
+                && self.compact_keys[expected].as_deref().is_some_and(|key| {
+                    cur.try_compact_key(if first { &key[1..] } else { key })
+                        || cur.try_key(&self.names[expected], first)
+                });
             let index = if in_order {
                 Ok(expected)
             } else {
