@@ -134,12 +134,19 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
   private byte[] inManifests(byte[] written, String jobId, long checkpointId) {
     try {
       if (table == null) {
-        catalog = tableRef.openCatalog();
-        table = catalog.loadTable(tableRef.identifier());
-        // Named <job>-<operator>-<subtask>-<attempt>-<checkpoint>-<n>.avro: a restarted attempt
-        // writing an aborted checkpoint's files again does not overwrite the manifests of the first.
+        Catalog opened = tableRef.openCatalog();
+        try {
+          table = opened.loadTable(tableRef.identifier());
+        } catch (RuntimeException e) {
+          IcebergTableRef.close(opened); // not kept: the next checkpoint tries again (helper-57: one leaked per checkpoint)
+          throw e;
+        }
+        catalog = opened;
+        // Named <job>-<operator>-<run>-<subtask>-<attempt>-<checkpoint>-<n>.avro: a restarted
+        // attempt writing an aborted checkpoint's files again, or a run restored from the same
+        // savepoint under a fixed job id, does not overwrite another's manifests.
         manifests = FlinkManifestUtil.createOutputFileFactory(() -> table, table.properties(), jobId,
-            getOperatorID().toString(), 0, getRuntimeContext().getTaskInfo().getAttemptNumber());
+            getOperatorID() + "-" + runId, 0, getRuntimeContext().getTaskInfo().getAttemptNumber());
       } else {
         table.refresh();
       }

@@ -108,13 +108,21 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
    */
   private void deleteManifestsWrittenAhead(List<FloeCommittable> landed) {
     for (FloeCommittable c : landed) {
+      List<String> locations;
       try {
-        for (String location : WrittenFiles.fromBytes(c.files()).manifestLocations()) {
-          table.io().deleteFile(location);
-        }
+        locations = WrittenFiles.fromBytes(c.files()).manifestLocations();
       } catch (IOException | RuntimeException e) {
-        LOG.warn("could not delete the manifests of checkpoint {} of job {} after its commit: {}", c.checkpointId(),
+        LOG.warn("could not read the manifests of checkpoint {} of job {} to delete them: {}", c.checkpointId(),
             c.jobId(), e.toString());
+        continue;
+      }
+      for (String location : locations) {
+        try {
+          table.io().deleteFile(location);
+        } catch (RuntimeException e) {
+          LOG.warn("could not delete manifest {} of checkpoint {} after its commit: {}", location, c.checkpointId(),
+              e.toString());
+        }
       }
     }
   }

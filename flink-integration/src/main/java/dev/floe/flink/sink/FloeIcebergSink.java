@@ -67,8 +67,12 @@ public final class FloeIcebergSink<T>
         SupportsCommitter<FloeCommittable>,
         SupportsPreCommitTopology<WrittenFiles, FloeCommittable> {
   private static final long serialVersionUID = 1L;
-  /** Past this much metadata, a checkpoint's files go into manifests written ahead. */
-  static final long DEFAULT_MANIFEST_BYTES = 1L << 20;
+  /**
+   * Past this much metadata, a checkpoint's files go into manifests written ahead. Well under
+   * Flink's 5 MiB in-memory checkpoint storage: the committer's state also holds the committables
+   * of checkpoints that failed, until one completes.
+   */
+  static final long DEFAULT_MANIFEST_BYTES = 256L << 10;
 
   private final IcebergTableRef table;
   private final WriterFactory<T> writers;
@@ -219,7 +223,7 @@ public final class FloeIcebergSink<T>
 
     /**
      * A checkpoint's files travel to the commit in Flink's state; when their metadata (Iceberg's
-     * JSON form of each file, with its column metrics) passes {@code bytes}, default 1 MiB, they
+     * JSON form of each file, with its column metrics) passes {@code bytes}, default 256 KiB, they
      * are written ahead into Iceberg manifests in the table's metadata folder, as Iceberg's sink
      * always does, and the state keeps the manifests, which the commit deletes. Flink's in-memory
      * checkpoint storage takes 5 MiB in all; a checkpoint with thousands of files would pass it.
