@@ -130,6 +130,24 @@ public final class WrittenFiles {
   /** The locations of the Iceberg manifests among these files (written ahead, or Iceberg's sink's). */
   List<String> manifestLocations() throws IOException {
     List<String> locations = new ArrayList<>();
+    forEachEntry((kind, at, length) -> {
+      if (kind == ICEBERG_DELTA_MANIFESTS && length > 0) {
+        DeltaManifests manifests = SimpleVersionedSerialization.readVersionAndDeSerialize(
+            DeltaManifestsSerializer.INSTANCE, Arrays.copyOfRange(bytes, at, at + length));
+        manifests.manifests().forEach(manifest -> locations.add(manifest.path()));
+      }
+    });
+    return locations;
+  }
+
+  /** What {@link #forEachEntry} calls with each entry: its kind, and where its bytes are. */
+  @FunctionalInterface
+  private interface EntryVisitor {
+    void visit(byte kind, int at, int length) throws IOException;
+  }
+
+  /** Calls {@code visitor} with each entry in order; refuses entries whose length runs past the end. */
+  private void forEachEntry(EntryVisitor visitor) throws IOException {
     DataInputDeserializer in = new DataInputDeserializer(bytes);
     while (in.available() > 0) {
       byte kind = in.readByte();
@@ -139,13 +157,8 @@ public final class WrittenFiles {
       }
       int at = in.getPosition();
       in.skipBytesToRead(length);
-      if (kind == ICEBERG_DELTA_MANIFESTS && length > 0) {
-        DeltaManifests manifests = SimpleVersionedSerialization.readVersionAndDeSerialize(
-            DeltaManifestsSerializer.INSTANCE, Arrays.copyOfRange(bytes, at, at + length));
-        manifests.manifests().forEach(manifest -> locations.add(manifest.path()));
-      }
+      visitor.visit(kind, at, length);
     }
-    return locations;
   }
 
   /** The files of a Java-serialized {@link WriteResult} (floe's form before this one). */
@@ -204,15 +217,7 @@ public final class WrittenFiles {
   /** The files again, read with the table's partition specs by id and, for Iceberg's manifests, its {@code io}. */
   WriteResult toWriteResult(Map<Integer, PartitionSpec> specs, FileIO io) throws IOException {
     WriteResult.Builder result = WriteResult.builder();
-    DataInputDeserializer in = new DataInputDeserializer(bytes);
-    while (in.available() > 0) {
-      byte kind = in.readByte();
-      int length = in.readInt();
-      if (length < 0 || length > in.available()) {
-        throw new IOException("written files: an entry of " + length + " bytes where " + in.available() + " are left");
-      }
-      int at = in.getPosition();
-      in.skipBytesToRead(length);
+    forEachEntry((kind, at, length) -> {
       switch (kind) {
         case DATA_FILE -> result.addDataFiles((DataFile) file(at, length, specs, DataFile.class));
         case DELETE_FILE -> result.addDeleteFiles((DeleteFile) file(at, length, specs, DeleteFile.class));
@@ -227,7 +232,7 @@ public final class WrittenFiles {
         }
         default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4, 9 and 10)");
       }
-    }
+    });
     return result.build();
   }
 
