@@ -57,12 +57,14 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
    */
   private ListState<Long> lastCheckpoint;
   /**
-   * This run of the job: a new id every time the operator starts, with state or without. Every
-   * committable carries it into its snapshot summary, so the committer tells this run's commits from
-   * an earlier run's under the same job id ({@link FlinkCheckpoints}). Kept across a restore, it
-   * would name two runs restored from one savepoint (a rollback), whose checkpoint ids repeat: the
-   * second run's checkpoints would look committed by the first and be dropped. Committables restored
-   * into the committer keep the id of the run that made them.
+   * This run of the job: a new id every time the job is built (each submission, with state or
+   * without; drawn when the operator is made, it travels with the job graph, so the failovers of one
+   * submission share it, and their checkpoint ids keep growing). Every committable carries it into
+   * its snapshot summary, so the committer tells this run's commits from an earlier run's under the
+   * same job id ({@link FlinkCheckpoints}). Kept in state, it would name two runs restored from one
+   * savepoint (a rollback), whose checkpoint ids repeat: the second run's checkpoints would look
+   * committed by the first and be dropped. Committables restored into the committer keep the id of
+   * the run that made them.
    */
   private final String runId = UUID.randomUUID().toString();
   /** The table, for manifests written ahead; null: files always travel inline. */
@@ -156,7 +158,7 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
       LOG.info("checkpoint {}: {} data and {} delete files ({} bytes of metadata) written ahead into manifests",
           checkpointId, files.dataFiles().length, files.deleteFiles().length, written.length);
       return spilled;
-    } catch (Exception e) {
+    } catch (Exception | LinkageError e) { // the latter: an Iceberg on the classpath whose FlinkManifestUtil differs
       LOG.warn("checkpoint {}: could not write its files ({} bytes of metadata) into manifests; they stay in the "
           + "checkpoint's state: {}", checkpointId, written.length, e.toString());
       return written;
