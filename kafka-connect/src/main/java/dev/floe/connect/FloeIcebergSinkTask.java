@@ -1,6 +1,7 @@
 package dev.floe.connect;
 
 import dev.floe.iceberg.SnapshotExpiry;
+import dev.floe.kafka.sink.IdleCommits;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
@@ -86,8 +87,8 @@ public class FloeIcebergSinkTask extends SinkTask {
   private final Map<String, TableSink> sinks = new LinkedHashMap<>();
   /** What each table holds of the assigned partitions, as last read or committed. */
   private final Map<String, Map<TopicPartition, Position>> held = new HashMap<>();
-  /** Cycles in a row each open table took no record while a partition moved past what it holds. */
-  private final Map<String, Integer> idleCycles = new HashMap<>();
+  /** Open tables committed without files when idle ({@code floe.idle.commit.cycles}); made at start. */
+  private IdleCommits<String> idleCommits;
   private final Set<TopicPartition> assigned = new HashSet<>();
   /** Offsets the tables hold for the assigned partitions: what {@link #preCommit} reports. */
   private final Map<TopicPartition, Long> committed = new HashMap<>();
@@ -148,6 +149,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     registerJdbcDrivers();
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
     loader = new TableLoader(catalog, settings, RecordValues.fastPath(props.get("value.converter")));
+    idleCommits = new IdleCommits<>(settings.idleCommitCycles());
     lastCommitNanos = System.nanoTime();
     for (String table : routes.staticTables()) {
       if (!loader.createdFromFirstRecord(table)) {
@@ -661,7 +663,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (Map.Entry<String, Map<TopicPartition, Position>> entry : held.entrySet()) {
       String name = entry.getKey();
       if (cycleTables.contains(name)) {
-        idleCycles.remove(name);
+        idleCommits.reset(name);
         continue;
       }
       Map<TopicPartition, Position> stored = movingBack(name, entry.getValue(), cycleEnd);
@@ -714,25 +716,20 @@ public class FloeIcebergSinkTask extends SinkTask {
    */
   private Map<TopicPartition, Position> idleBehind(
       String name, Map<TopicPartition, Position> holds, Map<TopicPartition, Position> cycleEnd, boolean last) {
-    Map<TopicPartition, Position> behind = new HashMap<>();
-    if (settings.idleCommitCycles() == 0 || !sinks.containsKey(name)) {
-      return behind;
+    if (!sinks.containsKey(name)) {
+      return Map.of();
     }
+    Map<TopicPartition, Position> behind = new HashMap<>();
     holds.forEach((tp, position) -> {
       Position end = cycleEnd.get(tp);
       if (end != null && !reused.stale(name, tp) && position.next() < end.next()) {
         behind.put(tp, end);
       }
     });
-    if (behind.isEmpty()) {
-      idleCycles.remove(name);
-      return behind;
-    }
-    int cycles = idleCycles.merge(name, 1, Integer::sum);
-    if (!last && cycles < settings.idleCommitCycles()) {
+    int cycles = idleCommits.due(name, !behind.isEmpty(), last);
+    if (cycles == 0) {
       return Map.of();
     }
-    idleCycles.remove(name);
     LOG.info("table {} took no records for {} cycles{}: storing the offsets reached for {}, without files", name,
         cycles, last ? " (the last before partitions are given away)" : "", behind.keySet());
     return behind;

@@ -25,13 +25,23 @@ import org.junit.jupiter.api.Test;
  */
 class TaskIdleTableOffsetsTest extends InJvmTaskTest {
   private static final String GROUP = "connect-idle";
+  private static final TableIdentifier BUSY = TableIdentifier.of("db", "busy");
+  private static final TableIdentifier RARE = TableIdentifier.of("db", "rare");
+
+  /** Tables db.busy and db.rare routed by field, cycles of 5 records, {@code idleCommitCycles} if not null. */
+  private Map<String, String> busyAndRare(String idleCommitCycles) {
+    InJvmTasks.createTable(catalog, "busy");
+    InJvmTasks.createTable(catalog, "rare");
+    Map<String, String> config = InJvmTasks.routedConfig("idle", warehouse(), 5, BUSY, RARE);
+    if (idleCommitCycles != null) {
+      config.put(ConnectorSettings.IDLE_COMMIT_CYCLES, idleCommitCycles);
+    }
+    return config;
+  }
 
   @Test
   void anIdleTableStoresTheOffsetsReachedEveryFewCycles() throws Exception {
-    TableIdentifier busy = InJvmTasks.createTable(catalog, "busy");
-    TableIdentifier rare = InJvmTasks.createTable(catalog, "rare");
-    Map<String, String> config = InJvmTasks.routedConfig("idle", warehouse(), 5, busy, rare);
-    config.put(ConnectorSettings.IDLE_COMMIT_CYCLES, "2");
+    Map<String, String> config = busyAndRare("2");
 
     // A cycle ends at the first put that reaches 5 records: puts of 5, 10 busy-only cycles
     List<List<org.apache.kafka.connect.sink.SinkRecord>> puts = new ArrayList<>();
@@ -43,33 +53,28 @@ class TaskIdleTableOffsetsTest extends InJvmTaskTest {
     List<org.apache.kafka.connect.sink.SinkRecord>[] each = puts.toArray(new List[0]);
     InJvmTasks.run(config, 60, each);
 
-    List<Long> withoutFiles = offsetsStoredWithoutFiles(catalog.loadTable(rare));
+    List<Long> withoutFiles = offsetsStoredWithoutFiles(catalog.loadTable(RARE));
     assertTrue(withoutFiles.size() >= 2, "the idle table was committed without files: " + withoutFiles);
-    assertTrue(stored(rare) > 10, "past its last data: " + stored(rare));
-    assertEquals(expected(0, 60, offset -> offset < 10 && offset % 2 == 1), ids(catalog.loadTable(rare)));
-    assertEquals(expected(0, 60, offset -> offset >= 10 || offset % 2 == 0), ids(catalog.loadTable(busy)));
+    assertTrue(stored(RARE) > 10, "past its last data: " + stored(RARE));
+    assertEquals(expected(0, 60, offset -> offset < 10 && offset % 2 == 1), ids(catalog.loadTable(RARE)));
+    assertEquals(expected(0, 60, offset -> offset >= 10 || offset % 2 == 0), ids(catalog.loadTable(BUSY)));
   }
 
   @Test
   void theLastCycleBeforeClosingStoresTheOffsetsReached() throws Exception {
-    TableIdentifier busy = InJvmTasks.createTable(catalog, "busy");
-    TableIdentifier rare = InJvmTasks.createTable(catalog, "rare");
-    Map<String, String> config = InJvmTasks.routedConfig("idle", warehouse(), 5, busy, rare);
+    Map<String, String> config = busyAndRare(null);
 
     runAndClose(config);
-    assertEquals(30L, stored(rare), "at close, the offsets reached");
+    assertEquals(30L, stored(RARE), "at close, the offsets reached");
     assertEquals(List.of(Map.of(TP, 30L)), reopened(config), "the next owner reads on from there");
   }
 
   @Test
   void withZeroTheIdleTableHoldsThePartitionBackToItsLastData() throws Exception {
-    TableIdentifier busy = InJvmTasks.createTable(catalog, "busy");
-    TableIdentifier rare = InJvmTasks.createTable(catalog, "rare");
-    Map<String, String> config = InJvmTasks.routedConfig("idle", warehouse(), 5, busy, rare);
-    config.put(ConnectorSettings.IDLE_COMMIT_CYCLES, "0");
+    Map<String, String> config = busyAndRare("0");
 
     runAndClose(config);
-    assertEquals(10L, stored(rare));
+    assertEquals(10L, stored(RARE));
     assertEquals(List.of(Map.of(TP, 10L)), reopened(config), "20 records read again");
   }
 

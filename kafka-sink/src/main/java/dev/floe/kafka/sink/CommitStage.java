@@ -3,7 +3,6 @@ package dev.floe.kafka.sink;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,10 +37,8 @@ final class CommitStage implements AutoCloseable {
   private final SnapshotExpiry expiry;
   private final TopicIds topicIds;
   private final BackgroundJob<Committed> job;
-  /** {@code idle.commit.cycles}: 0, never. */
-  private final int idleCommitCycles;
-  /** Cycles in a row each table got no files while its partitions moved on (commit thread only). */
-  private final Map<TableChannel, Integer> idleCycles = new HashMap<>();
+  /** Tables committed without files when idle ({@code idle.commit.cycles}; commit thread only). */
+  private final IdleCommits<TableChannel> idleCommits;
   /** The last topic-id lookup failed (read and written by one commit at a time). */
   private boolean idLookupFailing;
 
@@ -77,7 +74,7 @@ final class CommitStage implements AutoCloseable {
     this.deadLetters = deadLetters;
     this.expiry = expiry;
     this.topicIds = topicIds;
-    this.idleCommitCycles = idleCommitCycles;
+    this.idleCommits = new IdleCommits<>(idleCommitCycles);
     this.job = new BackgroundJob<>("floe-commit-" + group, SinkException::wrap);
   }
 
@@ -145,7 +142,7 @@ final class CommitStage implements AutoCloseable {
         throw e;
       }
       held.committed(cut.offsets());
-      idleCycles.remove(cut.channel());
+      idleCommits.reset(cut.channel());
       files += result.dataFiles().length;
       for (DataFile f : result.dataFiles()) {
         bytes += f.fileSizeInBytes();
@@ -238,9 +235,6 @@ final class CommitStage implements AutoCloseable {
    * records since then again, skipping them for every table.
    */
   private boolean idleLongEnough(TableCut cut, HeldOffsets held, boolean last) {
-    if (idleCommitCycles == 0) {
-      return false;
-    }
     List<TopicPartition> behind = new ArrayList<>();
     cut.offsets().forEach((tp, next) -> {
       Position stored = held.stored(tp);
@@ -248,12 +242,8 @@ final class CommitStage implements AutoCloseable {
         behind.add(tp);
       }
     });
-    if (behind.isEmpty()) {
-      idleCycles.remove(cut.channel());
-      return false;
-    }
-    int cycles = idleCycles.merge(cut.channel(), 1, Integer::sum);
-    if (!last && cycles < idleCommitCycles) {
+    int cycles = idleCommits.due(cut.channel(), !behind.isEmpty(), last);
+    if (cycles == 0) {
       return false;
     }
     LOG.info("table {} got no files for {} cycles{}: storing the offsets reached for {}, without files",
