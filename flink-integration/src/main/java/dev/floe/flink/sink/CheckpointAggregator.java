@@ -144,11 +144,14 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
           throw e;
         }
         catalog = opened;
-        // Named <job>-<operator>-<run>-<subtask>-<attempt>-<checkpoint>-<n>.avro: a restarted
-        // attempt writing an aborted checkpoint's files again, or a run restored from the same
-        // savepoint under a fixed job id, does not overwrite another's manifests.
+        // Named <job>-<operator>-<run>-<instance>-<subtask>-<attempt>-<checkpoint>-<n>.avro: a
+        // restarted attempt writing an aborted checkpoint's files again, a run restored from the
+        // same savepoint under a fixed job id, or an attempt numbered from 0 again after a
+        // JobManager failover does not overwrite another's manifests: the instance id is drawn
+        // here, once per operator instance.
         manifests = FlinkManifestUtil.createOutputFileFactory(() -> table, table.properties(), jobId,
-            getOperatorID() + "-" + runId, 0, getRuntimeContext().getTaskInfo().getAttemptNumber());
+            getOperatorID() + "-" + runId + "-" + UUID.randomUUID(), 0,
+            getRuntimeContext().getTaskInfo().getAttemptNumber());
       } else {
         table.refresh();
       }

@@ -1,32 +1,44 @@
 package dev.floe.flink.sink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Catalogs;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Manifests written ahead when the table cannot be loaded (dropped, a catalog that does not
  * answer): the files stay inline in the committable, and each catalog the aggregator opened for
- * it is closed. Found in review (helper-57): one catalog leaked per checkpoint.
+ * it is closed. Found in review (helper-57): one catalog leaked per checkpoint. And manifests of
+ * two instances of one job's aggregator that share every id Flink gives them.
  */
 class CheckpointAggregatorManifestsTest {
   private static final AtomicInteger OPENED = new AtomicInteger();
@@ -95,5 +107,49 @@ class CheckpointAggregatorManifestsTest {
       assertEquals(List.of(), back.manifestLocations(), "inline");
       assertEquals(1, back.toWriteResult(Map.of(0, spec)).dataFiles().length);
     }
+  }
+
+  /**
+   * After a JobManager failover under HA, the job id, the operator id and the run id (in the job
+   * graph) stay, and attempt numbers start from 0 again: an instance's manifests must not take the
+   * names of an earlier instance's (helper-58's doubt), which a pending committable may still name.
+   */
+  @Test
+  void twoInstancesWithTheSameIdsWriteManifestsUnderDifferentNames() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "events");
+    PartitionSpec spec = PartitionSpec.unpartitioned();
+    try (AutoCloseable catalog = (AutoCloseable) Catalogs.embedded(warehouse)) {
+      ((Catalog) catalog).createTable(id, new Schema(Types.NestedField.required(1, "id", Types.LongType.get())), spec);
+    }
+    IcebergTableRef ref = IcebergTableRef.of("counting", new Counting(warehouse.toString()), id);
+    WrittenFiles files = WrittenFiles.of(WriteResult.builder().addDataFiles(DataFiles.builder(spec)
+        .withPath(warehouse.resolve("x.parquet").toString()).withFileSizeInBytes(10).withRecordCount(1).build())
+        .build(), Map.of(0, spec));
+    CheckpointAggregator first = new CheckpointAggregator(ref, 0);
+    CheckpointAggregator second = InstantiationUtil.clone(first); // the same job graph, deployed again
+    JobID job = new JobID();
+    OperatorID operator = new OperatorID();
+    List<List<String>> manifests = new ArrayList<>();
+    for (CheckpointAggregator instance : List.of(first, second)) {
+      try (OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> aggregator =
+          new OneInputStreamOperatorTestHarness<>(instance, new MockEnvironmentBuilder().setJobID(job).build())) {
+        aggregator.getStreamConfig().setOperatorID(operator);
+        aggregator.open();
+        aggregator.processElement(new StreamRecord<>(new CommittableWithLineage<>(files, 7, 0)));
+        aggregator.prepareSnapshotPreBarrier(7);
+        for (CommittableMessage<FloeCommittable> message : aggregator.extractOutputValues()) {
+          if (message instanceof CommittableWithLineage<FloeCommittable> lineage) {
+            FloeCommittable committable = lineage.getCommittable();
+            List<String> locations = WrittenFiles.fromBytes(committable.files()).manifestLocations();
+            assertEquals(1, locations.size(), "written ahead into one manifest");
+            assertEquals(1, WrittenFiles.fromBytes(committable.files()).toWriteResult(Map.of(0, spec),
+                new HadoopFileIO(new Configuration())).dataFiles().length);
+            manifests.add(locations);
+          }
+        }
+      }
+    }
+    assertEquals(2, manifests.size());
+    assertFalse(new HashSet<>(manifests.get(0)).removeAll(manifests.get(1)), "the second instance's manifest has a name of its own: " + manifests);
   }
 }
