@@ -1,6 +1,7 @@
 package dev.floe.connect;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -296,8 +297,13 @@ final class ConnectorSettings extends AbstractConfig {
     return regex == null ? null : Pattern.compile(regex);
   }
 
-  String idColumns(String table) {
-    return tableSetting(table, "id-columns", getString(DEFAULT_ID_COLUMNS));
+  /** The table's id columns (comma-separated top-level names in the config), stripped; empty if none. */
+  List<String> idColumns(String table) {
+    String configured = tableSetting(table, "id-columns", getString(DEFAULT_ID_COLUMNS));
+    if (configured == null) {
+      return List.of();
+    }
+    return Arrays.stream(configured.split(",")).map(String::strip).filter(column -> !column.isEmpty()).toList();
   }
 
   String partitionBy(String table) {

@@ -96,12 +96,9 @@ final class TableLoader {
    * refused by the writer factory ({@code TableSink}), with the connector's write-props.
    */
   private void requireWritable(String name, Table table) {
-    String idColumns = settings.idColumns(name);
-    if (settings.upsert() && idColumns != null && !idColumns.isBlank()) {
-      Set<String> configured = new TreeSet<>();
-      for (String column : idColumns.split(",")) {
-        configured.add(column.trim());
-      }
+    List<String> idColumns = settings.idColumns(name);
+    if (settings.upsert() && !idColumns.isEmpty()) {
+      Set<String> configured = new TreeSet<>(idColumns);
       Set<String> identifiers = new TreeSet<>(table.schema().identifierFieldNames());
       if (!configured.equals(identifiers)) {
         throw new ConnectException("table " + name + " has identifier fields " + identifiers + " but the config's id "
@@ -205,13 +202,8 @@ final class TableLoader {
    */
   private void requireKeyAndPartitionColumns(String name, Schema inferred, String partitionBy) {
     List<String> needed = new ArrayList<>();
-    String idColumns = settings.idColumns(name);
-    if (settings.upsert() && idColumns != null) {
-      for (String column : idColumns.split(",")) {
-        if (!column.isBlank()) {
-          needed.add(column.strip());
-        }
-      }
+    if (settings.upsert()) {
+      needed.addAll(settings.idColumns(name));
     }
     if (partitionBy != null) {
       needed.addAll(PartitionSpecs.sourceColumns(partitionBy));
@@ -245,16 +237,16 @@ final class TableLoader {
     }
   }
 
-  /** The schema with {@code idColumns} (comma-separated top-level names) as required identifier fields. */
-  private static Schema withIdentifierFields(Schema schema, String idColumns, String table) {
-    if (idColumns == null || idColumns.isBlank()) {
+  /** The schema with {@code idColumns} (top-level names) as required identifier fields. */
+  private static Schema withIdentifierFields(Schema schema, List<String> idColumns, String table) {
+    if (idColumns.isEmpty()) {
       return schema;
     }
     Set<Integer> ids = new HashSet<>();
-    for (String column : idColumns.split(",")) {
-      Types.NestedField field = schema.findField(column.strip());
+    for (String column : idColumns) {
+      Types.NestedField field = schema.findField(column);
       if (field == null) {
-        throw new ConnectException("id column '" + column.strip() + "' of table " + table + " is not in its schema");
+        throw new ConnectException("id column '" + column + "' of table " + table + " is not in its schema");
       }
       ids.add(field.fieldId());
     }
