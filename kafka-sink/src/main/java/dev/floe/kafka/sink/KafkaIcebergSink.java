@@ -667,6 +667,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     Map<TopicPartition, Integer> lowestEpochs = new HashMap<>(); // the epoch stored with the lowest, if any
     Set<TopicPartition> unstored = new HashSet<>(); // no table feeds it, or one stored none
     Set<TopicPartition> recreated = new HashSet<>();
+    Map<TopicPartition, List<Position>> stored = new HashMap<>();
     for (TopicPartition tp : partitions) {
       if (channels.values().stream().noneMatch(channel -> feeds(channel, tp))) {
         unstored.add(tp);
@@ -684,6 +685,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
           recreated.add(tp);
         } else if (p != null) {
           floors.put(tp, p.next());
+          stored.computeIfAbsent(tp, k -> new ArrayList<>()).add(p);
           Long before = lowest.get(tp);
           if (before == null || p.next() < before) {
             lowest.put(tp, p.next());
@@ -740,6 +742,50 @@ public final class KafkaIcebergSink implements AutoCloseable {
       consumer.seekToBeginning(fromBeginning);
     }
     LOG.info("resuming {} partitions at offsets {}; from the beginning: {}", partitions.size(), seeks, fromBeginning);
+    seeks.forEach((tp, offset) -> {
+      if (!unstored.contains(tp)) {
+        Position older = storedInOlderEpoch(stored.get(tp), offset, lowestEpochs.get(tp));
+        if (older != null) {
+          checkOlderEpoch(tp, older, offset, lowestEpochs.get(tp));
+        }
+      }
+    });
+  }
+
+  /**
+   * Of the positions the tables store for a partition, one above the offset sought but in an
+   * older leader epoch than the one stored with it (the oldest such; null if none). In one log,
+   * epochs never fall as offsets rise: that table's offset belongs to a log truncated since.
+   */
+  private static Position storedInOlderEpoch(List<Position> stored, long sought, Integer soughtEpoch) {
+    if (stored == null || soughtEpoch == null) {
+      return null;
+    }
+    Position oldest = null;
+    for (Position p : stored) {
+      if (p.next() > sought && p.leaderEpoch() != null && p.leaderEpoch() < soughtEpoch
+          && (oldest == null || p.leaderEpoch() < oldest.leaderEpoch())) {
+        oldest = p;
+      }
+    }
+    return oldest;
+  }
+
+  /**
+   * A table that holds an offset of a truncated log above another table's offset in the new log:
+   * e.g. the commit that moved the offsets back after the truncation landed for one table and
+   * failed for this one. The broker checks only the position sought, and the lower offset passes,
+   * so this table's new records below it would never be read. Its position is checked first: where
+   * the log diverged from it, its records are read as new ones ({@link #truncated}); if the log
+   * still holds it after all, the partition is read from the lowest offset, as without the check.
+   */
+  private void checkOlderEpoch(TopicPartition tp, Position older, long lowest, Integer lowestEpoch) {
+    consumer.seek(tp, new OffsetAndMetadata(older.next(), Optional.of(older.leaderEpoch()), ""));
+    putOrRemove(positionEpochs, tp, older.next(), older.leaderEpoch());
+    if (position(tp) == older.next()) {
+      consumer.seek(tp, new OffsetAndMetadata(lowest, Optional.ofNullable(lowestEpoch), ""));
+      putOrRemove(positionEpochs, tp, lowest, lowestEpoch);
+    }
   }
 
   private void putOrRemove(Map<TopicPartition, EpochAt> epochs, TopicPartition tp, long offset, Integer epoch) {
