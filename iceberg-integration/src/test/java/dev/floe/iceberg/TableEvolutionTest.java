@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.UnknownField;
 import dev.floe.arrow.ValueShape;
 import java.lang.reflect.InvocationTargetException;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A field evolution leaves out (here a key that differs from a column only in case) is planned
  * once, not in every batch: the table is refreshed again only when the schema changes or the
- * settled time has passed.
+ * settled time has passed. And what the evolution metric counts.
  */
 class TableEvolutionTest {
   @TempDir Path warehouse;
@@ -72,6 +73,40 @@ class TableEvolutionTest {
       assertEquals(4, refreshes.get(), "a new schema plans the field anew");
       assertNull(evolution.evolve(next, caseOnly));
       assertEquals(4, refreshes.get());
+    }
+  }
+
+  /**
+   * The cycle moves to a new writer when the table's writing properties change, as when its schema
+   * does, but only a new schema counts as an evolution in the metric (helper-55: a codec changed
+   * mid-cycle was counted).
+   */
+  @Test
+  void aMoveForTablePropertiesAloneIsNotCountedAsAnEvolution() throws Exception {
+    Catalog catalog = Catalogs.embedded(warehouse);
+    try (BufferAllocator allocator = new RootAllocator(); AutoCloseable closeCatalog = (AutoCloseable) catalog) {
+      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+      Table table = catalog.createTable(TableIdentifier.of("db", "t"), new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get())));
+      AtomicInteger evolutions = new AtomicInteger();
+      TableEvolution evolution = new TableEvolution(
+          () -> catalog.loadTable(TableIdentifier.of("db", "t")), t -> NativeFileWriterFactory.forTable(t, allocator),
+          nanos -> evolutions.incrementAndGet());
+      NativeFileWriterFactory first = NativeFileWriterFactory.forTable(table, allocator);
+      try (NativeJsonDecoder decoder = NativeJsonDecoder.create(first.arrowSchema(), TableEvolution.DESCRIBING)) {
+        CycleWriters cycle = new CycleWriters(first, decoder, null, evolution);
+        try {
+          table.updateProperties().set("write.parquet.compression-codec", "snappy").commit();
+          cycle.followEvolvedTable();
+          assertEquals(0, evolutions.get(), "a codec changed: a new writer, no schema evolution");
+          table.updateSchema().addColumn("name", Types.StringType.get()).commit();
+          cycle.followEvolvedTable();
+          assertEquals(1, evolutions.get(), "a new schema is one");
+        } finally {
+          cycle.abort();
+          cycle.closeOwnDecoders();
+        }
+      }
     }
   }
 
