@@ -21,6 +21,7 @@ import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.FlinkManifestUtil;
 import org.apache.iceberg.flink.sink.ManifestOutputFileFactory;
+import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.WriteResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,6 +135,7 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
 
   /** The files in manifests written ahead; as they are, if that fails (logged). */
   private byte[] inManifests(byte[] written, String jobId, long checkpointId) {
+    List<String> created = new ArrayList<>(); // deleted if a later one fails: nothing would name them
     try {
       if (table == null) {
         Catalog opened = tableRef.openCatalog();
@@ -157,13 +159,25 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
       }
       WriteResult files = WrittenFiles.fromBytes(written).toWriteResult(table.specs(), table.io());
       byte[] spilled = WrittenFiles.inManifests(files, table.specs(), TableUtil.formatVersion(table),
-          () -> manifests.create(checkpointId)).bytes();
+          () -> {
+            OutputFile manifest = manifests.create(checkpointId);
+            created.add(manifest.location());
+            return manifest;
+          }).bytes();
       LOG.info("checkpoint {}: {} data and {} delete files ({} bytes of metadata) written ahead into manifests",
           checkpointId, files.dataFiles().length, files.deleteFiles().length, written.length);
       return spilled;
     } catch (Exception | LinkageError e) { // the latter: an Iceberg on the classpath whose FlinkManifestUtil differs
       LOG.warn("checkpoint {}: could not write its files ({} bytes of metadata) into manifests; they stay in the "
           + "checkpoint's state: {}", checkpointId, written.length, e.toString());
+      for (String manifest : created) {
+        try {
+          table.io().deleteFile(manifest);
+        } catch (RuntimeException notDeleted) {
+          LOG.warn("checkpoint {}: could not delete the manifest {} written before the failure: {}", checkpointId,
+              manifest, notDeleted.toString());
+        }
+      }
       return written;
     }
   }

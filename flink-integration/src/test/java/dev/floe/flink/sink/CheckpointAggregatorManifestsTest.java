@@ -31,6 +31,18 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.types.Types;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.stream.Stream;
+import dev.floe.iceberg.ForwardingTableOperations;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,5 +163,108 @@ class CheckpointAggregatorManifestsTest {
     }
     assertEquals(2, manifests.size());
     assertFalse(new HashSet<>(manifests.get(0)).removeAll(manifests.get(1)), "the second instance's manifest has a name of its own: " + manifests);
+  }
+
+  /**
+   * A checkpoint's manifests whose second cannot be written: the files stay inline, and the
+   * manifest written before the failure is deleted, since no committable names it.
+   */
+  @Test
+  void aManifestWrittenBeforeAFailureIsDeleted() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "partial");
+    PartitionSpec spec = PartitionSpec.unpartitioned();
+    try (AutoCloseable catalog = (AutoCloseable) Catalogs.embedded(warehouse)) {
+      ((Catalog) catalog).createTable(id, new Schema(Types.NestedField.required(1, "id", Types.LongType.get())), spec,
+          Map.of("format-version", "2"));
+    }
+    IcebergTableRef ref = IcebergTableRef.of("second-output-fails", new SecondOutputFails(warehouse.toString()), id);
+    WrittenFiles files = WrittenFiles.of(WriteResult.builder()
+        .addDataFiles(DataFiles.builder(spec).withPath(warehouse.resolve("x.parquet").toString())
+            .withFileSizeInBytes(10).withRecordCount(1).build())
+        .addDeleteFiles(FileMetadata.deleteFileBuilder(spec).ofPositionDeletes()
+            .withPath(warehouse.resolve("d.parquet").toString()).withFileSizeInBytes(10).withRecordCount(1).build())
+        .build(), Map.of(0, spec));
+    try (OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFiles>, CommittableMessage<FloeCommittable>> aggregator =
+        new OneInputStreamOperatorTestHarness<>(new CheckpointAggregator(ref, 0))) {
+      aggregator.open();
+      aggregator.processElement(new StreamRecord<>(new CommittableWithLineage<>(files, 1, 0)));
+      aggregator.prepareSnapshotPreBarrier(1);
+      List<FloeCommittable> emitted = aggregator.extractOutputValues().stream()
+          .filter(m -> m instanceof CommittableWithLineage<?>)
+          .map(m -> ((CommittableWithLineage<FloeCommittable>) m).getCommittable())
+          .toList();
+      assertEquals(1, emitted.size());
+      assertEquals(List.of(), WrittenFiles.fromBytes(emitted.getFirst().files()).manifestLocations(), "inline");
+    }
+    try (Stream<Path> metadata = Files.list(warehouse.resolve("db").resolve("partial").resolve("metadata"))) {
+      assertEquals(List.of(), metadata.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".avro")).toList(),
+          "no manifest left behind");
+    }
+  }
+
+  /** Embedded catalogs whose tables' FileIO refuses the second output file they are asked for. */
+  private static final class SecondOutputFails implements CatalogLoader {
+    private final String warehouse;
+
+    SecondOutputFails(String warehouse) {
+      this.warehouse = warehouse;
+    }
+
+    @Override
+    public Catalog loadCatalog() {
+      Catalog real = Catalogs.embedded(Path.of(warehouse));
+      return (Catalog) Proxy.newProxyInstance(Catalog.class.getClassLoader(),
+          new Class<?>[] {Catalog.class, AutoCloseable.class}, (proxy, method, args) -> {
+            try {
+              Object result = method.invoke(real, args);
+              if (method.getName().equals("loadTable")) {
+                Table table = (Table) result;
+                FileIO io = new SecondOutputFailsIO(table.io());
+                return new BaseTable(new ForwardingTableOperations(((HasTableOperations) table).operations()) {
+                  @Override
+                  public FileIO io() {
+                    return io;
+                  }
+                }, table.name());
+              }
+              return result;
+            } catch (InvocationTargetException e) {
+              throw e.getCause();
+            }
+          });
+    }
+
+    @Override
+    @SuppressWarnings("checkstyle:NoClone")
+    public CatalogLoader clone() {
+      return new SecondOutputFails(warehouse);
+    }
+  }
+
+  private static final class SecondOutputFailsIO implements FileIO {
+    private final FileIO delegate;
+    private int outputs;
+
+    SecondOutputFailsIO(FileIO delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public InputFile newInputFile(String path) {
+      return delegate.newInputFile(path);
+    }
+
+    @Override
+    public OutputFile newOutputFile(String path) {
+      if (++outputs == 2) {
+        throw new UncheckedIOException(new IOException("injected: the second output file cannot be made"));
+      }
+      return delegate.newOutputFile(path);
+    }
+
+    @Override
+    public void deleteFile(String path) {
+      delegate.deleteFile(path);
+    }
   }
 }
