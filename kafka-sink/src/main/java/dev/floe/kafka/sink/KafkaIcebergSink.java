@@ -252,8 +252,12 @@ public final class KafkaIcebergSink implements AutoCloseable {
         }
         if (config.stopAtEnd() && reachedEnd()) {
           endCycle(true, true);
-          LOG.info("reached the end of {} partitions; stopping", assigned.size());
-          return;
+          if (reachedEnd()) {
+            LOG.info("reached the end of {} partitions; stopping", assigned.size());
+            return;
+          }
+          // The last cycle was fenced: the partitions were sought back to what the tables hold,
+          // and what those lack is read and committed again before the sink stops.
         }
       }
       endCycle(true, true);

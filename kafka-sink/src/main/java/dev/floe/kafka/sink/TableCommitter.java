@@ -11,6 +11,7 @@ import static org.apache.iceberg.TableProperties.COMMIT_TOTAL_RETRY_TIME_MS_DEFA
 
 import dev.floe.iceberg.Commits;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
@@ -28,6 +30,7 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -147,9 +150,13 @@ public final class TableCommitter {
           int lost = ++lostRaces;
           waitBeforeNextAttempt = () -> waitAfterLostRaces(lost, table);
         } catch (RuntimeException e) {
+          FencedException upgraded = refusedAfterUpgrade(e, result, ops, table);
           // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
-          // sure that nothing was committed.
-          deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure));
+          // sure that nothing was committed; so does a commit Iceberg refused to plan.
+          deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure || upgraded != null));
+          if (upgraded != null) {
+            throw upgraded;
+          }
           if (e instanceof FencedException || !(e instanceof CleanableFailure)) {
             throw e;
           }
@@ -163,6 +170,30 @@ public final class TableCommitter {
       }
       waitBeforeNextAttempt.run();
     }
+  }
+
+  /**
+   * A fence when Iceberg refused to plan the commit because {@code result} holds position-delete
+   * files written for format v2 and the table was upgraded to v3 since (v3 takes deletion vectors
+   * only; checked when a delete file is added and again at each retry): the sink writes the cycle
+   * again with writers for the table as it is now, as after a fence. Null for any other failure.
+   */
+  private static FencedException refusedAfterUpgrade(
+      RuntimeException e, WriteResult result, TableOperations ops, Table table) {
+    boolean v2PositionDeletes = Arrays.stream(result.deleteFiles())
+        .anyMatch(file -> file.content() == FileContent.POSITION_DELETES && !ContentFileUtil.isDV(file));
+    if (!(e instanceof IllegalArgumentException) || !v2PositionDeletes) {
+      return null;
+    }
+    int formatVersion = ops.refresh().formatVersion();
+    if (formatVersion < 3) {
+      return null;
+    }
+    FencedException fence = new FencedException("table " + table.name() + " was upgraded to format v" + formatVersion
+        + " while this cycle's writers wrote v2 position-delete files, which it refuses (deletion vectors only): the"
+        + " cycle is written again for it");
+    fence.addSuppressed(e);
+    return fence;
   }
 
   /**
