@@ -2,7 +2,10 @@ package dev.floe.kafka.sink;
 
 import dev.floe.iceberg.Catalogs;
 import dev.floe.kafka.LocalKafkaBroker;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -49,6 +52,21 @@ abstract class BrokerAndCatalog {
   void closeCatalog() throws Exception {
     if (catalog instanceof AutoCloseable c) {
       c.close();
+    }
+  }
+
+  /**
+   * Deletes every file of partition 0 of {@code topic}'s log but the one naming its topic id, while
+   * the broker is down: the log starts again at offset 0, as after an unclean leader election.
+   */
+  static void deleteLogSegments(String topic) throws IOException {
+    Path dir = brokerDir.resolve("kafka-logs").resolve(topic + "-0");
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        if (!f.getFileName().toString().equals("partition.metadata")) {
+          Files.delete(f);
+        }
+      }
     }
   }
 }

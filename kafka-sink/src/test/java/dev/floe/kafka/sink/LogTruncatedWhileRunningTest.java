@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -64,7 +61,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
       produce(1000, 500); // offsets 1000-1499, a cycle of its own: its commit is held
       assertTrue(held.awaitHeld(30), "the commit of 1000-1499 was held");
       kafka.stop();
-      deleteSegments(TOPIC + "-0");
+      deleteLogSegments(TOPIC);
       kafka.restart();
       awaitReusedOffsetsFound(sink, run); // position 1500, past the log's end (0)
       produce(2000, 300); // the reused offsets 0-299
@@ -115,7 +112,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
       awaitStored(k, topic, 1000, run);
       awaitStored(j, topic, 1000, run);
       kafka.stop();
-      deleteSegments(topic + "-0");
+      deleteLogSegments(topic);
       kafka.restart();
       awaitReusedOffsetsFound(sink, run);
       produce(topic, 2000, 500, id -> "k"); // the reused offsets 0-499: k's only
@@ -165,7 +162,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
         List.of(new TopicPartition(topic, 0))).get(new TopicPartition(topic, 0));
     assertTrue(stored != null && stored.next() == 300 && stored.leaderEpoch() != null, "stored with its epoch: " + stored);
     kafka.stop();
-    deleteSegments(topic + "-0");
+    deleteLogSegments(topic);
     kafka.restart();
     produce(topic, 1000, 500, id -> "k"); // offsets 0-499: 0-299 are under what the table holds
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config.get())) {
@@ -235,7 +232,7 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
       sink.run();
     }
     kafka.stop();
-    deleteSegments(topic + "-0");
+    deleteLogSegments(topic);
     kafka.restart();
     produce(topic, 2000, 500, id -> "j"); // offsets 0-499, under j's 1000
     produce(topic, 3000, 100, id -> "k"); // offsets 500-599
@@ -315,18 +312,6 @@ class LogTruncatedWhileRunningTest extends BrokerAndCatalog {
         .commitEvery(Duration.ofSeconds(60), 500, Long.MAX_VALUE)
         // the broker's restart rejoins the group; eagerly, the revocation would wait for the commit
         .consumerProperty(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
-  }
-
-  /** Deletes every file of the partition's log but the one naming its topic id. */
-  private static void deleteSegments(String partitionDir) throws IOException {
-    Path dir = brokerDir.resolve("kafka-logs").resolve(partitionDir);
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.toList()) {
-        if (!f.getFileName().toString().equals("partition.metadata")) {
-          Files.delete(f);
-        }
-      }
-    }
   }
 
   private static void produce(long firstId, int count) {

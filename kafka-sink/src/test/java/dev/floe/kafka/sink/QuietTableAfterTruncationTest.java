@@ -5,9 +5,6 @@ import static dev.floe.kafka.sink.SinkFixture.V2;
 import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongFunction;
-import java.util.stream.Stream;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -51,7 +47,7 @@ class QuietTableAfterTruncationTest extends BrokerAndCatalog {
     assertEquals(400, stored(QUIET).next());
 
     kafka.stop();
-    deleteSegments();
+    deleteLogSegments(TOPIC);
     kafka.restart();
     produce(2_000, 600, id -> id % 2 == 0 ? "even" : "odd"); // reused offsets 0-599, none for the quiet table
     assertEquals(1, runOnce(), "the truncation is found through the quiet table's epoch");
@@ -100,18 +96,6 @@ class QuietTableAfterTruncationTest extends BrokerAndCatalog {
   private SnapshotOffsets.Position stored(TableIdentifier table) {
     return SnapshotOffsets.latest(((HasTableOperations) catalog.loadTable(table)).operations().current(), TOPIC,
         List.of(TP)).get(TP);
-  }
-
-  /** The partition's log files, deleted while the broker is down: its log starts again at offset 0. */
-  private static void deleteSegments() throws IOException {
-    Path dir = brokerDir.resolve("kafka-logs").resolve(TOPIC + "-0");
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.toList()) {
-        if (!f.getFileName().toString().equals("partition.metadata")) {
-          Files.delete(f);
-        }
-      }
-    }
   }
 
   /** {@code count} records with ids from {@code firstId}, each routed to the table {@code kind} names. */

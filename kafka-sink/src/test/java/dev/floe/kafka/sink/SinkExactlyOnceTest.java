@@ -43,7 +43,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
@@ -167,18 +166,6 @@ class SinkExactlyOnceTest extends BrokerAndCatalog {
   }
 
   // 2. A route-field cycle whose first table lands and whose second never does.
-
-  /** Refuses every commit (a conflict Iceberg cannot retry past). */
-  private static final class RefusesCommits extends ForwardingTableOperations {
-    RefusesCommits(TableOperations delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      throw new CommitFailedException("injected: the catalog refuses this table's commits");
-    }
-  }
 
   @Test
   void aTableWhoseCommitsFailedGetsItsRecordsOnTheNextRunThoughAnotherTableMovedOn() throws Exception {

@@ -6,10 +6,6 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.floe.iceberg.ForwardingTableOperations;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,15 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongPredicate;
-import java.util.stream.Stream;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -47,18 +39,6 @@ class TruncationCommitLandedInPartTest extends BrokerAndCatalog {
     super("t");
   }
 
-  /** Refuses every commit of the table it wraps (a conflict Iceberg cannot retry past). */
-  private static final class RefusesCommits extends ForwardingTableOperations {
-    RefusesCommits(TableOperations delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      throw new CommitFailedException("injected: the catalog refuses this table's commits");
-    }
-  }
-
   @Test
   void theTableWhoseCommitFailedReadsItsNewRecordsAgain() throws Exception {
     kafka.createTopic(TOPIC, 1);
@@ -68,7 +48,7 @@ class TruncationCommitLandedInPartTest extends BrokerAndCatalog {
     assertEquals(1_000, stored(ODD).next());
 
     kafka.stop();
-    deleteSegments();
+    deleteLogSegments(TOPIC);
     kafka.restart();
     produce(2_000, 600); // the new log's offsets 0-599, in a later leader epoch
 
@@ -124,18 +104,6 @@ class TruncationCommitLandedInPartTest extends BrokerAndCatalog {
   private SnapshotOffsets.Position stored(TableIdentifier table) {
     return SnapshotOffsets.latest(((HasTableOperations) catalog.loadTable(table)).operations().current(), TOPIC,
         List.of(TP)).get(TP);
-  }
-
-  /** The partition's log files, deleted while the broker is down: its log starts again at offset 0. */
-  private static void deleteSegments() throws IOException {
-    Path dir = brokerDir.resolve("kafka-logs").resolve(TOPIC + "-0");
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.toList()) {
-        if (!f.getFileName().toString().equals("partition.metadata")) {
-          Files.delete(f);
-        }
-      }
-    }
   }
 
   /** {@code count} records with ids from {@code firstId}, routed to the even or the odd table by id. */
