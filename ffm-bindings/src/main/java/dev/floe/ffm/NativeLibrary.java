@@ -7,16 +7,24 @@ import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Loads libfloe once per JVM and checks its ABI version.
@@ -27,9 +35,13 @@ import java.util.Locale;
  *   <li>the path in system property {@value #LIBRARY_PATH_PROPERTY}, if set (for development
  *       against a fresh {@code cargo build});
  *   <li>otherwise the copy packaged in this jar under {@code native/<platform>/}, extracted to
- *       {@code <java.io.tmpdir>/floe-native/<content hash>/}. Two JVMs starting at once are safe:
- *       each writes a private temp file and atomically renames it; an existing copy with the same
- *       hash is reused. Copies of other versions older than a day are deleted.
+ *       {@code <java.io.tmpdir>/floe-native-<user>/<content hash>/}, a folder only its owner may
+ *       enter: in a temp folder every user can write to, a library found at a shared path could be
+ *       anyone's. A folder of that name that another user owns, or others may write into, is not
+ *       used (a new private one is made for this JVM). Two JVMs starting at once are safe: each
+ *       writes a private temp file and atomically renames it; an existing copy is reused only if
+ *       its content is the packaged library's. Copies of other versions older than a day are
+ *       deleted.
  * </ol>
  *
  * <p>The generated bindings look symbols up in the libraries loaded by this class loader, so
@@ -127,14 +139,21 @@ public final class NativeLibrary {
     return extract(bytes);
   }
 
-  /** Writes the library under a content-addressed folder, atomically, and reuses it if present. */
   private static Path extract(byte[] bytes) throws IOException {
-    Path root = Path.of(System.getProperty("java.io.tmpdir"), "floe-native");
-    String hash = sha256(bytes).substring(0, 16);
-    Path dir = root.resolve(hash);
+    return extract(bytes, privateRoot(Path.of(System.getProperty("java.io.tmpdir"))));
+  }
+
+  /**
+   * Writes the library under a content-addressed folder of {@code root}, atomically, and reuses a
+   * copy already there only if it holds exactly these bytes.
+   */
+  static Path extract(byte[] bytes, Path root) throws IOException {
+    String sha = sha256(bytes);
+    Path dir = root.resolve(sha.substring(0, 16));
     Path target = dir.resolve(LIBRARY_FILE);
     Files.createDirectories(dir);
-    if (!Files.isRegularFile(target) || Files.size(target) != bytes.length) {
+    if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) || Files.size(target) != bytes.length
+        || !sha.equals(sha256(Files.readAllBytes(target)))) {
       Path temp = Files.createTempFile(dir, LIBRARY_FILE, ".tmp");
       try {
         Files.write(temp, bytes);
@@ -146,6 +165,55 @@ public final class NativeLibrary {
     touch(dir);
     deleteStaleCopies(root, dir);
     return target;
+  }
+
+  /**
+   * This user's folder for extracted copies under {@code tmp}: {@code floe-native-<user>}, made
+   * with owner-only permissions. One that exists but is not this user's, is a link, or lets others
+   * write is not trusted, and a new private folder is made instead (for this JVM only).
+   */
+  static Path privateRoot(Path tmp) throws IOException {
+    String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+    Path root = tmp.resolve("floe-native-" + user);
+    if (!FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      Files.createDirectories(root);
+      return root;
+    }
+    FileAttribute<Set<PosixFilePermission>> ownerOnly =
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+    try {
+      Files.createDirectory(root, ownerOnly);
+    } catch (FileAlreadyExistsException exists) {
+      // checked below, as any folder found there
+    }
+    if (ownedByThisUserAlone(root, tmp)) {
+      return root;
+    }
+    Path fresh = Files.createTempDirectory(tmp, "floe-native-", ownerOnly);
+    fresh.toFile().deleteOnExit();
+    return fresh;
+  }
+
+  /** Whether {@code dir} is a real folder of this JVM's user that no one else may write into. */
+  private static boolean ownedByThisUserAlone(Path dir, Path tmp) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    PosixFileAttributes attributes = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    Set<PosixFilePermission> permissions = attributes.permissions();
+    return attributes.owner().equals(thisUser(tmp))
+        && !permissions.contains(PosixFilePermission.GROUP_WRITE)
+        && !permissions.contains(PosixFilePermission.OTHERS_WRITE);
+  }
+
+  /** The owner of the files this JVM makes (a name lookup can fail in containers; this cannot). */
+  private static UserPrincipal thisUser(Path tmp) throws IOException {
+    Path probe = Files.createTempFile(tmp, "floe-owner", ".tmp");
+    try {
+      return Files.getOwner(probe);
+    } finally {
+      Files.deleteIfExists(probe);
+    }
   }
 
   private static void moveAtomically(Path temp, Path target) throws IOException {

@@ -2,6 +2,7 @@ package dev.floe.ffm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.ffm.internal.floe_h;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,7 +34,8 @@ class NativeLibraryTest {
 
   @Test
   void jvmsStartingAtOnceShareOneExtractedCopyAndStaleCopiesGo() throws Exception {
-    Path stale = tmp.resolve("floe-native").resolve("0000000000000000");
+    Path root = tmp.resolve("floe-native-" + System.getProperty("user.name"));
+    Path stale = root.resolve("0000000000000000");
     Files.createDirectories(stale);
     Files.writeString(stale.resolve("libfloe.so"), "old");
     Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(Duration.ofDays(3))));
@@ -45,7 +48,7 @@ class NativeLibraryTest {
       String out = output(jvm);
       assertTrue(out.contains("attempt 1: loaded abi=" + NativeLibrary.EXPECTED_ABI_VERSION), out);
     }
-    try (Stream<Path> dirs = Files.list(tmp.resolve("floe-native"))) {
+    try (Stream<Path> dirs = Files.list(root)) {
       List<Path> copies = dirs.toList();
       assertEquals(1, copies.size(), "one content-addressed copy: " + copies);
       try (Stream<Path> files = Files.list(copies.getFirst())) {
@@ -53,6 +56,33 @@ class NativeLibraryTest {
       }
     }
     assertFalse(Files.exists(stale), "a copy untouched for days is cleaned up");
+  }
+
+  /** A file of the library's name and size that is not the library (planted, or half written) is replaced. */
+  @Test
+  void aCopyWhoseContentDiffersIsReplaced() throws Exception {
+    byte[] library = "the packaged library's bytes".getBytes(StandardCharsets.UTF_8);
+    Path first = NativeLibrary.extract(library, tmp);
+    byte[] planted = library.clone();
+    planted[0] ^= 1; // the same size
+    Files.write(first, planted);
+    Path second = NativeLibrary.extract(library, tmp);
+    assertEquals(first, second);
+    assertEquals(new String(library, StandardCharsets.UTF_8), Files.readString(second), "the packaged bytes again");
+  }
+
+  /** A user's folder that others may write into (or another user made) is not used: a new private one is. */
+  @Test
+  void aFolderOthersMayWriteIntoIsNotTrusted() throws Exception {
+    Path own = NativeLibrary.privateRoot(tmp);
+    assertEquals(tmp.resolve("floe-native-" + System.getProperty("user.name")), own);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(own)), "made for its owner only");
+    assertEquals(own, NativeLibrary.privateRoot(tmp), "the same folder next time");
+
+    Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path instead = NativeLibrary.privateRoot(tmp);
+    assertNotEquals(own, instead, "a world-writable folder is not used");
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(instead)));
   }
 
   @Test
