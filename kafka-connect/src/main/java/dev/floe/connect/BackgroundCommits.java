@@ -78,9 +78,18 @@ final class BackgroundCommits implements AutoCloseable {
         cause -> cause instanceof ConnectException c ? c : new ConnectException("committing a cycle failed", cause));
   }
 
-  /** Starts committing {@code cycle}; the one before must have been awaited. */
-  void submit(Sealed cycle) {
-    job.start(() -> commit(cycle));
+  /**
+   * Starts committing {@code cycle}; the one before must have been awaited. {@code ended} runs on
+   * the commit thread when the commit has ended, whatever its outcome.
+   */
+  void submit(Sealed cycle, Runnable ended) {
+    job.start(() -> {
+      try {
+        return commit(cycle);
+      } finally {
+        ended.run();
+      }
+    });
   }
 
   /** Whether a cycle is being committed (or committed and not yet taken). */

@@ -636,8 +636,9 @@ public class FloeIcebergSinkTask extends SinkTask {
       cuts.add(new BackgroundCommits.TableCut(name, sink.table(), sink.seal(), expected, offsetsFor(name, expected, offsets)));
     }
     cuts.addAll(withoutFiles);
+    metrics.inFlight(cycleRecords); // until its commit ends: still not in the tables
     commits.submit(new BackgroundCommits.Sealed(List.copyOf(cuts), offsets, Map.copyOf(cycleFirst), cycleRecords,
-        System.nanoTime()));
+        System.nanoTime()), () -> metrics.inFlight(0));
     clearCycle();
     return null;
   }

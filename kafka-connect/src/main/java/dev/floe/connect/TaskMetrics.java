@@ -1,10 +1,13 @@
 package dev.floe.connect;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.apache.kafka.common.utils.Sanitizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,20 +27,32 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong fencedCycles = new AtomicLong();
   private volatile long lastCommitMillis;
   private volatile long uncommittedRecords;
+  /** Records of the cycle being committed (0 once its commit has ended). */
+  private volatile long inFlightRecords;
   private volatile int openTables;
   private volatile long lastCommitNanos = System.nanoTime();
   private final ObjectName name;
+  /** The metrics registered under each name in this JVM (a worker runs many tasks). */
+  private static final Map<ObjectName, TaskMetrics> OWNERS = new HashMap<>();
 
+  /**
+   * Registers under {@code dev.floe:type=FloeIcebergSinkTask,connector=<name>,task=<n>}, the name
+   * quoted only where JMX needs it, as Connect names its own task metrics. A task of the same name
+   * still registered (an earlier one Connect gave up waiting for) gives way.
+   */
   TaskMetrics(String connector, int task) {
     ObjectName registered = null;
     try {
-      registered = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote(connector)
+      registered = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + Sanitizer.jmxSanitize(connector)
           + ",task=" + task);
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      if (server.isRegistered(registered)) {
-        server.unregisterMBean(registered);
+      synchronized (OWNERS) {
+        if (server.isRegistered(registered)) {
+          server.unregisterMBean(registered);
+        }
+        server.registerMBean(this, registered);
+        OWNERS.put(registered, this);
       }
-      server.registerMBean(this, registered);
     } catch (JMException e) {
       LOG.warn("task metrics are not on JMX: {}", e.toString());
       registered = null;
@@ -71,6 +86,11 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
 
   void uncommitted(long records) {
     uncommittedRecords = records;
+  }
+
+  /** Records of the cycle handed to the commit thread; 0 when its commit ends. */
+  void inFlight(long records) {
+    inFlightRecords = records;
   }
 
   void committed(long files, long bytes, long millis) {
@@ -151,7 +171,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
 
   @Override
   public long getUncommittedRecords() {
-    return uncommittedRecords;
+    return uncommittedRecords + inFlightRecords;
   }
 
   @Override
@@ -159,9 +179,16 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
     return (System.nanoTime() - lastCommitNanos) / 1_000_000;
   }
 
+  /** Unregisters these metrics, unless a later task of the same name registered its own since. */
   @Override
   public void close() {
-    if (name != null) {
+    if (name == null) {
+      return;
+    }
+    synchronized (OWNERS) {
+      if (!OWNERS.remove(name, this)) {
+        return; // a later task's metrics hold the name now
+      }
       try {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
       } catch (JMException ignored) {

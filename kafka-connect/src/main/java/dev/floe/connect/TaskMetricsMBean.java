@@ -2,7 +2,8 @@ package dev.floe.connect;
 
 /**
  * One task's figures over the worker's JMX, as {@code
- * dev.floe:type=FloeIcebergSinkTask,connector=<name>,task=<index>}. Consumer lag is Connect's own
+ * dev.floe:type=FloeIcebergSinkTask,connector=<name>,task=<index>} (the name quoted only where JMX
+ * needs it). Consumer lag is Connect's own
  * ({@code kafka.consumer:type=consumer-fetch-manager-metrics,client-id=connector-consumer-<name>-<task>},
  * {@code records-lag-max}); these say how far the tables are behind what the task has read.
  */
@@ -27,6 +28,7 @@ public interface TaskMetricsMBean {
 
   long getCommittedBytes();
 
+  /** How long the last commit took, from its cycle's end to its commit. */
   long getLastCommitMillis();
 
   /** Cycles whose commit was refused because another task had moved their partitions' offsets (a zombie's). */
@@ -38,9 +40,9 @@ public interface TaskMetricsMBean {
    */
   int getOpenTables();
 
-  /** Records the task has read whose offsets are not committed to the tables yet. */
+  /** Records the task has read whose offsets are not committed to the tables yet (a cycle being committed too). */
   long getUncommittedRecords();
 
-  /** Milliseconds since the last commit (or since the task started). */
+  /** Milliseconds since the last commit (or since the task started); it grows on a task with nothing to commit. */
   long getMillisSinceLastCommit();
 }
