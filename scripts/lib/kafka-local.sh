@@ -12,7 +12,7 @@ floe_kafka_needs_build() {
         -newer "$FLOE_KAFKA_CLASSPATH_FILE" -print -quit)" ]]
 }
 
-# Compiles kafka-local and resolves the broker's jars when missing or stale (it depends on no other floe module).
+# Compiles kafka-local and resolves the broker's jars when missing or stale (and floe-corpus, its one floe dependency).
 floe_kafka_build() {
   floe_kafka_needs_build || return 0
   floe_require mvn

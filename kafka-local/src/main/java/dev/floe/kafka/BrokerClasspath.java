@@ -38,7 +38,7 @@ final class BrokerClasspath {
         throw new IllegalStateException(
             "floe-kafka-local has no broker classpath (resource dev/floe/kafka/" + resource
                 + "); it is written when the module is built: run "
-                + "'mvn -Dfloe.skipCargo=true -DskipTests install -pl kafka-local'");
+                + "'mvn -Dfloe.skipCargo=true -DskipTests install -pl kafka-local -am'");
       }
       text = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
     } catch (IOException e) {
@@ -58,7 +58,7 @@ final class BrokerClasspath {
       throw new IllegalStateException(
           "the broker classpath of floe-kafka-local names jars that do not exist: " + missing
               + " (the local Maven repository changed since the module was built); rebuild it: "
-              + "'mvn -Dfloe.skipCargo=true -DskipTests install -pl kafka-local'");
+              + "'mvn -Dfloe.skipCargo=true -DskipTests install -pl kafka-local -am'");
     }
     return text;
   }

@@ -105,7 +105,7 @@ public final class SinkSettings {
           "Stop once everything up to the end of the topics (as of the assignment) is committed.")
       .define(KAFKA_TIMEOUT, Type.STRING, "60s", durationValidator(), Importance.LOW,
           "How long the start waits for the broker to answer: the sink then fails, naming it, as it"
-              + " does for a missing dead-letter topic (or a missing topic with stop.at.end).")
+              + " does for a missing topic with stop.at.end (a missing dead-letter topic is created).")
       .define(ENCODE_THREADS, Type.INT, 1, ConfigDef.Range.atLeast(1), Importance.LOW,
           "Threads encoding each file's columns, besides each table's writer thread.")
       .define(ENCODE_AHEAD, Type.BOOLEAN, true, Importance.LOW,
