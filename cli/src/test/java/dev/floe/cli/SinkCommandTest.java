@@ -1,6 +1,7 @@
 package dev.floe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.corpus.NexmarkGenerator;
@@ -147,6 +148,18 @@ class SinkCommandTest {
         "--stop-at-end");
     assertEquals(FloeCli.EXIT_FAILED, noTopic.exitCode(), noTopic.out() + noTopic.err());
     assertTrue(noTopic.err().contains("topics [no-such-topic] do not exist"), noTopic.err());
+    // Upserts into a table the schema would create without identifier fields: refused first.
+    CliProcess.Result keyless = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
+        "--route", "bad-in=db.events", "--warehouse", dir.resolve("w4").toString(), "--schema", schemaFile(),
+        "--upsert", "--stop-at-end");
+    assertEquals(FloeCli.EXIT_FAILED, keyless.exitCode(), keyless.out() + keyless.err());
+    assertTrue(keyless.err().contains("table db.events has no identifier fields"), keyless.err());
+    // A sink that could not start creates no table (helper-61: each run above left an empty one).
+    for (String warehouse : List.of("w1", "w3", "w4")) {
+      try (AutoCloseable catalog = (AutoCloseable) Catalogs.embedded(dir.resolve(warehouse))) {
+        assertFalse(((Catalog) catalog).tableExists(TableIdentifier.of("db", "events")), warehouse + " has no table");
+      }
+    }
   }
 
   private static String schemaFile() {

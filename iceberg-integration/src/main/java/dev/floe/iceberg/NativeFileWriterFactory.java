@@ -161,6 +161,15 @@ public final class NativeFileWriterFactory {
   }
 
   /**
+   * Why a table about to be created as {@code schema}, {@code spec} and {@code formatVersion}
+   * could not be written by key (the rules of {@link #keyedWritesRefusal(Table)}), or null if it
+   * could: asked before creating it, so that a refused table is not left behind.
+   */
+  public static String keyedWritesRefusal(String table, Schema schema, PartitionSpec spec, int formatVersion) {
+    return keyedWritesRefusal("table " + table, schema, spec, formatVersion, List.of(), false);
+  }
+
+  /**
    * Why {@code table} cannot take inserts and deletes of whole rows by key ({@link
    * #newDeltaTaskWriter} with {@link NativeTaskWriter#deleteRows}), or null if it can: the rules
    * of {@link #keyedWritesRefusal(Table)}, except that the current spec may partition by any

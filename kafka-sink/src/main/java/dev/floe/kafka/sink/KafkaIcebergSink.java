@@ -1,6 +1,7 @@
 package dev.floe.kafka.sink;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -117,6 +119,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
   /** Set by close(): rebalance callbacks the consumer still runs as it closes have nothing to commit. */
   private boolean closing;
 
+  /**
+   * Checks Kafka first (a broker that does not answer, a missing topic the sink is to read to its
+   * end) and the keyed-write rules of tables to create, then loads or creates the tables: a sink
+   * that cannot start leaves no table behind.
+   *
+   * @throws SinkException naming what stands in the way
+   */
   public KafkaIcebergSink(SinkConfig config) {
     this.config = config;
     this.inFlight = new Semaphore((int) config.batchBudgetBytes());
@@ -135,6 +144,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
           new KafkaConsumer<>(KafkaClients.consumer(config), new ByteBufferDeserializer(), new ByteBufferDeserializer());
       TableChannel.Shared shared =
           new TableChannel.Shared(config, allocator, inFlight, fileBuffers, pool, deadLetters, metrics, () -> stopping);
+      checkKafka(); // before any table is created: a sink that cannot start leaves none behind
       for (TableRoute route : config.routes()) {
         channels.computeIfAbsent(route.table(), id -> new TableChannel(id, loadOrCreate(id), shared));
       }
@@ -156,12 +166,23 @@ public final class KafkaIcebergSink implements AutoCloseable {
       if (config.createSchema() == null) {
         throw new SinkException("table " + id + " does not exist and no schema was given to create it", missing);
       }
+      String notByKey = config.upsert() ? NativeFileWriterFactory.keyedWritesRefusal(id.toString(),
+          config.createSchema(), config.createSpec(), formatVersion(config.createProperties())) : null;
+      if (notByKey != null) {
+        throw new SinkException("table " + id + " does not exist, and as the schema given would create it, it could not"
+            + " take upserts: " + notByKey + " (identifier-field-ids in the schema's JSON); nothing was created", missing);
+      }
       try {
         return config.catalog().createTable(id, config.createSchema(), config.createSpec(), config.createProperties());
       } catch (AlreadyExistsException raced) {
         return config.catalog().loadTable(id); // another sink created it first
       }
     }
+  }
+
+  /** The format version a table created with {@code properties} gets (Iceberg's default: 2). */
+  private static int formatVersion(Map<String, String> properties) {
+    return properties == null ? 2 : Integer.parseInt(properties.getOrDefault(TableProperties.FORMAT_VERSION, "2"));
   }
 
   /** The sink's counters (also registered over JMX). */
@@ -178,7 +199,6 @@ public final class KafkaIcebergSink implements AutoCloseable {
    *     uncommitted is kept, and a restart resumes from the tables' offsets
    */
   public void run() {
-    checkKafka();
     Listener listener = new Listener();
     if (config.topicPattern() != null) {
       consumer.subscribe(config.topicPattern(), listener);
