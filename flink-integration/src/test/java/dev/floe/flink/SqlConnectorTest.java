@@ -353,6 +353,39 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * Within a type's kind, what Iceberg's connector refuses at planning floe refuses too (helper-59):
+   * TIMESTAMP(9) into a microsecond column (before: written with its nanoseconds cut), VARBINARY
+   * into fixed[4], and a column that may be null into a required one (before: written until the
+   * first null failed the job).
+   */
+  @Test
+  void whatItsColumnWouldCutOrFailOnLaterIsRefusedAtPlanning() throws Exception {
+    catalog.createTable(TableIdentifier.of("nexmark", "typed"),
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get()),
+            org.apache.iceberg.types.Types.NestedField.optional(2, "ts",
+                org.apache.iceberg.types.Types.TimestampType.withoutZone()),
+            org.apache.iceberg.types.Types.NestedField.optional(3, "f", org.apache.iceberg.types.Types.FixedType.ofLength(4))),
+        org.apache.iceberg.PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    StreamTableEnvironment sql = tables();
+    sql.executeSql("CREATE TABLE nanos (id BIGINT NOT NULL, ts TIMESTAMP(9)) WITH ("
+        + catalogOptions("floe-iceberg", "typed") + ")");
+    Exception e = assertThrows(Exception.class,
+        () -> sql.executeSql("INSERT INTO nanos VALUES (CAST(1 AS BIGINT), TIMESTAMP '2024-01-01 00:00:00.123456789')"));
+    assertTrue(causes(e).contains("column 'ts' is timestamp (microseconds) but the rows hold TIMESTAMP(9)"), causes(e));
+
+    sql.executeSql("CREATE TABLE wide_binary (id BIGINT NOT NULL, f VARBINARY(10)) WITH ("
+        + catalogOptions("floe-iceberg", "typed") + ")");
+    e = assertThrows(Exception.class, () -> sql.executeSql("INSERT INTO wide_binary VALUES (CAST(1 AS BIGINT), X'0102')"));
+    assertTrue(causes(e).contains("only BINARY(4) fits it"), causes(e));
+
+    sql.executeSql("CREATE TABLE nullable (id BIGINT, ts TIMESTAMP(6)) WITH (" + catalogOptions("floe-iceberg", "typed") + ")");
+    e = assertThrows(Exception.class,
+        () -> sql.executeSql("INSERT INTO nullable VALUES (CAST(1 AS BIGINT), TIMESTAMP '2024-01-01 00:00:00')"));
+    assertTrue(causes(e).contains("column 'id' is required but the rows' BIGINT may be null"), causes(e));
+  }
+
+  /**
    * A table the connector creates keeps the DDL's options but {@code connector}, which Iceberg's
    * catalogs refuse to load a table by (their reserved keys): before, the table could no longer be
    * read or written through a {@code 'type' = 'iceberg'} catalog.

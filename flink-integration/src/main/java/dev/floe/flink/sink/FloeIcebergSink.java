@@ -365,6 +365,7 @@ public final class FloeIcebergSink<T>
     private DistributionMode distribution;
     private int batchRows = RowDataWriterSettings.DEFAULT_BATCH_ROWS;
     private Integer writeParallelism;
+    private boolean checkNullability = true;
     private final Map<String, String> tableProperties = new HashMap<>();
 
     private RowDataBuilder(IcebergTableRef table) {
@@ -404,6 +405,16 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
+    /**
+     * Whether a row field that may be null is refused, when the job is built, for a required
+     * column (default true, as Iceberg's sink refuses it); false: such rows are written, and the
+     * first null fails the job.
+     */
+    public RowDataBuilder checkNullability(boolean check) {
+      this.checkNullability = check;
+      return this;
+    }
+
     /** Rows per Arrow batch handed to the native writer (default 4096). */
     public RowDataBuilder batchRows(int rows) {
       this.batchRows = rows;
@@ -433,7 +444,7 @@ public final class FloeIcebergSink<T>
       if (upsert) {
         requireKeyedWrites(loaded);
       }
-      RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString());
+      RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString(), checkNullability);
       RowWriteMode mode = RowWriteMode.of(loaded, upsert);
       KeySelector<RowData, ?> distribution = null;
       if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {

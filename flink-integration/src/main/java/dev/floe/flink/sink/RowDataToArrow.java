@@ -29,6 +29,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -90,12 +91,16 @@ final class RowDataToArrow implements AutoCloseable {
 
   /**
    * Refuses rows of {@code rowType} that the columns of {@code schema} do not take, with the
-   * message a writer would fail with, naming {@code table}.
+   * message a writer would fail with, naming {@code table}; with {@code checkNullability}, also a
+   * field that may be null for a required column.
    */
-  static void requireFits(Schema schema, RowType rowType, String table) {
+  static void requireFits(Schema schema, RowType rowType, String table, boolean checkNullability) {
     try (BufferAllocator allocator = new RootAllocator();
         RowDataToArrow probe = new RowDataToArrow(schema, rowType, false, allocator)) {
       // made: every field has its column, every column's type takes its field's
+      if (checkNullability) {
+        requireNonNullable(schema.asStruct(), rowType, "");
+      }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("table " + table + " cannot take the rows: " + e.getMessage(), e);
     }
@@ -288,6 +293,51 @@ final class RowDataToArrow implements AutoCloseable {
     if (!accepted.contains(flink.getTypeRoot())) {
       throw new IllegalArgumentException(
           "column '" + path + "' is " + type + " but the rows hold " + flink + " (Iceberg's sink refuses it too)");
+    }
+    // Within the right kind: what would be cut, or fail only at the first value that does not fit.
+    if (type.typeId() == Type.TypeID.TIMESTAMP && LogicalTypeChecks.getPrecision(flink) > 6) {
+      throw new IllegalArgumentException("column '" + path + "' is " + type + " (microseconds) but the rows hold " + flink
+          + ", whose nanoseconds it would cut (Iceberg's sink refuses it too)");
+    }
+    int width = type instanceof Types.FixedType fixed ? fixed.length() : type.typeId() == Type.TypeID.UUID ? 16 : -1;
+    if (width >= 0 && !(flink instanceof BinaryType binary && binary.getLength() == width)) {
+      throw new IllegalArgumentException("column '" + path + "' is " + type + " but the rows hold " + flink
+          + " (only BINARY(" + width + ") fits it; Iceberg's sink refuses it too)");
+    }
+  }
+
+  /**
+   * Refuses a row field that may be null for a required column, as Iceberg's sink refuses such a
+   * write schema: otherwise the job would run until its first null and fail then. Checked down
+   * through required columns only: below an optional one, Flink SQL cannot declare a field NOT
+   * NULL (Calcite makes a nullable row's fields nullable), and Iceberg's sink refuses every such
+   * DDL; floe writes it, and a null there fails the job when it comes. Map keys aside (Iceberg's
+   * are always required, Flink's nullable unless declared otherwise).
+   */
+  private static void requireNonNullable(Types.StructType struct, RowType rowType, String parent) {
+    for (Types.NestedField field : struct.fields()) {
+      int position = rowType.getFieldIndex(field.name());
+      if (position >= 0) {
+        requireNonNullable(field, rowType.getTypeAt(position), parent.isEmpty() ? field.name() : parent + "." + field.name());
+      }
+    }
+  }
+
+  private static void requireNonNullable(Types.NestedField field, LogicalType flink, String path) {
+    if (!field.isRequired()) {
+      return;
+    }
+    if (flink.isNullable()) {
+      throw new IllegalArgumentException("column '" + path + "' is required but the rows' " + flink + " may be null"
+          + " (declare it NOT NULL; Iceberg's sink refuses it too)");
+    }
+    switch (field.type().typeId()) {
+      case STRUCT -> requireNonNullable(field.type().asStructType(), (RowType) flink, path);
+      case LIST -> requireNonNullable(field.type().asListType().fields().getFirst(),
+          ((ArrayType) flink).getElementType(), path + ".element");
+      case MAP -> requireNonNullable(field.type().asMapType().fields().get(1),
+          ((MapType) flink).getValueType(), path + ".value");
+      default -> { }
     }
   }
 
