@@ -7,6 +7,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.arrow.UnknownField;
 import dev.floe.iceberg.ArrowSchemas;
 import dev.floe.iceberg.SchemaFiles;
 import dev.floe.iceberg.TableEvolution;
@@ -16,7 +17,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.iceberg.catalog.Catalog;
@@ -282,7 +286,10 @@ final class WriteCommand implements Callable<Integer> {
     long[] lineNumbers = new long[batchRows];
     long rows = 0;
     long rejected = 0;
-    JsonDecoderConfig config = evolveSchema ? TableEvolution.DESCRIBING : JsonDecoderConfig.defaults().withStrict(strict);
+    JsonDecoderConfig config = evolveSchema
+        ? TableEvolution.DESCRIBING
+        : JsonDecoderConfig.defaults().withStrict(strict).withReportUnknownFields(!strict);
+    Map<String, Long> unknownValues = new TreeMap<>(); // fields the schema lacks: not written, said at the end
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(target.arrowSchema(), config);
         MessageBatch batch = new MessageBatch()) {
       long before = 0;
@@ -305,12 +312,25 @@ final class WriteCommand implements Callable<Integer> {
           rejected++;
         }
         rows += stats.rows();
+        if (!evolveSchema) {
+          for (UnknownField field : decoder.takeUnknownFields()) {
+            if (!field.needsWidening()) {
+              unknownValues.merge(field.path(), field.count(), Long::sum);
+            }
+          }
+        }
         progress.advance(lines.bytesRead() - before);
         before = lines.bytesRead();
       }
     }
     if (deadLetters == null && rejected > SKIPPED_LINES_SHOWN) {
       err.printf("floe write: skipped %,d more bad lines%n", rejected - SKIPPED_LINES_SHOWN);
+    }
+    if (!unknownValues.isEmpty()) {
+      err.printf("floe write: not written, fields the schema has no column for: %s (--evolve-schema adds them to a"
+          + " table; --strict rejects their lines)%n", unknownValues.entrySet().stream()
+              .map(e -> "'" + e.getKey() + "' (" + String.format("%,d", e.getValue()) + " values)")
+              .collect(Collectors.joining(", ")));
     }
     progress.done();
     err.flush();

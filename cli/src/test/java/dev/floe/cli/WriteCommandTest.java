@@ -77,6 +77,19 @@ class WriteCommandTest {
     assertTrue(idChunks.getLast().endsWith("  3000"), "the last row group ends at id 3000: " + idChunks.getLast());
   }
 
+  /** Fields the schema has no column for are not written, and said so (helper-61: before, nothing was said). */
+  @Test
+  void fieldsTheSchemaLacksAreNamedWithTheirCounts() throws Exception {
+    Files.writeString(dir.resolve("in.jsonl"), "{\"id\":1,\"extra\":\"x\"}\n{\"id\":2,\"extra\":\"y\",\"more\":{\"a\":1}}\n");
+    TestRows.writeSchema(dir);
+    CliProcess.Result r =
+        CliProcess.run(dir, "write", "--input", "in.jsonl", "--schema", "schema.json", "--output", "out.parquet");
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("rows written   2\n"), r.out());
+    assertTrue(r.err().contains("not written, fields the schema has no column for: 'extra' (2 values), 'more' (1 values)"),
+        r.err());
+  }
+
   @Test
   void dlqKeepsEveryGoodLineAndRecordsEveryBadOneExactly() throws Exception {
     Mixed mixed = Mixed.build();
