@@ -733,6 +733,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
           groupOffsets.put(tp, o);
         }
       });
+      if (!groupOffsets.isEmpty()) {
+        LOG.info("partitions a table holds no offsets for resume from group {}'s committed offsets (a new group reads"
+            + " them from the start): {}", config.group(), groupOffsets.entrySet().stream()
+                .map(e -> e.getKey() + "@" + e.getValue().offset()).sorted().toList());
+      }
     }
     List<TopicPartition> fromBeginning = new ArrayList<>();
     Map<TopicPartition, Long> seeks = new HashMap<>();
