@@ -65,6 +65,18 @@ final class CatalogOptions {
     }
   }
 
+  /**
+   * Opens an existing catalog for reading: an embedded one whose warehouse has no catalog yet is
+   * refused, naming the folder, instead of being created there (a mistyped --warehouse).
+   */
+  Catalog openExisting(CommandSpec spec) {
+    if (warehouse != null && !Files.isRegularFile(warehouse.resolve("catalog.db"))) {
+      throw new ParameterException(spec.commandLine(), "--warehouse " + warehouse.toAbsolutePath()
+          + " holds no catalog (no catalog.db there): is it the warehouse the tables were written to?");
+    }
+    return open();
+  }
+
   /** Opens the catalog; close it after use if it is {@link AutoCloseable}. */
   Catalog open() {
     if (warehouse != null) {

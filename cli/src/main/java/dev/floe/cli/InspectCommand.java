@@ -80,7 +80,7 @@ final class InspectCommand implements Callable<Integer> {
       }
       return FloeCli.EXIT_OK;
     }
-    Catalog opened = catalog.open();
+    Catalog opened = catalog.openExisting(spec);
     try {
       Table loaded = opened.loadTable(TableIdentifier.parse(table));
       TableReport report = TableReport.read(table, loaded, maxFiles);

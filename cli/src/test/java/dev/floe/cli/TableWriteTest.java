@@ -145,6 +145,11 @@ class TableWriteTest {
     CliProcess.Result fileFlags = CliProcess.run(dir, "inspect", "first.jsonl", "--max-files", "3");
     assertEquals(2, fileFlags.exitCode(), fileFlags.err());
     assertTrue(fileFlags.err().contains("--max-files goes with --table"), fileFlags.err());
+    // A mistyped warehouse is named, and no catalog is made there (helper-61: before, one was).
+    CliProcess.Result typo = CliProcess.run(dir, "inspect", "--table", "db.events", "--warehouse", "wj");
+    assertEquals(2, typo.exitCode(), typo.err());
+    assertTrue(typo.err().contains("wj holds no catalog (no catalog.db there)"), typo.err());
+    assertFalse(Files.exists(dir.resolve("wj")), "no warehouse made by inspect");
   }
 
   @Test
