@@ -2,6 +2,7 @@ package dev.floe.cli;
 
 import dev.floe.kafka.sink.KafkaIcebergSink;
 import dev.floe.kafka.sink.SinkConfig;
+import dev.floe.kafka.sink.SinkException;
 import dev.floe.kafka.sink.SinkSettings;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -57,7 +58,7 @@ final class SinkCommand implements Callable<Integer> {
     validate();
     PrintWriter out = spec.commandLine().getOut();
     Catalog opened = catalog.open();
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(config(opened))) {
+    try (KafkaIcebergSink sink = startSink(config(opened))) {
       CountDownLatch finished = new CountDownLatch(1);
       Thread onInterrupt = new Thread(() -> {
         sink.stop();
@@ -80,6 +81,24 @@ final class SinkCommand implements Callable<Integer> {
       }
     }
     return FloeCli.EXIT_OK;
+  }
+
+  /** The sink, or its failure to start with the settings it names said as this command's flags. */
+  private static KafkaIcebergSink startSink(SinkConfig config) {
+    try {
+      return new KafkaIcebergSink(config);
+    } catch (SinkException e) {
+      throw new SinkException(asFlags(e.getMessage()), e.getCause());
+    }
+  }
+
+  /** {@code message} with each sink setting it names ({@code kafka.timeout}) as its flag ({@code --kafka-timeout}). */
+  static String asFlags(String message) {
+    String out = message;
+    for (String setting : SinkSettings.definition().names()) {
+      out = out.replaceAll("(?<![\\w.-])" + Pattern.quote(setting) + "(?![\\w.-])", Matcher.quoteReplacement(flag(setting)));
+    }
+    return out;
   }
 
   private void validate() {
@@ -160,7 +179,7 @@ final class SinkCommand implements Callable<Integer> {
           .matcher(e.getMessage())
           .replaceAll(m -> Matcher.quoteReplacement(
               "invalid value " + m.group(1) + " for " + flag(m.group(2))));
-      throw usage(message
+      throw usage(asFlags(message)
           .replace("give at least one route (topic -> table)",
               "give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value"));
     }

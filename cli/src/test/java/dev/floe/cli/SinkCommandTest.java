@@ -119,6 +119,11 @@ class SinkCommandTest {
         "--route", "a=db.a", "--consumer-property", "group.id=other");
     assertEquals(FloeCli.EXIT_USAGE, group.exitCode());
     assertTrue(group.err().contains("--consumer-property group.id: give it with --group"), group.err());
+    // the sink's own refusals name the flags, not the settings behind them (helper-61)
+    CliProcess.Result unused = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
+        "--route", "a=db.a", "--dlq-topic", "dead");
+    assertEquals(FloeCli.EXIT_USAGE, unused.exitCode());
+    assertTrue(unused.err().contains("(--on-error = dlq)"), unused.err());
   }
 
   /**
@@ -132,6 +137,7 @@ class SinkCommandTest {
         "--warehouse", dir.resolve("w1").toString(), "--schema", schemaFile(), "--kafka-timeout", "2s", "--stop-at-end");
     assertEquals(FloeCli.EXIT_FAILED, unreachable.exitCode(), unreachable.out() + unreachable.err());
     assertTrue(unreachable.err().contains("no answer from Kafka at 127.0.0.1:1 within 2 s"), unreachable.err());
+    assertTrue(unreachable.err().contains("--kafka-timeout sets the wait"), "the flag, not the setting: " + unreachable.err());
 
     // A dead-letter topic that does not exist is created with the cluster's defaults (as Kafka
     // Connect does): before, each bad record waited a minute for it, without a word.
