@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.hadoop.conf.Configuration;
@@ -137,6 +138,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     settings = new ConnectorSettings(props);
+    allocator = directMemory(); // first: without the JVM's flags nothing else is started
     group = settings.groupId();
     metrics = new TaskMetrics(settings.connectorName(), settings.taskIndex());
     badRecords = new BadRecords(settings.toleratesErrors(), errantRecordReporter(), metrics);
@@ -145,7 +147,6 @@ public class FloeIcebergSinkTask extends SinkTask {
     committer = new TableCommitter(group);
     commits = new BackgroundCommits(committer, badRecords, SnapshotExpiry.every(settings.expireSnapshotsInterval()),
         "floe-connect-commit-" + settings.connectorName() + "-" + settings.taskIndex());
-    allocator = new RootAllocator();
     registerJdbcDrivers();
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
     loader = new TableLoader(catalog, settings, RecordValues.fastPath(props.get("value.converter")));
@@ -959,6 +960,23 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /** Drops the cycle in progress (its records are read again by whoever owns them next). */
+  /**
+   * Arrow's allocator, after a first allocation: without the worker's JVM flags, Arrow cannot use
+   * direct memory, and that is said here, naming the flags, instead of by the first batch.
+   */
+  private static RootAllocator directMemory() {
+    RootAllocator allocator = new RootAllocator();
+    try (ArrowBuf probe = allocator.buffer(8)) {
+      probe.nioBuffer(0, 8); // what needs the opened java.nio (Arrow's MemoryUtil.directBuffer)
+      return allocator;
+    } catch (RuntimeException | LinkageError e) {
+      allocator.close();
+      throw new ConnectException("Arrow cannot use direct memory in this worker's JVM: start it with"
+          + " KAFKA_OPTS=\"--enable-native-access=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED\""
+          + " (kafka-connect/README.md, installing): " + e, e);
+    }
+  }
+
   @Override
   public void stop() {
     if (commitTimer != null) {
