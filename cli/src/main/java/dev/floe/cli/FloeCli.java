@@ -1,6 +1,12 @@
 package dev.floe.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -71,6 +77,18 @@ public final class FloeCli {
   }
 
   private static String message(Throwable e) {
+    if (e instanceof FileSystemException file && file.getReason() == null) {
+      // Java's file errors say only the path: say what went wrong with it
+      String what = switch (file) {
+        case AccessDeniedException denied -> "permission denied";
+        case NoSuchFileException missing -> "no such file or directory";
+        case FileAlreadyExistsException exists -> "already exists";
+        case NotDirectoryException notDirectory -> "not a directory";
+        case DirectoryNotEmptyException notEmpty -> "directory not empty";
+        default -> file.getClass().getSimpleName();
+      };
+      return file.getFile() + ": " + what + (file.getOtherFile() != null ? " (" + file.getOtherFile() + ")" : "");
+    }
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 

@@ -1,0 +1,25 @@
+package dev.floe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One-line errors say what went wrong with a file, not only its path (helper-61: an unwritable
+ * output folder was reported as "floe write: /tmp/rowh/.x.parquet.5036749128964361382.partial").
+ * Tests run as root here, which no permission stops, so the messages are checked directly.
+ */
+class ErrorMessagesTest {
+  @Test
+  void fileErrorsSayWhatWentWrong() {
+    assertEquals("cannot create warehouse /x/wh: /x/wh: permission denied",
+        FloeCli.oneLine(new UncheckedIOException("cannot create warehouse /x/wh", new AccessDeniedException("/x/wh"))));
+    assertEquals("/in.jsonl: no such file or directory", FloeCli.oneLine(new NoSuchFileException("/in.jsonl")));
+    assertEquals("/a: Read-only file system", FloeCli.oneLine(new FileSystemException("/a", null, "Read-only file system")),
+        "a reason Java gives is kept");
+  }
+}
