@@ -209,6 +209,10 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
     } finally {
       IcebergTableRef.close(exampleCatalog);
     }
+    // What the job would wait on without a word is said before it starts (helper-61: it hung).
+    assertEquals(null, NexmarkToIceberg.topicProblem(kafka.bootstrapServers(), "events"));
+    String missing = NexmarkToIceberg.topicProblem(kafka.bootstrapServers(), "no-such-topic");
+    assertTrue(missing != null && missing.startsWith("topic no-such-topic does not exist at "), missing);
   }
 
   /**
