@@ -1,6 +1,7 @@
 package dev.floe.cli;
 
 import dev.floe.cli.CorpusEvents.Corpus;
+import dev.floe.kafka.sink.SinkSettings;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -93,9 +94,10 @@ final class GenerateCommand implements Callable<Integer> {
 
   @Option(
       names = "--kafka-timeout",
-      paramLabel = "SECONDS",
-      description = "How long to wait for the broker to answer before giving up (default: 15).")
-  Integer kafkaTimeoutSeconds;
+      paramLabel = "DURATION",
+      description = "How long to wait for the broker to answer before giving up, as floe sink takes it: 15s,"
+          + " 500ms, 2m; a bare number is seconds (default: 15s).")
+  String kafkaTimeout;
 
   @Override
   public Integer call() throws IOException {
@@ -129,7 +131,7 @@ final class GenerateCommand implements Callable<Integer> {
       throw usage("--events must be >= 0");
     }
     if (bootstrap == null) {
-      if (topic != null || partitions != null || compression != null || kafkaTimeoutSeconds != null) {
+      if (topic != null || partitions != null || compression != null || kafkaTimeout != null) {
         throw usage("--topic, --partitions, --compression, --kafka-timeout go with --bootstrap");
       }
       return;
@@ -143,8 +145,12 @@ final class GenerateCommand implements Callable<Integer> {
     if (partitions != null && (partitions < 1 || partitions > 100_000)) {
       throw usage("--partitions must be 1..100000");
     }
-    if (kafkaTimeoutSeconds != null && kafkaTimeoutSeconds < 1) {
-      throw usage("--kafka-timeout must be at least 1 second");
+    if (kafkaTimeout != null) {
+      try {
+        SinkSettings.duration(kafkaTimeout);
+      } catch (IllegalArgumentException e) {
+        throw usage("--kafka-timeout " + e.getMessage());
+      }
     }
   }
 
@@ -164,7 +170,7 @@ final class GenerateCommand implements Callable<Integer> {
   }
 
   private int produceToKafka() {
-    Duration timeout = Duration.ofSeconds(kafkaTimeoutSeconds != null ? kafkaTimeoutSeconds : 15);
+    Duration timeout = kafkaTimeout != null ? SinkSettings.duration(kafkaTimeout) : Duration.ofSeconds(15);
     KafkaTopic target = KafkaTopic.ensure(bootstrap, topic, partitions, timeout);
     String codec = (compression != null ? compression : Compression.lz4).name();
     CorpusEvents source = CorpusEvents.of(corpus, seed);

@@ -53,8 +53,9 @@ import picocli.CommandLine.Spec;
       "",
       "Examples:",
       "  floe write --input bids.jsonl --schema bids.schema.json --output bids.parquet",
-      "  floe write --input bids.jsonl --schema bids.schema.json --table nexmark.bids --warehouse wh \\",
-      "      --partition-by 'bucket(8,auction)' --on-error dlq --dlq bad-bids.jsonl",
+      "  floe write --input bids.jsonl --schema bids.schema.json \\",
+      "      --table nexmark.bids --warehouse wh --partition-by 'bucket(8,auction)' \\",
+      "      --on-error dlq --dlq bad-bids.jsonl",
       "",
       "Exit codes: 0 written; 1 failed (missing/unreadable input or schema, a bad line under "
           + "--on-error fail, I/O or catalog errors); 2 bad usage."

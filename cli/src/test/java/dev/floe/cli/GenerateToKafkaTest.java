@@ -121,7 +121,7 @@ class GenerateToKafkaTest {
     long started = System.nanoTime();
     CliProcess.Result r =
         CliProcess.run(dir, "generate", "nexmark", "--events", "10", "--bootstrap", "127.0.0.1:" + port,
-            "--topic", "t", "--kafka-timeout", "2");
+            "--topic", "t", "--kafka-timeout", "2s"); // as floe sink takes it (helper-61: "2s" was refused)
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     assertEquals(FloeCli.EXIT_FAILED, r.exitCode(), r.err());
     assertEquals(
@@ -145,6 +145,11 @@ class GenerateToKafkaTest {
     assertEquals(FloeCli.EXIT_USAGE, both.exitCode());
     assertTrue(both.err().contains("--output and --bootstrap exclude each other"), both.err());
     assertEquals(List.of(), Files.list(dir).toList(), "nothing written");
+
+    CliProcess.Result badTimeout = CliProcess.run(dir, "generate", "nexmark", "--events", "1", "--bootstrap",
+        "127.0.0.1:9", "--topic", "t", "--kafka-timeout", "soon");
+    assertEquals(FloeCli.EXIT_USAGE, badTimeout.exitCode());
+    assertTrue(badTimeout.err().contains("--kafka-timeout 'soon' is not a duration (e.g. 10s, 500ms, 2m)"), badTimeout.err());
   }
 
   /** Every record of {@code topic}, by partition in offset order; exactly {@code count} in all. */

@@ -155,7 +155,8 @@ public final class SinkSettings {
     return DEFINITION.defaultValues().get(name);
   }
 
-  static Duration duration(Object text) {
+  /** A duration as the settings take it: {@code 10s}, {@code 500ms}, {@code 2m}, {@code 1h}; a bare number is seconds. */
+  public static Duration duration(Object text) {
     Matcher m = DURATION.matcher(String.valueOf(text).strip().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new IllegalArgumentException("'" + text + "' is not a duration (e.g. 10s, 500ms, 2m)");
