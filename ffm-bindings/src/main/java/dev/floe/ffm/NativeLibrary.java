@@ -23,8 +23,10 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Comparator;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Loads libfloe once per JVM and checks its ABI version.
@@ -38,7 +40,7 @@ import java.util.Set;
  *       {@code <java.io.tmpdir>/floe-native-<user>/<content hash>/}, a folder only its owner may
  *       enter: in a temp folder every user can write to, a library found at a shared path could be
  *       anyone's. A folder of that name that another user owns, or others may write into, is not
- *       used (a new private one is made for this JVM). Two JVMs starting at once are safe: each
+ *       used (a new private one is made for this JVM, and deleted once the library is loaded). Two JVMs starting at once are safe: each
  *       writes a private temp file and atomically renames it; an existing copy is reused only if
  *       its content is the packaged library's. Copies of other versions older than a day are
  *       deleted.
@@ -85,6 +87,7 @@ public final class NativeLibrary {
       try {
         Path library = locate();
         System.load(library.toString());
+        forgetFallbackCopy(); // loaded: the mapping stays, the file may go
         checkAbiVersion(library);
         loaded = true;
       } catch (Throwable t) {
@@ -190,8 +193,30 @@ public final class NativeLibrary {
       return root;
     }
     Path fresh = Files.createTempDirectory(tmp, "floe-native-", ownerOnly);
-    fresh.toFile().deleteOnExit();
+    fallbackRoot = fresh;
     return fresh;
+  }
+
+  /**
+   * A folder made for this JVM alone because the user's was not trusted; deleted once the library
+   * is loaded (helper-62: each JVM left a copy behind), null otherwise.
+   */
+  private static Path fallbackRoot;
+
+  /** Deletes the fallback folder and its copy, best effort (a loaded library's file may be unlinked). */
+  private static void forgetFallbackCopy() {
+    Path root = fallbackRoot;
+    fallbackRoot = null;
+    if (root == null) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | UncheckedIOException ignored) {
+      // a copy left in the temp folder
+    }
   }
 
   /** Whether {@code dir} is a real folder of this JVM's user that no one else may write into. */
@@ -206,8 +231,17 @@ public final class NativeLibrary {
         && !permissions.contains(PosixFilePermission.OTHERS_WRITE);
   }
 
-  /** The owner of the files this JVM makes (a name lookup can fail in containers; this cannot). */
+  /**
+   * This JVM's user: looked up by name, or, where that fails (a uid without a passwd entry in a
+   * container), as the owner of a file made to learn it.
+   */
   private static UserPrincipal thisUser(Path tmp) throws IOException {
+    try {
+      return FileSystems.getDefault().getUserPrincipalLookupService()
+          .lookupPrincipalByName(System.getProperty("user.name"));
+    } catch (IOException | UnsupportedOperationException notFound) {
+      // below
+    }
     Path probe = Files.createTempFile(tmp, "floe-owner", ".tmp");
     try {
       return Files.getOwner(probe);

@@ -85,6 +85,27 @@ class NativeLibraryTest {
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(instead)));
   }
 
+  /**
+   * JVMs that do not trust the user's folder load from a folder of their own and delete it once
+   * loaded (helper-62: each left a full copy of the library in the temp folder).
+   */
+  @Test
+  void jvmsThatDoNotTrustTheUsersFolderLeaveNoCopyBehind() throws Exception {
+    Path distrusted = tmp.resolve("floe-native-" + System.getProperty("user.name"));
+    Files.createDirectory(distrusted);
+    Files.setPosixFilePermissions(distrusted, PosixFilePermissions.fromString("rwxrwxrwx"));
+    for (int i = 0; i < 2; i++) {
+      String out = output(probe("-Djava.io.tmpdir=" + tmp));
+      assertTrue(out.contains("attempt 1: loaded abi=" + NativeLibrary.EXPECTED_ABI_VERSION), out);
+    }
+    try (Stream<Path> entries = Files.list(tmp)) {
+      assertEquals(List.of(distrusted), entries.toList(), "nothing left but the folder that was not used");
+    }
+    try (Stream<Path> inside = Files.list(distrusted)) {
+      assertEquals(List.of(), inside.toList(), "and nothing written into it");
+    }
+  }
+
   @Test
   void aFailedLoadIsRememberedAndRethrownWithItsReason() throws Exception {
     Path missing = tmp.resolve("nope/libfloe.so");
