@@ -30,6 +30,9 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import java.util.ArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -278,6 +281,45 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
             Exception.class,
             () -> sql.executeSql("INSERT INTO counts SELECT bid.auction, COUNT(*) FROM events GROUP BY bid.auction"));
     assertTrue(e.getMessage().contains("'upsert-enabled' = 'true'"), e.getMessage());
+  }
+
+  /**
+   * INSERT OVERWRITE in batch mode replaces the partitions its rows fall into, the same table
+   * Iceberg's connector leaves (helper-59: floe refused it). An unpartitioned table is replaced
+   * whole; an overwrite cannot upsert.
+   */
+  @Test
+  void insertOverwriteReplacesThePartitionsItsRowsFallIntoAsIcebergsConnectorDoes() throws Exception {
+    Map<String, List<String>> byConnector = new java.util.LinkedHashMap<>();
+    for (String connector : List.of("iceberg", "floe-iceberg")) {
+      String name = "overwritten_" + connector.replace('-', '_');
+      TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+      batch.executeSql("CREATE TABLE parts (k STRING, v BIGINT) PARTITIONED BY (k) WITH ("
+          + catalogOptions(connector, name) + ", 'format-version' = '2')");
+      batch.executeSql("INSERT INTO parts VALUES ('a', 1), ('a', 2), ('b', 3)").await();
+      batch.executeSql("INSERT OVERWRITE parts VALUES ('a', 10)").await();
+      batch.executeSql("CREATE TABLE whole (k STRING, v BIGINT) WITH ("
+          + catalogOptions(connector, name + "_whole") + ", 'format-version' = '2')");
+      batch.executeSql("INSERT INTO whole VALUES ('a', 1), ('b', 2)").await();
+      batch.executeSql("INSERT OVERWRITE whole VALUES ('c', 3)").await();
+      List<String> rows = new ArrayList<>();
+      for (String table : List.of(name, name + "_whole")) {
+        try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("nexmark", table)))
+            .build()) {
+          StreamSupport.stream(read.spliterator(), false).map(r -> table.replace(name, "t") + ":" + r.getField("k") + "="
+              + r.getField("v")).sorted().forEach(rows::add);
+        }
+      }
+      byConnector.put(connector, rows);
+    }
+    assertEquals(List.of("t:a=10", "t:b=3", "t_whole:c=3"), byConnector.get("floe-iceberg"));
+    assertEquals(byConnector.get("iceberg"), byConnector.get("floe-iceberg"), "the same tables as Iceberg's connector");
+
+    TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    batch.executeSql("CREATE TABLE keyed (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+        + catalogOptions("floe-iceberg", "overwrite_keyed") + ", 'format-version' = '2', 'upsert-enabled' = 'true')");
+    Exception e = assertThrows(Exception.class, () -> batch.executeSql("INSERT OVERWRITE keyed VALUES ('a', 1)"));
+    assertTrue(causes(e).contains("cannot upsert"), causes(e));
   }
 
   /**

@@ -4,6 +4,7 @@ import java.util.Map;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -37,6 +38,27 @@ public final class Commits {
     }
     summary.forEach(append::set);
     append.commit();
+    commitWithProperties(transaction, properties);
+    return table.currentSnapshot();
+  }
+
+  /**
+   * Replaces, in one commit, every partition the data files of {@code result} fall into with those
+   * files (an unpartitioned table: all of it), as Iceberg's Flink sink commits {@code INSERT
+   * OVERWRITE}; sets table {@code properties} in the same commit. Returns the new snapshot.
+   */
+  public static Snapshot replacePartitions(Table table, WriteResult result, Map<String, String> summary,
+      Map<String, String> properties) {
+    if (result.deleteFiles().length > 0) {
+      throw new IllegalArgumentException("an overwrite takes data files only, not delete files");
+    }
+    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
+    ReplacePartitions replace = transaction == null ? table.newReplacePartitions() : transaction.newReplacePartitions();
+    for (DataFile file : result.dataFiles()) {
+      replace.addFile(PartitionTypes.aligned(table, file));
+    }
+    summary.forEach(replace::set);
+    replace.commit();
     commitWithProperties(transaction, properties);
     return table.currentSnapshot();
   }

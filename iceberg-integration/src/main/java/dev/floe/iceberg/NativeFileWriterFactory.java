@@ -450,15 +450,15 @@ public final class NativeFileWriterFactory {
         allocator);
   }
 
-  /**
-   * Whether rows deleted by position are written as deletion vectors (format v3 and later, where
-   * position-delete files may no longer be added) rather than as position-delete files.
-   */
   /** Whether keys alone place rows in this factory's table: {@link #keyedWritesRefusal(Table)}'s rules hold. */
   boolean keysNamePartitions() {
     return keyedWritesRefusal("the table", schema, spec, formatVersion, olderSpecsWithData, false) == null;
   }
 
+  /**
+   * Whether rows deleted by position are written as deletion vectors (format v3 and later, where
+   * position-delete files may no longer be added) rather than as position-delete files.
+   */
   boolean usesDeletionVectors() {
     return formatVersion >= 3;
   }

@@ -47,10 +47,13 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   private final Counter committedFiles;
   private final Counter expiredSnapshots;
   private final SnapshotExpiry expiry;
+  /** Whether each checkpoint's files replace the partitions they fall into (INSERT OVERWRITE). */
+  private final boolean overwrite;
   private volatile long lastCommitMillis;
 
-  CheckpointCommitter(IcebergTableRef tableRef, MetricGroup metrics, SnapshotExpiry expiry) {
+  CheckpointCommitter(IcebergTableRef tableRef, MetricGroup metrics, SnapshotExpiry expiry, boolean overwrite) {
     this.expiry = expiry;
+    this.overwrite = overwrite;
     this.catalog = tableRef.openCatalog();
     try {
       this.table = catalog.loadTable(tableRef.identifier());
@@ -171,7 +174,9 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     }
     long start = System.nanoTime();
     Map<String, String> committed = FlinkCheckpoints.committedProperty(committable);
-    if (rowDelta) {
+    if (overwrite) {
+      Commits.replacePartitions(table, files, summary, committed);
+    } else if (rowDelta) {
       Commits.rowDelta(table, files, summary, committed);
     } else {
       Commits.append(table, files, summary, committed);

@@ -83,15 +83,18 @@ public final class FloeIcebergSink<T>
   private final Duration expireSnapshotsEvery;
   /** A checkpoint's files whose metadata passes this go into manifests written ahead. */
   private final long manifestBytes;
+  /** Whether the files replace the partitions they fall into ({@code INSERT OVERWRITE}). */
+  private final boolean overwrite;
 
   private FloeIcebergSink(IcebergTableRef table, WriterFactory<T> writers, KeySelector<T, ?> distribution,
-      String uidSuffix, Duration expireSnapshotsEvery, long manifestBytes) {
+      String uidSuffix, Duration expireSnapshotsEvery, long manifestBytes, boolean overwrite) {
     this.table = table;
     this.writers = writers;
     this.distribution = distribution;
     this.uidSuffix = uidSuffix;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
     this.manifestBytes = manifestBytes;
+    this.overwrite = overwrite;
   }
 
   /** A sink for raw Kafka payloads into {@code table}, whose schema the JSON must match. */
@@ -122,7 +125,7 @@ public final class FloeIcebergSink<T>
 
   @Override
   public Committer<FloeCommittable> createCommitter(CommitterInitContext context) {
-    return new CheckpointCommitter(table, context.metricGroup(), SnapshotExpiry.every(expireSnapshotsEvery));
+    return new CheckpointCommitter(table, context.metricGroup(), SnapshotExpiry.every(expireSnapshotsEvery), overwrite);
   }
 
   @Override
@@ -294,7 +297,7 @@ public final class FloeIcebergSink<T>
         distribution = new ByKafkaKey();
       }
       return new FloeIcebergSink<>(table, new PayloadWriterSettings(policy, batchMessages, batchBytes, evolveSchema, upsert),
-          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes);
+          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes, false);
     }
 
     /**
@@ -366,6 +369,7 @@ public final class FloeIcebergSink<T>
     private int batchRows = RowDataWriterSettings.DEFAULT_BATCH_ROWS;
     private Integer writeParallelism;
     private boolean checkNullability = true;
+    private boolean overwrite;
     private final Map<String, String> tableProperties = new HashMap<>();
 
     private RowDataBuilder(IcebergTableRef table) {
@@ -415,6 +419,16 @@ public final class FloeIcebergSink<T>
       return this;
     }
 
+    /**
+     * Each checkpoint's files replace the table's partitions they fall into (an unpartitioned
+     * table: all of it), as Iceberg's sink commits {@code INSERT OVERWRITE}; for bounded input
+     * (batch jobs), and not with upserts. Rows are inserted, never written by key.
+     */
+    public RowDataBuilder overwrite(boolean overwrite) {
+      this.overwrite = overwrite;
+      return this;
+    }
+
     /** Rows per Arrow batch handed to the native writer (default 4096). */
     public RowDataBuilder batchRows(int rows) {
       this.batchRows = rows;
@@ -441,11 +455,15 @@ public final class FloeIcebergSink<T>
     FloeIcebergSink<RowData> newSink() {
       Table loaded = loadTable();
       resolveModes(loaded);
+      if (overwrite && upsert) {
+        throw new IllegalArgumentException("table " + table + ": an overwrite replaces partitions and cannot upsert"
+            + " (Iceberg's sink refuses it too); turn upsert off for it");
+      }
       if (upsert) {
         requireKeyedWrites(loaded);
       }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString(), checkNullability);
-      RowWriteMode mode = RowWriteMode.of(loaded, upsert);
+      RowWriteMode mode = overwrite ? RowWriteMode.APPEND : RowWriteMode.of(loaded, upsert);
       KeySelector<RowData, ?> distribution = null;
       if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {
         distribution = RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType);
@@ -453,7 +471,7 @@ public final class FloeIcebergSink<T>
         distribution = RowKeySelector.byIdentifierFields(loaded.schema(), rowType);
       }
       return new FloeIcebergSink<>(table, new RowDataWriterSettings(rowType, mode, batchRows, tableProperties),
-          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes);
+          distribution, uidSuffix, expireSnapshotsEvery, manifestBytes, overwrite);
     }
 
     /** Fills in what was not set from {@code loaded}: the row type, upsert and distribution mode. */

@@ -58,8 +58,9 @@ import org.apache.iceberg.flink.FlinkWriteConf;
  * no connector options at all.
  *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
- * other than {@code main}, {@code range} distribution, {@code INSERT OVERWRITE} and {@code
- * overwrite-enabled}, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
+ * other than {@code main}, {@code range} distribution, {@code overwrite-enabled} (an option that
+ * makes every insert an overwrite; {@code INSERT OVERWRITE} in batch mode is written, replacing
+ * the partitions its rows fall into, as by Iceberg's connector), Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
  * expires snapshots with {@code floe.expire-snapshots.interval}), {@code table-refresh-interval}
  * and {@code use-dynamic-iceberg-sink}. {@code uid-suffix} names the sink's operators, as in
  * Iceberg's sink.

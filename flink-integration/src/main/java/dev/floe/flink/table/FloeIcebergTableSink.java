@@ -12,6 +12,7 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -23,7 +24,7 @@ import org.apache.iceberg.DistributionMode;
  * (inserts, updates and deletes by primary key) when upsert mode is on. Rows go to {@link
  * FloeIcebergSink#forRowData}.
  */
-final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioning {
+final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite {
   private final IcebergTableRef table;
   private final RowType rowType;
   private final boolean upsert;
@@ -37,6 +38,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final Duration expireSnapshotsEvery;
   /** The operators' uid suffix ({@code uid-suffix}); null: the one the planner generates. */
   private final String uidSuffix;
+  /** {@code INSERT OVERWRITE}: the rows replace the partitions they fall into (set by the planner). */
+  private boolean overwrite;
 
   FloeIcebergTableSink(
       IcebergTableRef table,
@@ -68,6 +71,13 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
    */
   @Override
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+    if (overwrite) {
+      if (!requestedMode.containsOnly(RowKind.INSERT)) {
+        throw new ValidationException("INSERT OVERWRITE into " + table + " takes inserts only, and the query produces"
+            + " updates or deletes");
+      }
+      return ChangelogMode.insertOnly();
+    }
     switch (mode) {
       case UPSERT -> {
         return ChangelogMode.upsert();
@@ -105,7 +115,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
                 .rowType(rowType)
                 .upsert(upsert)
                 .distributionMode(distribution)
-                .expireSnapshotsEvery(expireSnapshotsEvery);
+                .expireSnapshotsEvery(expireSnapshotsEvery)
+                .overwrite(overwrite);
         fileProperties.forEach(sink::tableProperty);
         if (writeParallelism != null) {
           sink.writeParallelism(writeParallelism);
@@ -120,14 +131,30 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     };
   }
 
+  /**
+   * {@code INSERT OVERWRITE} (Flink's planner allows it in batch mode only): each commit replaces
+   * the partitions its rows fall into, an unpartitioned table all of it, as Iceberg's connector
+   * does; refused with upserts, as by Iceberg's connector.
+   */
+  @Override
+  public void applyOverwrite(boolean overwrite) {
+    if (overwrite && upsert) {
+      throw new ValidationException("INSERT OVERWRITE into " + table + " cannot upsert ('upsert-enabled'): an"
+          + " overwrite replaces partitions (Iceberg's connector refuses it too)");
+    }
+    this.overwrite = overwrite;
+  }
+
   /** Static partition values need nothing here: the planner writes them into the rows. */
   @Override
   public void applyStaticPartition(Map<String, String> partition) {}
 
   @Override
   public DynamicTableSink copy() {
-    return new FloeIcebergTableSink(
+    FloeIcebergTableSink copy = new FloeIcebergTableSink(
         table, rowType, upsert, mode, notByKey, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
+    copy.overwrite = overwrite;
+    return copy;
   }
 
   @Override

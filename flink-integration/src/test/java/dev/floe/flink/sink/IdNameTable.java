@@ -48,7 +48,7 @@ final class IdNameTable {
    */
   static List<Boolean> commit(IcebergTableRef table, Collection<FloeCommittable> committables) throws Exception {
     List<RecordedCommitRequest> requests = committables.stream().map(RecordedCommitRequest::new).toList();
-    CheckpointCommitter committer = new CheckpointCommitter(table, new UnregisteredMetricsGroup(), SnapshotExpiry.every(null));
+    CheckpointCommitter committer = new CheckpointCommitter(table, new UnregisteredMetricsGroup(), SnapshotExpiry.every(null), false);
     try {
       committer.commit(new ArrayList<Committer.CommitRequest<FloeCommittable>>(requests));
     } finally {
