@@ -7,6 +7,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -53,6 +54,13 @@ public final class FloeCli {
           CommandLine command = e.getCommandLine();
           PrintWriter err = command.getErr();
           String message = oneLine(e).replaceFirst("^Error: ", "");
+          if (e instanceof CommandLine.UnmatchedArgumentException unmatched && command.getParent() == null
+              && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().getFirst().startsWith("-")) {
+            // a mistyped command: picocli says "Unmatched arguments from index 0"
+            List<String> suggestions = unmatched.getSuggestions();
+            message = "unknown command '" + unmatched.getUnmatched().getFirst() + "'"
+                + (suggestions.isEmpty() ? "" : " (did you mean " + String.join(" or ", suggestions) + "?)");
+          }
           err.println(prefix(command) + message + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
           err.flush();
           return EXIT_USAGE;

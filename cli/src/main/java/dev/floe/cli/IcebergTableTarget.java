@@ -89,8 +89,7 @@ final class IcebergTableTarget implements WriteTarget {
           + " table (create it with a first run without the flag, or give the schema its fields)");
     }
     org.apache.iceberg.Schema schema = SchemaFiles.read(schemaFile);
-    PartitionSpec spec =
-        partitionBy == null ? PartitionSpec.unpartitioned() : PartitionSpecs.parse(partitionBy, schema);
+    PartitionSpec spec = partitionBy == null ? PartitionSpec.unpartitioned() : partitioning(partitionBy, schema);
     if (catalog instanceof SupportsNamespaces namespaces
         && !name.namespace().isEmpty()
         && !namespaces.namespaceExists(name.namespace())) {
@@ -105,7 +104,7 @@ final class IcebergTableTarget implements WriteTarget {
   private static void checkSettings(
       TableIdentifier name, Table table, String partitionBy, Map<String, String> writerProperties) {
     if (partitionBy != null) {
-      PartitionSpec wanted = PartitionSpecs.parse(partitionBy, table.schema());
+      PartitionSpec wanted = partitioning(partitionBy, table.schema());
       if (!wanted.compatibleWith(table.spec())) {
         throw new IllegalArgumentException(
             "table " + name + " exists with partitioning " + describe(table.spec())
@@ -185,6 +184,21 @@ final class IcebergTableTarget implements WriteTarget {
     if (writers != null) {
       writers.abort(); // deletes their files unless they were completed
       writers.closeOwnDecoders();
+    }
+  }
+
+  /** A --partition-by the schema does not take: bad usage (exit 2), not a failed run. */
+  static final class BadPartitioningException extends IllegalArgumentException {
+    BadPartitioningException(IllegalArgumentException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+
+  private static PartitionSpec partitioning(String partitionBy, org.apache.iceberg.Schema schema) {
+    try {
+      return PartitionSpecs.parse(partitionBy, schema);
+    } catch (IllegalArgumentException e) {
+      throw new BadPartitioningException(e);
     }
   }
 }

@@ -270,8 +270,12 @@ final class WriteCommand implements Callable<Integer> {
     if (name == null || name.namespace().isEmpty() || name.name().isEmpty()) {
       throw usage("--table '" + destination.table + "' is not NAMESPACE.NAME");
     }
-    return IcebergTableTarget.open(
-        opened, name, schema, partitionBy, writerOptions.tableProperties(), evolveSchema, allocator);
+    try {
+      return IcebergTableTarget.open(
+          opened, name, schema, partitionBy, writerOptions.tableProperties(), evolveSchema, allocator);
+    } catch (IcebergTableTarget.BadPartitioningException e) {
+      throw usage("--partition-by " + e.getMessage());
+    }
   }
 
   private record Counts(long rows, long rejected) {}

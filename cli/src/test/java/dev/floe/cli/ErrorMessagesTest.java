@@ -6,7 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One-line errors say what went wrong with a file, not only its path (helper-61: an unwritable
@@ -21,5 +24,12 @@ class ErrorMessagesTest {
     assertEquals("/in.jsonl: no such file or directory", FloeCli.oneLine(new NoSuchFileException("/in.jsonl")));
     assertEquals("/a: Read-only file system", FloeCli.oneLine(new FileSystemException("/a", null, "Read-only file system")),
         "a reason Java gives is kept");
+  }
+
+  @Test
+  void aMistypedCommandIsNamedWithWhatWasMeant(@TempDir Path dir) throws Exception {
+    CliProcess.Result r = CliProcess.run(dir, "wrte", "--input", "x.jsonl");
+    assertEquals(FloeCli.EXIT_USAGE, r.exitCode());
+    assertEquals(List.of("floe: unknown command 'wrte' (did you mean write or generate?) (see 'floe --help')"), r.errLines());
   }
 }

@@ -46,6 +46,13 @@ class TableWriteTest {
     Files.write(dir.resolve("mixed.jsonl"), mixed.bytes());
     TestRows.writeSchema(dir);
 
+    // A partitioning the schema does not take is bad usage (exit 2, as the README says), and creates nothing.
+    CliProcess.Result misspelled =
+        CliProcess.run(dir, "write", "--input", "first.jsonl", "--schema", "schema.json", "--table", "db.events",
+            "--warehouse", "wh", "--partition-by", "bukket(4,id)");
+    assertEquals(FloeCli.EXIT_USAGE, misspelled.exitCode(), misspelled.err());
+    assertTrue(misspelled.err().contains("--partition-by partition term 'bukket(4,id)': unknown transform 'bukket'"), misspelled.err());
+
     CliProcess.Result created =
         CliProcess.run(dir, "write", "--input", "first.jsonl", "--schema", "schema.json", "--table", "db.events",
             "--warehouse", "wh", "--partition-by", "bucket(4,id),day(ts)");
