@@ -467,7 +467,7 @@ fn open_row(out: &mut Vec<u8>, arity: usize) -> (usize, usize) {
     let end = HEADER_BITS + arity;
     let bits = &mut out[base + HEADER_BITS / 8..base + end.div_ceil(8)];
     bits.fill(0xFF);
-    if end % 8 != 0 {
+    if !end.is_multiple_of(8) {
         bits[bits.len() - 1] = (1u8 << (end % 8)) - 1;
     }
     (base, slots)

@@ -887,7 +887,7 @@ mod tests {
                         (b'0' + if i == 0 { d % 9 + 1 } else { d }) as char
                     })
                     .collect();
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     t.insert(0, '-');
                 }
                 texts.push(t);

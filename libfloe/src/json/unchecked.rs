@@ -122,7 +122,7 @@ mod tests {
                 let buf: Vec<u8> = (0..len)
                     .map(|_| {
                         let r = rng.next();
-                        if r % 23 == 0 {
+                        if r.is_multiple_of(23) {
                             specials[(r >> 8) as usize % specials.len()]
                         } else {
                             alphabet[(r >> 8) as usize % alphabet.len()]

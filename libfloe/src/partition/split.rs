@@ -650,7 +650,7 @@ mod tests {
         let rows = 3000;
         let mut column = |kind: u64| -> ArrayRef {
             let pick: Vec<u64> = (0..rows + 5).map(|_| next()).collect();
-            let valid = |r: u64| r % 7 != 0;
+            let valid = |r: u64| !r.is_multiple_of(7);
             let array: ArrayRef = match kind {
                 0 => Arc::new(Int32Array::from_iter(
                     pick.iter()
