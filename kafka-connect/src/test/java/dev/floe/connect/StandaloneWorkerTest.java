@@ -331,7 +331,7 @@ class StandaloneWorkerTest {
       ConnectFixture.produce(kafka.bootstrapServers(), "altered", 1,
           json(100, 200, i -> "\"full_name\":\"n" + i + "\",\"city\":\"c" + (i % 3) + "\""));
       awaitRows(worker, "floe-altered", table, 200, TIMEOUT);
-      assertEquals(100.0, worker.sum("dev.floe:type=FloeIcebergSinkTask,connector=\"floe-altered\",*",
+      assertEquals(100.0, worker.sum("dev.floe:type=FloeIcebergSinkTask,connector=floe-altered,*",
           "UnknownFieldValues"), "the 'city' values that came before the column");
     } finally {
       worker.deleteConnector("floe-altered");

@@ -160,7 +160,7 @@ class TaskFailureTest extends InJvmTaskTest {
 
   /** Waits until task 1's JMX counts {@code cycles} fenced cycles (its timer took the commit's outcome). */
   private static void awaitFencedCycles(long cycles) throws Exception {
-    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote("failures") + ",task=1");
+    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=failures,task=1");
     long deadline = System.nanoTime() + 30_000_000_000L;
     while ((Long) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "FencedCycles") < cycles) {
       if (System.nanoTime() > deadline) {

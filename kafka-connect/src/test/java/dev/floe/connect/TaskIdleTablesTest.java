@@ -114,7 +114,7 @@ class TaskIdleTablesTest extends InJvmTaskTest {
   }
 
   private static int openTables(String connector) throws Exception {
-    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + ObjectName.quote(connector) + ",task=0");
+    ObjectName name = new ObjectName("dev.floe:type=FloeIcebergSinkTask,connector=" + connector + ",task=0");
     return (Integer) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "OpenTables");
   }
 
