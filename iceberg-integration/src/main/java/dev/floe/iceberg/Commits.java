@@ -1,12 +1,12 @@
 package dev.floe.iceberg;
 
 import java.util.Map;
-import org.apache.iceberg.AppendFiles;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.ReplacePartitions;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateProperties;
@@ -31,15 +31,11 @@ public final class Commits {
     if (result.deleteFiles().length > 0) {
       throw new IllegalArgumentException("a write with delete files needs rowDelta, not append");
     }
-    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
-    AppendFiles append = transaction == null ? table.newAppend() : transaction.newAppend();
-    for (DataFile file : result.dataFiles()) {
-      append.appendFile(PartitionTypes.aligned(table, file));
-    }
-    summary.forEach(append::set);
-    append.commit();
-    commitWithProperties(transaction, properties);
-    return table.currentSnapshot();
+    return commit(table, summary, properties, Table::newAppend, Transaction::newAppend, append -> {
+      for (DataFile file : result.dataFiles()) {
+        append.appendFile(PartitionTypes.aligned(table, file));
+      }
+    });
   }
 
   /**
@@ -52,26 +48,34 @@ public final class Commits {
     if (result.deleteFiles().length > 0) {
       throw new IllegalArgumentException("an overwrite takes data files only, not delete files");
     }
-    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
-    ReplacePartitions replace = transaction == null ? table.newReplacePartitions() : transaction.newReplacePartitions();
-    for (DataFile file : result.dataFiles()) {
-      replace.addFile(PartitionTypes.aligned(table, file));
-    }
-    summary.forEach(replace::set);
-    replace.commit();
-    commitWithProperties(transaction, properties);
-    return table.currentSnapshot();
+    return commit(table, summary, properties, Table::newReplacePartitions, Transaction::newReplacePartitions,
+        replace -> {
+          for (DataFile file : result.dataFiles()) {
+            replace.addFile(PartitionTypes.aligned(table, file));
+          }
+        });
   }
 
-  /** Sets {@code properties} in {@code transaction} and commits it; nothing without a transaction. */
-  private static void commitWithProperties(Transaction transaction, Map<String, String> properties) {
-    if (transaction == null) {
-      return;
-    }
-    UpdateProperties update = transaction.updateProperties();
-    properties.forEach(update::set);
+  /**
+   * Commits one snapshot update, made by {@code onTable} or, with {@code properties} to set in the
+   * same commit, by {@code inTransaction}: {@code addFiles} fills it, {@code summary} goes into its
+   * snapshot summary. Returns the new snapshot.
+   */
+  private static <U extends SnapshotUpdate<U>> Snapshot commit(Table table, Map<String, String> summary,
+      Map<String, String> properties, Function<Table, U> onTable, Function<Transaction, U> inTransaction,
+      Consumer<U> addFiles) {
+    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
+    U update = transaction == null ? onTable.apply(table) : inTransaction.apply(transaction);
+    addFiles.accept(update);
+    summary.forEach(update::set);
     update.commit();
-    transaction.commitTransaction();
+    if (transaction != null) {
+      UpdateProperties set = transaction.updateProperties();
+      properties.forEach(set::set);
+      set.commit();
+      transaction.commitTransaction();
+    }
+    return table.currentSnapshot();
   }
 
   /**
@@ -122,17 +126,13 @@ public final class Commits {
   /** As {@link #rowDelta(Table, WriteResult, Map)}, and sets table {@code properties} in the same commit. */
   public static Snapshot rowDelta(Table table, WriteResult result, Map<String, String> summary,
       Map<String, String> properties) {
-    Transaction transaction = properties.isEmpty() ? null : table.newTransaction();
-    RowDelta delta = transaction == null ? table.newRowDelta() : transaction.newRowDelta();
-    for (DataFile file : result.dataFiles()) {
-      delta.addRows(PartitionTypes.aligned(table, file));
-    }
-    for (var file : result.deleteFiles()) {
-      delta.addDeletes(PartitionTypes.aligned(table, file));
-    }
-    summary.forEach(delta::set);
-    delta.commit();
-    commitWithProperties(transaction, properties);
-    return table.currentSnapshot();
+    return commit(table, summary, properties, Table::newRowDelta, Transaction::newRowDelta, delta -> {
+      for (DataFile file : result.dataFiles()) {
+        delta.addRows(PartitionTypes.aligned(table, file));
+      }
+      for (var file : result.deleteFiles()) {
+        delta.addDeletes(PartitionTypes.aligned(table, file));
+      }
+    });
   }
 }
