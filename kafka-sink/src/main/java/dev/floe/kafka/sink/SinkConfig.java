@@ -71,7 +71,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param consumerProperties extra Kafka client settings: plain keys for the consumer (and, where
  *     they apply, the admin client and the dead-letter producer), {@code producer.}-prefixed keys
  *     for the dead-letter producer only
- * @param stopAtEnd stop after committing everything up to the end offsets seen at start
+ * @param stopAtEnd stop after committing everything up to the end offsets seen at start; in a
+ *     group with more members than partitions, a sink given none stops after taking over the
+ *     partitions of members that stopped (at what the tables hold, so it reads nothing again)
  * @param kafkaTimeout how long the start waits for the broker to answer (see {@code kafka.timeout})
  * @param encodeThreads threads encoding each file's columns, besides the table's writer thread
  *     (1: the writer thread alone; see {@code NativeFileWriterFactory#withEncoding})

@@ -102,7 +102,8 @@ public final class SinkSettings {
               + " -> lists), widen int, float and decimal columns whose values need it, and write"
               + " the batch that needed it with the new schema (in upsert mode too).")
       .define(STOP_AT_END, Type.BOOLEAN, false, Importance.LOW,
-          "Stop once everything up to the end of the topics (as of the assignment) is committed.")
+          "Stop once everything up to the end of the topics (as of the assignment) is committed. A"
+              + " group member given no partitions stops after taking over those of members that stopped.")
       .define(KAFKA_TIMEOUT, Type.STRING, "60s", durationValidator(), Importance.LOW,
           "How long the start waits for the broker to answer: the sink then fails, naming it, as it"
               + " does for a missing topic with stop.at.end (a missing dead-letter topic is created).")
