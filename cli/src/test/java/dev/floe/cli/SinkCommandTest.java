@@ -121,7 +121,7 @@ class SinkCommandTest {
     assertTrue(group.err().contains("--consumer-property group.id: give it with --group"), group.err());
     // the sink's own refusals name the flags, not the settings behind them (helper-61)
     CliProcess.Result unused = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
-        "--route", "a=db.a", "--dlq-topic", "dead");
+        "--route", "a=db.a", "--dlq-topic", "dead", "--on-error", "skip");
     assertEquals(FloeCli.EXIT_USAGE, unused.exitCode());
     assertTrue(unused.err().contains("(--on-error = dlq)"), unused.err());
   }
@@ -145,7 +145,7 @@ class SinkCommandTest {
     produce("bad-in", List.of("not json".getBytes(StandardCharsets.UTF_8), "{".getBytes(StandardCharsets.UTF_8)));
     CliProcess.Result madeDeadLetters = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
         "--route", "bad-in=db.events", "--warehouse", dir.resolve("w2").toString(), "--schema", schemaFile(),
-        "--on-error", "dlq", "--dlq-topic", "made-dead", "--stop-at-end");
+        "--dlq-topic", "made-dead", "--stop-at-end"); // the topic alone sends bad records there
     assertEquals(0, madeDeadLetters.exitCode(), madeDeadLetters.out() + madeDeadLetters.err());
     assertEquals(2, count("made-dead"));
 

@@ -249,11 +249,12 @@ public record SinkConfig(
       if (given.containsKey(MAX_IN_FLIGHT_BYTES)) {
         maxInFlightBytes = SinkSettings.bytes(parsed.get(MAX_IN_FLIGHT_BYTES));
       }
-      if (given.containsKey(ON_ERROR)) {
-        badRecords = BadRecordPolicy.of((String) parsed.get(ON_ERROR));
-      }
       if (parsed.get(DLQ_TOPIC) != null) {
         deadLetterTopic = (String) parsed.get(DLQ_TOPIC);
+        badRecords = BadRecordPolicy.DEAD_LETTER; // the topic alone asks for it, as floe write's --dlq does
+      }
+      if (given.containsKey(ON_ERROR)) {
+        badRecords = BadRecordPolicy.of((String) parsed.get(ON_ERROR)); // and with another policy, is refused
       }
       if (given.containsKey(UPSERT)) {
         upsert = (Boolean) parsed.get(UPSERT);

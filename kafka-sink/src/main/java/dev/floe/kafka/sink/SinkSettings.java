@@ -91,9 +91,9 @@ public final class SinkSettings {
               + " open files buffer; the consumer waits when the batches' share is used up.")
       .define(ON_ERROR, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "skip", "dlq"), Importance.HIGH,
           "Bad records: fail (stop, naming topic, partition, offset and reason), skip (count) or dlq"
-              + " (send to dlq.topic).")
+              + " (send to dlq.topic; the policy when only dlq.topic is given).")
       .define(DLQ_TOPIC, Type.STRING, null, Importance.HIGH,
-          "The dead-letter topic for on.error=dlq.")
+          "The dead-letter topic for on.error=dlq; given alone, it sets on.error=dlq.")
       .define(UPSERT, Type.BOOLEAN, false, Importance.MEDIUM,
           "Replace rows by the tables' identifier fields (format v2 tables) instead of appending.")
       .define(EVOLVE_SCHEMA, Type.BOOLEAN, false, Importance.MEDIUM,

@@ -94,10 +94,18 @@ class SinkConfigTest {
     ConfigException policy = assertThrows(ConfigException.class,
         () -> build(b -> b.settings(Map.of(SinkSettings.ON_ERROR, "ignore"))));
     assertTrue(policy.getMessage().contains("on.error"), policy.getMessage());
-    // a dead-letter topic without on.error = dlq would not be used: refused, not ignored
+    // a dead-letter topic with another policy would not be used: refused, not ignored
     IllegalArgumentException unused = assertThrows(IllegalArgumentException.class,
-        () -> build(b -> b.settings(Map.of(SinkSettings.DLQ_TOPIC, "dead"))));
+        () -> build(b -> b.settings(Map.of(SinkSettings.DLQ_TOPIC, "dead", SinkSettings.ON_ERROR, "skip"))));
     assertTrue(unused.getMessage().contains("dlq.topic = dead") && unused.getMessage().contains("on.error = dlq"),
         unused.getMessage());
+  }
+
+  @Test
+  void aDeadLetterTopicGivenAloneSendsBadRecordsToIt() throws Exception {
+    SinkConfig config = build(b -> b.settings(Map.of(SinkSettings.DLQ_TOPIC, "dead")));
+    assertEquals(BadRecordPolicy.DEAD_LETTER, config.badRecords());
+    assertEquals("dead", config.deadLetterTopic());
+    assertEquals(BadRecordPolicy.FAIL, build(b -> b.settings(Map.of())).badRecords(), "fail without one");
   }
 }
