@@ -38,6 +38,21 @@ import picocli.CommandLine.Spec;
           + " --route-value REGEX=NAMESPACE.TABLE rules.",
       "The flags after the catalog's are the sink's settings (dev.floe.kafka.sink.SinkSettings): --commit-interval"
           + " sets commit.interval."
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  floe sink --bootstrap localhost:9092 --route bids=nexmark.bids \\",
+      "      --warehouse wh --schema bids.schema.json \\",
+      "      --partition-by 'bucket(8,auction)' --stop-at-end",
+      "  floe sink --bootstrap localhost:9092 --catalog-config rest.properties \\",
+      "      --topic events --route-field kind --route-value '^bid$=nexmark.bids' \\",
+      "      --route-value '.*=nexmark.other' --upsert --dlq-topic events-dead",
+      "",
+      "Ctrl-C stops the sink after committing what it consumed.",
+      "Exit codes: 0 --stop-at-end reached the end, committed; 1 failed"
+          + " (a bad record under --on-error fail, a broker that does not answer, a missing topic with --stop-at-end,"
+          + " catalog or commit errors; nothing uncommitted is kept, a restart resumes from the tables); 2 bad usage."
     })
 final class SinkCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
