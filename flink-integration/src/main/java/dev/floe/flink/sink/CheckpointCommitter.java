@@ -2,6 +2,7 @@ package dev.floe.flink.sink;
 
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.DeletionVectorUpgrade;
 import dev.floe.iceberg.SnapshotExpiry;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
 import org.slf4j.Logger;
@@ -32,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>Appends of several pending checkpoints go in one commit; with delete files each checkpoint is
  * its own row delta, in order, because a checkpoint's equality deletes must apply to the rows of
  * the checkpoints before it and not to its own.
+ *
+ * <p>A checkpoint's position-delete files written while the table was v2 are converted to
+ * deletion vectors when it is v3 by the time they are committed ({@link DeletionVectorUpgrade}).
  *
  * <p>With snapshot expiry on, the table's old snapshots are expired after a commit when due. The
  * snapshot a restore looks for (this job's last commit) is the current one right after the
@@ -77,6 +82,23 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     if (requests.isEmpty()) {
       return;
     }
+    int formatBefore = TableUtil.formatVersion(table);
+    try {
+      commitRequests(requests);
+    } catch (IllegalArgumentException e) {
+      // Iceberg refuses position-delete files once the table is v3, also in a commit under way
+      // when the upgrade lands; what it refused is converted on the second try, once.
+      table.refresh();
+      if (formatBefore >= 3 || TableUtil.formatVersion(table) < 3) {
+        throw e;
+      }
+      LOG.warn("table {} was upgraded to format v{} during a commit ({}): committing again with its position deletes"
+          + " as deletion vectors", table.name(), TableUtil.formatVersion(table), e.getMessage());
+      commitRequests(requests);
+    }
+  }
+
+  private void commitRequests(Collection<CommitRequest<FloeCommittable>> requests) throws IOException {
     table.refresh();
     Map<List<String>, Long> committedByRun = new HashMap<>();
     NavigableMap<Long, FloeCommittable> pending = new TreeMap<>();
@@ -137,7 +159,15 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
   private void commitPending(NavigableMap<Long, FloeCommittable> pending) throws IOException {
     NavigableMap<Long, WriteResult> files = new TreeMap<>();
     for (var entry : pending.entrySet()) {
-      files.put(entry.getKey(), WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs(), table.io()));
+      WriteResult written = WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs(), table.io());
+      if (DeletionVectorUpgrade.needed(table, written)) {
+        // written for the table at v2, committed to it at v3: the checkpoint's files must land,
+        // since its records are behind the restored source, so its position deletes are rewritten
+        LOG.warn("table {} is format v{} now; the position deletes of checkpoint {} are written again as deletion"
+            + " vectors", table.name(), TableUtil.formatVersion(table), entry.getKey());
+        written = DeletionVectorUpgrade.convert(table, written);
+      }
+      files.put(entry.getKey(), written);
     }
     FloeCommittable last = pending.lastEntry().getValue();
     boolean oneRun = pending.values().stream().allMatch(c -> sameRun(c, last));
