@@ -13,11 +13,14 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.TypeUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code RowData} path's writer: rows are copied into Arrow batches in Java and each full
@@ -35,6 +38,7 @@ import org.apache.iceberg.types.TypeUtil;
  * written before a row of the other is taken.
  */
 final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles> {
+  private static final Logger LOG = LoggerFactory.getLogger(RowDataWriter.class);
   private final Catalog catalog;
   private final BufferAllocator allocator = new RootAllocator();
   private final NativeFileWriterFactory files;
@@ -67,13 +71,20 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
       this.specs = table.specs();
       this.mode = settings.mode();
       this.batchRows = settings.batchRows();
-      this.rows = new RowDataToArrow(table.schema(), settings.rowType(), false, allocator);
-      this.binaryRows = BinaryRows.forRows(files.arrowSchema(), settings.rowType(), batchRows);
+      RowsAgainstTable against = RowsAgainstTable.of(table, settings.rowType());
+      if (!against.renamed().isEmpty() || against.dropsFields()) {
+        LOG.warn("table {} changed since the job was planned: its rows' fields {} are written to the renamed columns, "
+            + "and the fields {} of dropped columns are not written", table.name(), against.renamed(), against.dropped());
+      }
+      RowType rowType = against.rowType();
+      boolean dropping = against.dropsFields(); // those fields are left out, as a projection's are
+      this.rows = new RowDataToArrow(table.schema(), rowType, dropping, allocator);
+      // libfloe reads binary rows whose every field has its column: with dropped ones, Java copies them
+      this.binaryRows = dropping ? null : BinaryRows.forRows(files.arrowSchema(), rowType, batchRows);
       this.deleteWholeRows = mode == RowWriteMode.DELTA && NativeFileWriterFactory.keyedWritesRefusal(table) != null;
       this.deletes = !mode.byKey() ? null
-          : deleteWholeRows ? new RowDataToArrow(table.schema(), settings.rowType(), false, allocator)
-          : new RowDataToArrow(
-              TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), settings.rowType(), true, allocator);
+          : deleteWholeRows ? new RowDataToArrow(table.schema(), rowType, dropping, allocator)
+          : new RowDataToArrow(TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), rowType, true, allocator);
       MetricGroup group = metrics.addGroup("floe");
       this.rowsWritten = group.counter("rows");
       this.rowsDeleted = group.counter("deletes");
