@@ -256,6 +256,13 @@ public final class WrittenFiles {
   private ContentFile<?> file(int at, int length, Map<Integer, PartitionSpec> specs, Class<?> expected)
       throws IOException {
     JsonNode node = JsonUtil.mapper().readTree(bytes, at, length);
+    int specId = node.path("spec-id").asInt(-1);
+    if (specId >= 0 && !specs.containsKey(specId)) {
+      throw new IOException("written files: " + node.path("file-path").asText("a file") + " was written under partition"
+          + " spec " + specId + ", which the table no longer has (its specs are " + specs.keySet() + "): snapshot"
+          + " expiry with clean-expired-metadata removed it while a checkpoint held the file, which can no longer be"
+          + " committed: its rows must be written again, from the source's offsets before the checkpoint");
+    }
     ContentFile<?> file;
     try {
       file = ContentFileParser.fromJson(node, specs);

@@ -199,6 +199,15 @@ class WrittenFilesTest {
    * a commit reads, from a manifest pair per partition spec, and the manifests are named for the
    * committer to delete once committed.
    */
+  /** A file whose partition spec the table dropped meanwhile (expiry with clean-expired-metadata, helper-63) is named with the reason. */
+  @Test
+  void aFileOfASpecTheTableNoLongerHasIsNamed() throws IOException {
+    WrittenFiles written = WrittenFiles.of(WriteResult.builder().addDataFiles(partitionedDataFile("/t/a.parquet", "x")).build(), SPECS);
+    IOException gone = assertThrows(IOException.class, () -> written.toWriteResult(Map.of(0, UNPARTITIONED, 2, VOID)));
+    assertTrue(gone.getMessage().contains("/t/a.parquet was written under partition spec 1, which the table no longer has"),
+        gone.getMessage());
+  }
+
   @Test
   void filesWrittenAheadIntoManifestsComeBack() throws IOException {
     FileIO io = new InMemoryFileIO();
