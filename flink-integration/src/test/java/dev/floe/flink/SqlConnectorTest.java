@@ -285,8 +285,8 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
 
   /**
    * INSERT OVERWRITE in batch mode replaces the partitions its rows fall into, the same table
-   * Iceberg's connector leaves (helper-59: floe refused it). An unpartitioned table is replaced
-   * whole; an overwrite cannot upsert.
+   * Iceberg's connector leaves (helper-59: floe refused it), and so does every insert into a table
+   * with 'overwrite-enabled'. An unpartitioned table is replaced whole; an overwrite cannot upsert.
    */
   @Test
   void insertOverwriteReplacesThePartitionsItsRowsFallIntoAsIcebergsConnectorDoes() throws Exception {
@@ -302,8 +302,13 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
           + catalogOptions(connector, name + "_whole") + ", 'format-version' = '2')");
       batch.executeSql("INSERT INTO whole VALUES ('a', 1), ('b', 2)").await();
       batch.executeSql("INSERT OVERWRITE whole VALUES ('c', 3)").await();
+      // the option: every INSERT INTO overwrites (helper-59: floe refused it)
+      batch.executeSql("CREATE TABLE optioned (k STRING, v BIGINT) PARTITIONED BY (k) WITH ("
+          + catalogOptions(connector, name + "_option") + ", 'format-version' = '2', 'overwrite-enabled' = 'true')");
+      batch.executeSql("INSERT INTO optioned VALUES ('a', 1), ('a', 2), ('b', 3)").await();
+      batch.executeSql("INSERT INTO optioned VALUES ('a', 10)").await();
       List<String> rows = new ArrayList<>();
-      for (String table : List.of(name, name + "_whole")) {
+      for (String table : List.of(name, name + "_whole", name + "_option")) {
         try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("nexmark", table)))
             .build()) {
           StreamSupport.stream(read.spliterator(), false).map(r -> table.replace(name, "t") + ":" + r.getField("k") + "="
@@ -312,7 +317,7 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
       }
       byConnector.put(connector, rows);
     }
-    assertEquals(List.of("t:a=10", "t:b=3", "t_whole:c=3"), byConnector.get("floe-iceberg"));
+    assertEquals(List.of("t:a=10", "t:b=3", "t_whole:c=3", "t_option:a=10", "t_option:b=3"), byConnector.get("floe-iceberg"));
     assertEquals(byConnector.get("iceberg"), byConnector.get("floe-iceberg"), "the same tables as Iceberg's connector");
 
     TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
@@ -320,6 +325,10 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
         + catalogOptions("floe-iceberg", "overwrite_keyed") + ", 'format-version' = '2', 'upsert-enabled' = 'true')");
     Exception e = assertThrows(Exception.class, () -> batch.executeSql("INSERT OVERWRITE keyed VALUES ('a', 1)"));
     assertTrue(causes(e).contains("cannot upsert"), causes(e));
+    batch.executeSql("CREATE TABLE keyed_option (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+        + catalogOptions("floe-iceberg", "overwrite_keyed") + ", 'upsert-enabled' = 'true', 'overwrite-enabled' = 'true')");
+    Exception both = assertThrows(Exception.class, () -> batch.executeSql("INSERT INTO keyed_option VALUES ('a', 1)"));
+    assertTrue(causes(both).contains("'overwrite-enabled' and 'upsert-enabled'"), causes(both));
   }
 
   /**
@@ -463,7 +472,6 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   void optionsFloeDoesNotCarryOutAreRefusedByName() {
     StreamTableEnvironment sql = tables();
     Map<String, String> refused = Map.of(
-        "'overwrite-enabled' = 'true'", "overwrite-enabled",
         "'flink-maintenance.rewrite.enabled' = 'true'", "flink-maintenance",
         "'flink-maintenance.expire-snapshots.enabled' = 'true'", "floe.expire-snapshots.interval",
         "'table-refresh-interval' = '1 min'", "table-refresh-interval",

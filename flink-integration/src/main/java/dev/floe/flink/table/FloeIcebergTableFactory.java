@@ -57,10 +57,12 @@ import org.apache.iceberg.flink.FlinkWriteConf;
  * 'floe-iceberg', ...)}, Iceberg's catalog options) every table writes through this factory, with
  * no connector options at all.
  *
+ * <p>{@code INSERT OVERWRITE} (batch mode) replaces the partitions its rows fall into, as Iceberg's
+ * connector does; so does every commit of a table with {@code overwrite-enabled} = {@code true},
+ * in streaming mode too (each checkpoint's rows replace their partitions), as in Iceberg's sink.
+ *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
- * other than {@code main}, {@code range} distribution, {@code overwrite-enabled} (an option that
- * makes every insert an overwrite; {@code INSERT OVERWRITE} in batch mode is written, replacing
- * the partitions its rows fall into, as by Iceberg's connector), Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
+ * other than {@code main}, {@code range} distribution, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
  * expires snapshots with {@code floe.expire-snapshots.interval}), {@code table-refresh-interval}
  * and {@code use-dynamic-iceberg-sink}. {@code uid-suffix} names the sink's operators, as in
  * Iceberg's sink.
@@ -164,7 +166,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     String uidSuffix = write.uidSuffix() == null || write.uidSuffix().isEmpty() ? null : write.uidSuffix();
     return new FloeIcebergTableSink(
         ref, rowType, write.upsertMode(), mode, notByKey, write.distributionMode(), write.writeParallelism(), fileProperties(write),
-        expireSnapshotsEvery, uidSuffix);
+        expireSnapshotsEvery, uidSuffix, write.overwriteMode());
   }
 
   /**
@@ -233,9 +235,9 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
   }
 
   private static void refuseWhatFloeDoesNotWrite(FlinkWriteConf write, Map<String, String> options, TableIdentifier path) {
-    if (write.overwriteMode()) {
-      throw new IllegalArgumentException(
-          "floe appends or upserts; table " + path + " asks for 'overwrite-enabled' = 'true', which it does not do");
+    if (write.overwriteMode() && write.upsertMode()) {
+      throw new IllegalArgumentException("table " + path + " asks for 'overwrite-enabled' and 'upsert-enabled': an"
+          + " overwrite replaces partitions and cannot upsert (Iceberg's connector refuses it too)");
     }
     if (write.compactMode() || write.expireSnapshotsMode() || write.deleteOrphanFilesMode()) {
       throw new IllegalArgumentException("floe's sink runs none of Iceberg's table maintenance; table " + path

@@ -38,7 +38,9 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final Duration expireSnapshotsEvery;
   /** The operators' uid suffix ({@code uid-suffix}); null: the one the planner generates. */
   private final String uidSuffix;
-  /** {@code INSERT OVERWRITE}: the rows replace the partitions they fall into (set by the planner). */
+  /** The table's {@code overwrite-enabled}: every commit replaces the partitions its rows fall into. */
+  private final boolean overwriteEnabled;
+  /** {@code INSERT OVERWRITE} (set by the planner) or {@link #overwriteEnabled}. */
   private boolean overwrite;
 
   FloeIcebergTableSink(
@@ -51,7 +53,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       Integer writeParallelism,
       Map<String, String> fileProperties,
       Duration expireSnapshotsEvery,
-      String uidSuffix) {
+      String uidSuffix,
+      boolean overwriteEnabled) {
     this.table = table;
     this.rowType = rowType;
     this.upsert = upsert;
@@ -62,6 +65,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.fileProperties = fileProperties;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
     this.uidSuffix = uidSuffix;
+    this.overwriteEnabled = overwriteEnabled;
+    this.overwrite = overwriteEnabled;
   }
 
   /**
@@ -73,8 +78,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
     if (overwrite) {
       if (!requestedMode.containsOnly(RowKind.INSERT)) {
-        throw new ValidationException("INSERT OVERWRITE into " + table + " takes inserts only, and the query produces"
-            + " updates or deletes");
+        throw new ValidationException((overwriteEnabled ? "table " + table + " ('overwrite-enabled')" : "INSERT OVERWRITE into "
+            + table) + " takes inserts only, and the query produces updates or deletes");
       }
       return ChangelogMode.insertOnly();
     }
@@ -142,7 +147,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       throw new ValidationException("INSERT OVERWRITE into " + table + " cannot upsert ('upsert-enabled'): an"
           + " overwrite replaces partitions (Iceberg's connector refuses it too)");
     }
-    this.overwrite = overwrite;
+    this.overwrite = overwrite || overwriteEnabled;
   }
 
   /** Static partition values need nothing here: the planner writes them into the rows. */
@@ -152,7 +157,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   @Override
   public DynamicTableSink copy() {
     FloeIcebergTableSink copy = new FloeIcebergTableSink(
-        table, rowType, upsert, mode, notByKey, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix);
+        table, rowType, upsert, mode, notByKey, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix,
+        overwriteEnabled);
     copy.overwrite = overwrite;
     return copy;
   }
