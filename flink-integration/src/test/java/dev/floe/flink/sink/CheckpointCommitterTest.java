@@ -3,9 +3,6 @@ package dev.floe.flink.sink;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.flink.IcebergTableRef;
-import dev.floe.iceberg.Catalogs;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,35 +10,18 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The committer commits each checkpoint once, also when the table's history no longer shows the commit. */
-class CheckpointCommitterTest {
+class CheckpointCommitterTest extends IdNameTableTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "events");
 
-  @TempDir
-  Path warehouse;
-
-  private Catalog catalog;
-  private IcebergTableRef ref;
-
-  @BeforeEach
-  void createTable() {
-    catalog = Catalogs.embedded(warehouse);
-    ref = IdNameTable.create(catalog, warehouse, TABLE, false);
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    ((AutoCloseable) catalog).close();
+  CheckpointCommitterTest() {
+    super(TABLE, false);
   }
 
   /**

@@ -35,9 +35,7 @@ import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A checkpoint of upserts written while the table was format v2 (a key written twice in it gives
@@ -45,27 +43,18 @@ import org.junit.jupiter.api.io.TempDir;
  * vectors only. Before, the commit failed, and failed again on every restore: the checkpoint's
  * files could never land, and its records were behind the restored source.
  */
-class UpgradedBeforeCommitTest {
+class UpgradedBeforeCommitTest extends IdNameTableTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "keyed");
   /** Set: the next snapshot commit through {@link UpgradingCatalog} first upgrades the table to v3. */
   private static final AtomicBoolean UPGRADE_DURING_NEXT_COMMIT = new AtomicBoolean();
 
-  @TempDir
-  Path warehouse;
-
-  private Catalog catalog;
-  private IcebergTableRef ref;
-
-  @BeforeEach
-  void createTable() {
-    catalog = Catalogs.embedded(warehouse);
-    ref = IdNameTable.create(catalog, warehouse, TABLE, true);
+  UpgradedBeforeCommitTest() {
+    super(TABLE, true);
   }
 
   @AfterEach
-  void closeCatalog() throws Exception {
+  void noUpgradeLeftArmed() {
     UPGRADE_DURING_NEXT_COMMIT.set(false);
-    ((AutoCloseable) catalog).close();
   }
 
   @Test

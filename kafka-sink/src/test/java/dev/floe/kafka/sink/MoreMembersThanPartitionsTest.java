@@ -15,8 +15,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -49,13 +47,7 @@ class MoreMembersThanPartitionsTest extends BrokerAndCatalog {
         .route(topic, table)
         .stopAtEnd(true)
         .commitEvery(Duration.ofMillis(300), 500, Long.MAX_VALUE);
-    switch (protocol) {
-      case "cooperative" -> builder.consumerProperty(
-          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
-      case "consumer" -> builder.consumerProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-      default -> { }
-    }
-    SinkConfig config = builder.build();
+    SinkConfig config = RebalanceProtocolsTest.rebalancingBy(builder, protocol).build();
     ExecutorService threads = Executors.newFixedThreadPool(3);
     List<KafkaIcebergSink> sinks = new ArrayList<>();
     try {

@@ -48,13 +48,7 @@ class RebalanceProtocolsTest extends BrokerAndCatalog {
         .route(topic, table)
         .stopAtEnd(false)
         .commitEvery(Duration.ofMillis(300), 500, Long.MAX_VALUE);
-    switch (protocol) {
-      case "cooperative" -> builder.consumerProperty(
-          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
-      case "consumer" -> builder.consumerProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-      default -> { }
-    }
-    SinkConfig config = builder.build();
+    SinkConfig config = rebalancingBy(builder, protocol).build();
     ExecutorService threads = Executors.newFixedThreadPool(2);
     long produced = 0;
     try (KafkaIcebergSink first = new KafkaIcebergSink(config)) {
@@ -83,6 +77,21 @@ class RebalanceProtocolsTest extends BrokerAndCatalog {
     }
     assertEquals(List.of(), wrong.subList(0, Math.min(10, wrong.size())), wrong.size() + " ids not in the table once");
     assertEquals(produced, rows.size(), "no other ids");
+  }
+
+  /**
+   * {@code builder} with the consumers rebalancing by {@code protocol}: {@code eager} (the
+   * defaults), {@code cooperative} (the classic protocol, cooperative assignor) or {@code consumer}
+   * (KIP-848).
+   */
+  static SinkConfig.Builder rebalancingBy(SinkConfig.Builder builder, String protocol) {
+    switch (protocol) {
+      case "cooperative" -> builder.consumerProperty(
+          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+      case "consumer" -> builder.consumerProperty(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+      default -> { }
+    }
+    return builder;
   }
 
   /** Produces bursts of records while {@code condition} holds (at most 60 s); returns the next id. */
