@@ -49,7 +49,8 @@ import picocli.CommandLine.Spec;
       "      --topic events --route-field kind --route-value '^bid$=nexmark.bids' \\",
       "      --route-value '.*=nexmark.other' --upsert --dlq-topic events-dead",
       "",
-      "Ctrl-C stops the sink after committing what it consumed.",
+      "Ctrl-C stops the sink, committing what its writers took (a restart reads the rest again); the exit status"
+          + " is then 130, as for any interrupted command.",
       "Exit codes: 0 --stop-at-end reached the end, committed; 1 failed"
           + " (a bad record under --on-error fail, a broker that does not answer, a missing topic with --stop-at-end,"
           + " catalog or commit errors; nothing uncommitted is kept, a restart resumes from the tables); 2 bad usage."

@@ -13,17 +13,16 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.DVFileWriter;
 import org.apache.iceberg.deletes.Deletes;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.CharSequenceMap;
 import org.apache.iceberg.util.ContentFileUtil;
 
@@ -109,15 +108,14 @@ public final class DeletionVectorUpgrade {
     return out;
   }
 
-  /** A position-delete file's positions by the data file they delete from. */
+  /**
+   * A position-delete file's positions by the data file they delete from, in whichever format it
+   * was written (floe's are Parquet; Iceberg's sink follows {@code write.delete.format.default}).
+   */
   private static CharSequenceMap<PositionDeleteIndex> read(Table table, DeleteFile deletes) {
-    if (deletes.format() != FileFormat.PARQUET) {
-      throw new IllegalStateException("position deletes " + deletes.location() + " are " + deletes.format()
-          + "; only Parquet ones are converted to deletion vectors");
-    }
-    CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(deletes.location()))
+    CloseableIterable<Record> rows = FormatModelRegistry.<Record, Object>readBuilder(
+            deletes.format(), Record.class, table.io().newInputFile(deletes.location()))
         .project(DeleteSchemaUtil.pathPosSchema())
-        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(DeleteSchemaUtil.pathPosSchema(), fileSchema))
         .build();
     return Deletes.toPositionIndexes(rows, deletes); // closes rows
   }

@@ -82,12 +82,14 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     if (requests.isEmpty()) {
       return;
     }
+    table.refresh();
     int formatBefore = TableUtil.formatVersion(table);
     try {
       commitRequests(requests);
     } catch (IllegalArgumentException e) {
       // Iceberg refuses position-delete files once the table is v3, also in a commit under way
-      // when the upgrade lands; what it refused is converted on the second try, once.
+      // when the upgrade lands; what it refused is converted on the second try, once. Any other
+      // refusal, or one with the table v3 from the start, is the job's failure.
       table.refresh();
       if (formatBefore >= 3 || TableUtil.formatVersion(table) < 3) {
         throw e;

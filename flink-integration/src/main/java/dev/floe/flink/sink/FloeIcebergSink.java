@@ -470,7 +470,8 @@ public final class FloeIcebergSink<T>
       } else if (mode.byKey()) {
         distribution = RowKeySelector.byIdentifierFields(loaded.schema(), rowType);
       }
-      return new FloeIcebergSink<>(table, new RowDataWriterSettings(rowType, mode, batchRows, tableProperties),
+      return new FloeIcebergSink<>(table,
+          new RowDataWriterSettings(rowType, mode, batchRows, tableProperties, loaded.schema().schemaId()),
           distribution, uidSuffix, expireSnapshotsEvery, manifestBytes, overwrite);
     }
 

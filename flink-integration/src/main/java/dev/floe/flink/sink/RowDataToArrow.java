@@ -3,6 +3,7 @@ package dev.floe.flink.sink;
 import dev.floe.iceberg.ArrowSchemas;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -65,9 +66,18 @@ final class RowDataToArrow implements AutoCloseable {
    * @param projection whether row fields outside {@code schema} are allowed (and ignored)
    */
   RowDataToArrow(Schema schema, RowType rowType, boolean projection, BufferAllocator allocator) {
+    this(schema, rowType, projection, Set.of(), allocator);
+  }
+
+  /**
+   * As {@link #RowDataToArrow(Schema, RowType, boolean, BufferAllocator)}, with the row fields
+   * {@code ignored} (of columns the table dropped) left out, and any other field outside {@code
+   * schema} refused unless the batch is a projection.
+   */
+  RowDataToArrow(Schema schema, RowType rowType, boolean projection, Set<String> ignored, BufferAllocator allocator) {
     if (!projection) {
       for (String name : rowType.getFieldNames()) {
-        if (schema.findField(name) == null) {
+        if (schema.findField(name) == null && !ignored.contains(name)) {
           throw new IllegalArgumentException(
               "the rows have a field '" + name + "' that the table lacks; its columns are " + columnNames(schema));
         }

@@ -71,19 +71,18 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
       this.specs = table.specs();
       this.mode = settings.mode();
       this.batchRows = settings.batchRows();
-      RowsAgainstTable against = RowsAgainstTable.of(table, settings.rowType());
+      RowsAgainstTable against = RowsAgainstTable.of(table, settings.rowType(), settings.plannedSchemaId());
       if (!against.renamed().isEmpty() || against.dropsFields()) {
         LOG.warn("table {} changed since the job was planned: its rows' fields {} are written to the renamed columns, "
             + "and the fields {} of dropped columns are not written", table.name(), against.renamed(), against.dropped());
       }
       RowType rowType = against.rowType();
-      boolean dropping = against.dropsFields(); // those fields are left out, as a projection's are
-      this.rows = new RowDataToArrow(table.schema(), rowType, dropping, allocator);
+      this.rows = new RowDataToArrow(table.schema(), rowType, false, against.dropped(), allocator);
       // libfloe reads binary rows whose every field has its column: with dropped ones, Java copies them
-      this.binaryRows = dropping ? null : BinaryRows.forRows(files.arrowSchema(), rowType, batchRows);
+      this.binaryRows = against.dropsFields() ? null : BinaryRows.forRows(files.arrowSchema(), rowType, batchRows);
       this.deleteWholeRows = mode == RowWriteMode.DELTA && NativeFileWriterFactory.keyedWritesRefusal(table) != null;
       this.deletes = !mode.byKey() ? null
-          : deleteWholeRows ? new RowDataToArrow(table.schema(), rowType, dropping, allocator)
+          : deleteWholeRows ? new RowDataToArrow(table.schema(), rowType, false, against.dropped(), allocator)
           : new RowDataToArrow(TypeUtil.select(table.schema(), table.schema().identifierFieldIds()), rowType, true, allocator);
       MetricGroup group = metrics.addGroup("floe");
       this.rowsWritten = group.counter("rows");

@@ -14,10 +14,18 @@ import org.apache.flink.table.types.logical.RowType;
  * @param mode appends, inserts and deletes by key, or upserts
  * @param batchRows rows per Arrow batch handed to the native writer
  * @param tableProperties file-writing properties that take the place of the table's for this job
+ * @param plannedSchemaId the id of the table's schema the rows were checked against when the job
+ *     was built, which a writer follows renamed and dropped columns from ({@link
+ *     RowsAgainstTable}); null: the rows are matched to the table's columns by name alone
  */
-record RowDataWriterSettings(RowType rowType, RowWriteMode mode, int batchRows, Map<String, String> tableProperties)
+record RowDataWriterSettings(
+    RowType rowType, RowWriteMode mode, int batchRows, Map<String, String> tableProperties, Integer plannedSchemaId)
     implements WriterFactory<RowData> {
   static final int DEFAULT_BATCH_ROWS = 4096;
+
+  RowDataWriterSettings(RowType rowType, RowWriteMode mode, int batchRows, Map<String, String> tableProperties) {
+    this(rowType, mode, batchRows, tableProperties, null);
+  }
 
   RowDataWriterSettings {
     if (batchRows <= 0) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -11,62 +12,49 @@ import org.apache.iceberg.types.Types;
 
 /**
  * A job's row type against its table's schema as it is when a writer starts, which may have
- * changed since the job was planned (the sink checked the rows against the schema of then): a
- * writer restored after a column was renamed or dropped must go on writing, as Iceberg's Flink
- * sink does, not fail on every restore. A top-level row field the table no longer has by its name
- * is looked up by name in the table's earlier schemas: if its column still exists under another
- * name (renamed), the field is written there; if not (dropped), its values are not written.
+ * changed since the job was planned against schema {@code plannedSchemaId} (the sink checked the
+ * rows against that one): a writer restored after a column was renamed or dropped must go on
+ * writing, not fail on every restore. Each top-level field follows its column by field id, as
+ * Iceberg's Flink sink writes by the ids of the schema it was built with: under the column's
+ * current name if it was renamed, nowhere if it was dropped. When the planned schema is not known
+ * (or no longer kept by the table) the fields are matched by name as planned, and a field the
+ * table lacks is refused.
  *
- * @param rowType the rows' type with each renamed field under its column's current name (rows are
- *     read by position, so the rows themselves are unchanged)
- * @param renamed row field name to the column's current name
- * @param dropped row fields whose columns the table dropped
+ * @param rowType the rows' type with each field under its column's current name, and each field
+ *     of a dropped column under a name no column has (rows are read by position, so the rows
+ *     themselves are unchanged)
+ * @param renamed row field name to its column's current name
+ * @param dropped the fields (by {@link #rowType}'s names) whose columns the table dropped
  */
-record RowsAgainstTable(RowType rowType, Map<String, String> renamed, List<String> dropped) {
+record RowsAgainstTable(RowType rowType, Map<String, String> renamed, Set<String> dropped) {
 
-  static RowsAgainstTable of(Table table, RowType planned) {
+  static RowsAgainstTable of(Table table, RowType planned, Integer plannedSchemaId) {
     Schema current = table.schema();
+    Schema plannedSchema = plannedSchemaId == null ? null : table.schemas().get(plannedSchemaId);
+    if (plannedSchema == null || plannedSchemaId == current.schemaId()) {
+      return new RowsAgainstTable(planned, Map.of(), Set.of());
+    }
     Map<String, String> renamed = new LinkedHashMap<>();
     List<String> dropped = new ArrayList<>();
     List<RowType.RowField> fields = new ArrayList<>();
     for (RowType.RowField field : planned.getFields()) {
+      Types.NestedField then = plannedSchema.asStruct().field(field.getName());
+      Types.NestedField now = then == null ? null : current.asStruct().field(then.fieldId());
       String name = field.getName();
-      if (current.findField(name) != null) {
-        fields.add(field);
-        continue;
+      if (then != null && now == null) {
+        name = field.getName() + " (dropped column " + then.fieldId() + ")";
+        dropped.add(name);
+      } else if (now != null && !now.name().equals(field.getName())) {
+        name = now.name();
+        renamed.put(field.getName(), name);
       }
-      Types.NestedField earlier = latestWithName(table, name);
-      Types.NestedField now = earlier == null ? null : current.findField(earlier.fieldId());
-      if (now != null && now.name().equals(current.findColumnName(now.fieldId())) && planned.getFieldIndex(now.name()) < 0) {
-        renamed.put(name, now.name());
-        fields.add(new RowType.RowField(now.name(), field.getType(), field.getDescription().orElse(null)));
-      } else {
-        if (earlier != null) {
-          dropped.add(name);
-        }
-        fields.add(field); // a field no schema had stays, and is refused as before
-      }
+      fields.add(new RowType.RowField(name, field.getType(), field.getDescription().orElse(null)));
     }
-    RowType rowType = renamed.isEmpty() ? planned : new RowType(planned.isNullable(), fields);
-    return new RowsAgainstTable(rowType, Map.copyOf(renamed), List.copyOf(dropped));
+    return new RowsAgainstTable(new RowType(planned.isNullable(), fields), Map.copyOf(renamed), Set.copyOf(dropped));
   }
 
   /** Whether rows carry fields the table dropped: the writer then takes the others alone. */
   boolean dropsFields() {
     return !dropped.isEmpty();
-  }
-
-  /** The top-level column named {@code name} in the table's latest schema that had one, or null. */
-  private static Types.NestedField latestWithName(Table table, String name) {
-    Types.NestedField found = null;
-    int foundSchema = Integer.MIN_VALUE;
-    for (Schema schema : table.schemas().values()) {
-      Types.NestedField column = schema.asStruct().field(name);
-      if (column != null && schema.schemaId() > foundSchema) {
-        found = column;
-        foundSchema = schema.schemaId();
-      }
-    }
-    return found;
   }
 }

@@ -21,6 +21,7 @@ import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.flink.sink.DeltaManifests;
 import org.apache.iceberg.flink.sink.DeltaManifestsSerializer;
@@ -256,13 +257,7 @@ public final class WrittenFiles {
   private ContentFile<?> file(int at, int length, Map<Integer, PartitionSpec> specs, Class<?> expected)
       throws IOException {
     JsonNode node = JsonUtil.mapper().readTree(bytes, at, length);
-    int specId = node.path("spec-id").asInt(-1);
-    if (specId >= 0 && !specs.containsKey(specId)) {
-      throw new IOException("written files: " + node.path("file-path").asText("a file") + " was written under partition"
-          + " spec " + specId + ", which the table no longer has (its specs are " + specs.keySet() + "): snapshot"
-          + " expiry with clean-expired-metadata removed it while a checkpoint held the file, which can no longer be"
-          + " committed: its rows must be written again, from the source's offsets before the checkpoint");
-    }
+    requireSpec(node.path("spec-id").asInt(-1), node.path("file-path").asText("a file"), specs);
     ContentFile<?> file;
     try {
       file = ContentFileParser.fromJson(node, specs);
@@ -275,6 +270,19 @@ public final class WrittenFiles {
           + " file where a " + expected.getSimpleName() + " was written");
     }
     return file;
+  }
+
+  /**
+   * Refuses a file (or a manifest of files) written under a partition spec the table no longer has:
+   * snapshot expiry with clean-expired-metadata removed it while a checkpoint held the file.
+   */
+  private static void requireSpec(int specId, String what, Map<Integer, PartitionSpec> specs) throws IOException {
+    if (specId >= 0 && !specs.containsKey(specId)) {
+      throw new IOException("written files: " + what + " was written under partition spec " + specId + ", which the"
+          + " table no longer has (its specs are " + specs.keySet() + "): snapshot expiry with clean-expired-metadata"
+          + " removed it while a checkpoint held the file, which can no longer be committed: its rows must be written"
+          + " again, from the source's offsets before the checkpoint");
+    }
   }
 
   private static WriteResult javaSerialized(byte[] bytes) throws IOException {
@@ -292,6 +300,9 @@ public final class WrittenFiles {
     }
     DeltaManifests manifests =
         SimpleVersionedSerialization.readVersionAndDeSerialize(DeltaManifestsSerializer.INSTANCE, manifest);
+    for (ManifestFile file : manifests.manifests()) {
+      requireSpec(file.partitionSpecId(), "manifest " + file.path(), specs);
+    }
     return FlinkManifestUtil.readCompletedFiles(manifests, io, specs);
   }
 

@@ -18,6 +18,13 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.avro.Avro;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.io.DeleteSchemaUtil;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -78,6 +85,50 @@ class UpgradedBeforeCommitTest extends IdNameTableTest {
 
     assertTrue(!UPGRADE_DURING_NEXT_COMMIT.get(), "the upgrade landed during the commit");
     assertLastValuesWithDeletionVectors(catalog.loadTable(TABLE));
+  }
+
+  /**
+   * Position deletes in Avro, as Iceberg's own Flink sink writes them under {@code
+   * write.delete.format.default} = avro (a committable of its sink restored into floe's), are
+   * converted too (helper-65: only Parquet ones were).
+   */
+  @Test
+  void avroPositionDeletesAreConvertedToo() throws Exception {
+    byte[] files = upsertedThreeTimes();
+    Table table = catalog.loadTable(TABLE);
+    WriteResult written = WrittenFiles.fromBytes(files).toWriteResult(table.specs(), table.io());
+    WriteResult.Builder asAvro = WriteResult.builder().addDataFiles(written.dataFiles());
+    for (DeleteFile file : written.deleteFiles()) {
+      asAvro.addDeleteFiles(file.content() == FileContent.POSITION_DELETES ? inAvro(table, file) : file);
+    }
+    upgrade();
+    table.refresh();
+    byte[] avroFiles = WrittenFiles.of(asAvro.build(), table.specs()).bytes();
+
+    assertEquals(List.of(false), IdNameTable.commit(ref, List.of(new FloeCommittable(avroFiles, "job", "op", "run", 7))));
+
+    assertLastValuesWithDeletionVectors(catalog.loadTable(TABLE));
+  }
+
+  /** The same position deletes, written again as an Avro file. */
+  private static DeleteFile inAvro(Table table, DeleteFile parquet) throws Exception {
+    PositionDeleteWriter<Record> writer = Avro.writeDeletes(table.io().newOutputFile(parquet.location() + ".avro"))
+        .withSpec(table.specs().get(parquet.specId()))
+        .withPartition(parquet.partition())
+        .buildPositionWriter(); // paths and positions only, as floe's and Iceberg's sinks write them
+    try (writer;
+        CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(parquet.location()))
+            .project(DeleteSchemaUtil.pathPosSchema())
+            .createReaderFunc(schema -> GenericParquetReaders.buildReader(DeleteSchemaUtil.pathPosSchema(), schema))
+            .build()) {
+      PositionDelete<Record> delete = PositionDelete.create();
+      for (Record row : rows) {
+        writer.write(delete.set((CharSequence) row.get(0), (Long) row.get(1), null));
+      }
+    }
+    DeleteFile avro = writer.toDeleteFile();
+    assertEquals(FileFormat.AVRO, avro.format());
+    return avro;
   }
 
   /**

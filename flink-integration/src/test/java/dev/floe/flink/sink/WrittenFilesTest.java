@@ -195,19 +195,29 @@ class WrittenFilesTest {
   }
 
   /**
+   * A file whose partition spec the table dropped meanwhile (expiry with clean-expired-metadata,
+   * helper-63) is named with the reason, inline or written ahead into a manifest (helper-65: a bare
+   * NullPointerException there).
+   */
+  @Test
+  void aFileOfASpecTheTableNoLongerHasIsNamed() throws IOException {
+    WriteResult result = WriteResult.builder().addDataFiles(partitionedDataFile("/t/a.parquet", "x")).build();
+    Map<Integer, PartitionSpec> withoutSpec1 = Map.of(0, UNPARTITIONED, 2, VOID);
+    IOException inline = assertThrows(IOException.class, () -> WrittenFiles.of(result, SPECS).toWriteResult(withoutSpec1));
+    assertTrue(inline.getMessage().contains("/t/a.parquet was written under partition spec 1, which the table no longer"
+        + " has"), inline.getMessage());
+    FileIO io = new InMemoryFileIO();
+    WrittenFiles spilled = WrittenFiles.inManifests(result, SPECS, 2, () -> io.newOutputFile("memory:/metadata/m.avro"));
+    IOException ahead = assertThrows(IOException.class, () -> spilled.toWriteResult(withoutSpec1, io));
+    assertTrue(ahead.getMessage().contains("manifest memory:/metadata/m.avro was written under partition spec 1"),
+        ahead.getMessage());
+  }
+
+  /**
    * Files written ahead into manifests (a checkpoint with much metadata) come back with every field
    * a commit reads, from a manifest pair per partition spec, and the manifests are named for the
    * committer to delete once committed.
    */
-  /** A file whose partition spec the table dropped meanwhile (expiry with clean-expired-metadata, helper-63) is named with the reason. */
-  @Test
-  void aFileOfASpecTheTableNoLongerHasIsNamed() throws IOException {
-    WrittenFiles written = WrittenFiles.of(WriteResult.builder().addDataFiles(partitionedDataFile("/t/a.parquet", "x")).build(), SPECS);
-    IOException gone = assertThrows(IOException.class, () -> written.toWriteResult(Map.of(0, UNPARTITIONED, 2, VOID)));
-    assertTrue(gone.getMessage().contains("/t/a.parquet was written under partition spec 1, which the table no longer has"),
-        gone.getMessage());
-  }
-
   @Test
   void filesWrittenAheadIntoManifestsComeBack() throws IOException {
     FileIO io = new InMemoryFileIO();
