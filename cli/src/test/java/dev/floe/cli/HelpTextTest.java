@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** Each command's help ends with examples a user can copy, and says what its exit codes mean. */
+/** Each command's help ends with examples a user can copy (whole lines, flags the command has), and says what its exit codes mean. */
 class HelpTextTest {
   @Test
   void examplesAreWholeCommandLinesAndExitCodesAreSaid() {
@@ -28,8 +28,33 @@ class HelpTextTest {
         }
       }
       assertEquals(List.of(), broken, name + "'s examples, as a shell would not run them");
+      for (List<String> command : commands(examples)) {
+        CommandLine fresh = new CommandLine(new FloeCli());
+        SinkCommand.addSettingOptions(fresh.getSubcommands().get("sink").getCommandSpec());
+        fresh.parseArgs(command.subList(1, command.size()).toArray(String[]::new)); // a misspelled flag throws
+      }
       assertTrue(help.contains("Exit codes: 0 "), name);
     }
+  }
+
+  /** The example lines joined into commands and split into words as a shell would (single quotes only). */
+  private static List<List<String>> commands(List<String> examples) {
+    List<List<String>> out = new ArrayList<>();
+    StringBuilder command = new StringBuilder();
+    for (String line : examples) {
+      boolean continues = line.endsWith(" \\");
+      command.append(continues ? line.substring(0, line.length() - 2) : line).append(' ');
+      if (!continues) {
+        List<String> words = new ArrayList<>();
+        java.util.regex.Matcher word = java.util.regex.Pattern.compile("'([^']*)'|(\\S+)").matcher(command);
+        while (word.find()) {
+          words.add(word.group(1) != null ? word.group(1) : word.group(2));
+        }
+        out.add(words);
+        command.setLength(0);
+      }
+    }
+    return out;
   }
 
   /** The lines after "Examples:" up to the next blank line. */
