@@ -8,7 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** Each command's help ends with examples a user can copy (whole lines, flags the command has), and says what its exit codes mean. */
+/**
+ * Each command's help ends with examples a user can copy (whole lines, flags the command has), and
+ * says what its exit codes mean.
+ */
 class HelpTextTest {
   @Test
   void examplesAreWholeCommandLinesAndExitCodesAreSaid() {
