@@ -288,8 +288,9 @@ public final class NativeFileWriterFactory {
   /**
    * Whether this factory still writes what {@code table} asks for now (as its metadata was last
    * read): its schema, partition spec, format version and file-writing properties ({@code write.*},
-   * {@code encryption.*}). False once an {@code ALTER TABLE} changed any of them, and a writer that
-   * follows the table makes a new factory. (A table upgraded to format v3 refuses the
+   * {@code encryption.*}), and the older specs that hold data (which upserts delete in too). False
+   * once an {@code ALTER TABLE} changed any of them, or data landed in an older spec, and a writer
+   * that follows the table makes a new factory. (A table upgraded to format v3 refuses the
    * position-delete files a v2 factory's upserts write; a new codec or target size applies from the
    * next file on, as in Iceberg's Kafka Connect sink, which loads the table for each commit cycle.)
    */
@@ -297,7 +298,8 @@ public final class NativeFileWriterFactory {
     return table.schema().schemaId() == schema.schemaId()
         && table.spec().specId() == spec.specId()
         && TableUtil.formatVersion(table) == formatVersion
-        && writingProperties(table).equals(writingProperties);
+        && writingProperties(table).equals(writingProperties)
+        && olderSpecsWithData(table).equals(olderSpecsWithData);
   }
 
   /**

@@ -1,11 +1,14 @@
 package dev.floe.kafka.sink;
 
+import dev.floe.iceberg.EqualityDeleteReach;
 import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
+import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -19,6 +22,10 @@ import org.apache.kafka.common.TopicPartition;
  *       ends the retry without a second snapshot;
  *   <li>fencing: the base must still hold the offsets this sink expects for its partitions, so a
  *       zombie can never commit offsets someone else already moved;
+ *   <li>an upsert's equality deletes must reach every partition spec the base holds data in
+ *       ({@link EqualityDeleteReach}): data committed in an older spec after the writers were made
+ *       (the cycle before, landing as the spec changed) fences this cycle, which is then written
+ *       again by writers that delete in that spec too;
  *   <li>the offsets are merged into the table property ({@link SnapshotOffsets}) in the same
  *       metadata change, computed from this exact base: concurrent sinks on other partitions keep
  *       theirs.
@@ -29,6 +36,8 @@ final class FencingTableOperations extends ForwardingTableOperations {
   private final String commitId;
   private final Map<TopicPartition, Position> offsets;
   private final Map<TopicPartition, Position> expected;
+  /** The files committed: their equality deletes must reach the base's data. */
+  private final WriteResult result;
   private volatile boolean lookForEarlierAttempt;
 
   /**
@@ -36,18 +45,21 @@ final class FencingTableOperations extends ForwardingTableOperations {
    * @param offsets the positions this commit stores
    * @param expected those partitions' positions as this sink last saw them in the table (absent:
    *     never stored)
+   * @param result the files this commit adds
    */
   FencingTableOperations(
       TableOperations delegate,
       String group,
       String commitId,
       Map<TopicPartition, Position> offsets,
-      Map<TopicPartition, Position> expected) {
+      Map<TopicPartition, Position> expected,
+      WriteResult result) {
     super(delegate);
     this.group = group;
     this.commitId = commitId;
     this.offsets = Map.copyOf(offsets);
     this.expected = Map.copyOf(expected);
+    this.result = result;
   }
 
   /** From now on, each attempt first checks whether an earlier one landed after all. */
@@ -65,6 +77,12 @@ final class FencingTableOperations extends ForwardingTableOperations {
       throw new FencedException(
           "fenced: table offsets for group '" + group + "' are " + stored + ", this sink expected "
               + expected + " (another sink owns these partitions now)");
+    }
+    Set<Integer> missed = EqualityDeleteReach.specsMissed(base, io(), result);
+    if (!missed.isEmpty()) {
+      throw new FencedException("the table holds data in partition specs " + missed + " that this cycle's equality"
+          + " deletes do not reach (committed there after its writers were made, as the spec changed): the cycle is"
+          + " written again by writers that delete there too");
     }
     TableMetadata withOffsets =
         TableMetadata.buildFrom(metadata)

@@ -108,7 +108,7 @@ public final class TableCommitter {
     Map<TopicPartition, Position> expectedHere = new HashMap<>(expected);
     expectedHere.keySet().retainAll(offsets.keySet());
     TableOperations ops = ((HasTableOperations) table).operations();
-    FencingTableOperations fencing = new FencingTableOperations(ops, group, commitId, offsets, expectedHere);
+    FencingTableOperations fencing = new FencingTableOperations(ops, group, commitId, offsets, expectedHere, result);
     Table fenced = new BaseTable(fencing, table.name());
     boolean outcomeUnknown = false;
     long conflictDeadline = System.nanoTime() + 1_000_000L * PropertyUtil.propertyAsLong(
