@@ -28,6 +28,7 @@ import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.util.ContentFileUtil;
@@ -119,7 +120,12 @@ public final class TableCommitter {
       Runnable waitBeforeNextAttempt; // outside the turn, so that the others go on meanwhile
       boolean held = takeTurn(turn, table);
       try {
-        String before = ops.refresh().metadataFileLocation();
+        String before;
+        try {
+          before = ops.refresh().metadataFileLocation();
+        } catch (RuntimeException e) {
+          throw goneOrRethrown(e, table, result);
+        }
         try {
           if (result.deleteFiles().length > 0) {
             Commits.rowDelta(fenced, result, summary);
@@ -150,6 +156,9 @@ public final class TableCommitter {
           int lost = ++lostRaces;
           waitBeforeNextAttempt = () -> waitAfterLostRaces(lost, table);
         } catch (RuntimeException e) {
+          if (gone(e)) {
+            throw goneOrRethrown(e, table, result);
+          }
           FencedException upgraded = refusedAfterUpgrade(e, result, ops, table);
           // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
           // sure that nothing was committed; so does a commit Iceberg refused to plan.
@@ -194,6 +203,30 @@ public final class TableCommitter {
         + " cycle is written again for it");
     fence.addSuppressed(e);
     return fence;
+  }
+
+  /**
+   * Whether {@code e} says the table was dropped, or dropped and created again (Iceberg checks the
+   * table's UUID at each refresh), while the cycle was written.
+   */
+  private static boolean gone(RuntimeException e) {
+    return e instanceof NoSuchTableException
+        || (e instanceof IllegalStateException && String.valueOf(e.getMessage()).startsWith("Table UUID does not match"));
+  }
+
+  /**
+   * For a table gone ({@link #gone}): the cycle's files deleted (they belong to a table that no
+   * longer exists, and the new one's commits never reference them) and the sink's failure saying so.
+   * Any other failure is returned as it is, to be thrown.
+   */
+  private static RuntimeException goneOrRethrown(RuntimeException e, Table table, WriteResult result) {
+    if (!gone(e)) {
+      return e;
+    }
+    deleteFiles(table, result);
+    return new SinkException("table " + table.name() + " was dropped" + (e instanceof NoSuchTableException ? ""
+        : " and created again") + " while the sink wrote to it: this cycle is not committed, and a restart resumes the"
+        + " partitions from the consumer group's offsets, into the table as it is then", e);
   }
 
   /**

@@ -1,0 +1,89 @@
+package dev.floe.kafka.sink;
+
+import static dev.floe.kafka.sink.SinkFixture.KEYED;
+import static dev.floe.kafka.sink.SinkFixture.V2;
+import static dev.floe.kafka.sink.SinkFixture.keyed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.floe.iceberg.ForwardingTableOperations;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table is dropped and created again by another writer while the sink commits a cycle to it.
+ * The sink stops, saying so, and deletes the cycle's files (helper-64: Iceberg's bare "Table UUID
+ * does not match", and one data file left in the new table's folder, referenced by nothing).
+ */
+class TableRecreatedWhileCommittingTest extends BrokerAndCatalog {
+  private static final String TOPIC = "recreated-mid-commit";
+  private static final TableIdentifier TABLE = TableIdentifier.of("t", "recreated_mid_commit");
+
+  TableRecreatedWhileCommittingTest() {
+    super("t");
+  }
+
+  /** On the sink's first snapshot commit: drops the table (purging it) and creates it again. */
+  private final class RecreatesDuringFirstCommit extends ForwardingTableOperations {
+    private final AtomicBoolean done;
+
+    RecreatesDuringFirstCommit(TableOperations delegate, AtomicBoolean done) {
+      super(delegate);
+      this.done = done;
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+      boolean snapshotCommit = metadata.currentSnapshot() != null && metadata.currentSnapshot() != base.currentSnapshot();
+      if (snapshotCommit && done.compareAndSet(false, true)) {
+        catalog.dropTable(TABLE, true);
+        catalog.createTable(TABLE, KEYED, PartitionSpec.unpartitioned(), V2);
+      }
+      super.commit(base, metadata);
+    }
+  }
+
+  @Test
+  void theSinkStopsSayingSoAndLeavesNoFileBehind() throws Exception {
+    kafka.createTopic(TOPIC, 1);
+    catalog.createTable(TABLE, KEYED, PartitionSpec.unpartitioned(), V2);
+    List<byte[]> messages = new ArrayList<>();
+    for (long id = 0; id < 100; id++) {
+      messages.add(keyed(id, id, "k"));
+    }
+    SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(messages.size(), 0), messages);
+    AtomicBoolean recreated = new AtomicBoolean();
+    Catalog hooked = new WrappingCatalog(catalog, (id, ops) -> new RecreatesDuringFirstCommit(ops, recreated));
+    SinkException failed;
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(SinkConfig.builder(hooked, kafka.bootstrapServers(), TOPIC)
+        .route(TOPIC, TABLE)
+        .commitEvery(Duration.ofSeconds(60), 100, Long.MAX_VALUE)
+        .stopAtEnd(true)
+        .build())) {
+      failed = assertThrows(SinkException.class, sink::run);
+    }
+    assertTrue(recreated.get());
+    assertTrue(failed.getMessage().contains("table " + catalog.loadTable(TABLE).name() + " was dropped and created again"
+        + " while the sink wrote to it: this cycle is not committed"), failed.getMessage());
+    Path data = Path.of(URI.create(catalog.loadTable(TABLE).location() + "/data").getPath());
+    List<Path> left;
+    try (Stream<Path> files = Files.exists(data) ? Files.walk(data) : Stream.empty()) {
+      left = files.filter(Files::isRegularFile).filter(f -> f.toString().endsWith(".parquet")).toList();
+    }
+    assertEquals(List.of(), left, "no data file in the new table's folder");
+  }
+}
