@@ -1,9 +1,11 @@
 package dev.floe.iceberg;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.FileFormat;
@@ -270,6 +272,34 @@ public final class NativeFileWriterFactory {
         allocator);
   }
 
+  /**
+   * This factory with upserts deleting in {@code specs} too, besides the older specs the table
+   * showed data in: specs a writer wrote data in itself that may not be committed yet (a
+   * checkpoint's files land after the next one's writers are made), which the table cannot show.
+   */
+  public NativeFileWriterFactory alsoDeletingIn(Collection<PartitionSpec> specs) {
+    Map<Integer, PartitionSpec> older = new TreeMap<>();
+    olderSpecsWithData.forEach(s -> older.put(s.specId(), s));
+    specs.stream().filter(s -> s.specId() != spec.specId()).forEach(s -> older.put(s.specId(), s));
+    if (older.size() == olderSpecsWithData.size()) {
+      return this;
+    }
+    return new NativeFileWriterFactory(
+        schema,
+        spec,
+        io,
+        files,
+        deletionVectorFiles,
+        settings,
+        deleteSettings,
+        metricsConfig,
+        positionDeleteMetricsConfig,
+        formatVersion,
+        List.copyOf(older.values()),
+        writingProperties,
+        allocator);
+  }
+
   /** The Arrow schema batches must have (field ids included). */
   public org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
     return arrowSchema;
@@ -288,9 +318,9 @@ public final class NativeFileWriterFactory {
   /**
    * Whether this factory still writes what {@code table} asks for now (as its metadata was last
    * read): its schema, partition spec, format version and file-writing properties ({@code write.*},
-   * {@code encryption.*}), and the older specs that hold data (which upserts delete in too). False
-   * once an {@code ALTER TABLE} changed any of them, or data landed in an older spec, and a writer
-   * that follows the table makes a new factory. (A table upgraded to format v3 refuses the
+   * {@code encryption.*}), and deletes in every older spec that holds data (upserts delete in
+   * those too). False once an {@code ALTER TABLE} changed any of them, or data landed in another
+   * older spec, and a writer that follows the table makes a new factory. (A table upgraded to format v3 refuses the
    * position-delete files a v2 factory's upserts write; a new codec or target size applies from the
    * next file on, as in Iceberg's Kafka Connect sink, which loads the table for each commit cycle.)
    */
@@ -299,7 +329,7 @@ public final class NativeFileWriterFactory {
         && table.spec().specId() == spec.specId()
         && TableUtil.formatVersion(table) == formatVersion
         && writingProperties(table).equals(writingProperties)
-        && olderSpecsWithData(table).equals(olderSpecsWithData);
+        && olderSpecsWithData.containsAll(olderSpecsWithData(table));
   }
 
   /**

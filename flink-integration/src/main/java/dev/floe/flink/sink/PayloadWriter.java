@@ -18,11 +18,13 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.WriteResult;
@@ -65,6 +67,8 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   private final int subtask;
   private final long attempt;
   private NativeFileWriterFactory files;
+  /** The partition specs this writer wrote with before the current one, by id. */
+  private final Map<Integer, PartitionSpec> ownSpecs = new TreeMap<>();
   private NativeJsonDecoder decoder;
   /** Decoders describe what evolution needs, or only count nothing (without evolution). */
   private final JsonDecoderConfig decoding;
@@ -263,7 +267,11 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     if (files.isCurrentFor(table)) {
       return;
     }
-    NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator, subtask, attempt);
+    // Upserts delete in every spec this writer wrote data in too: a checkpoint's files land only
+    // after the next one's writers are made, so the table may not show that data yet.
+    ownSpecs.put(files.spec().specId(), files.spec());
+    NativeFileWriterFactory next =
+        NativeFileWriterFactory.forTable(table, allocator, subtask, attempt).alsoDeletingIn(ownSpecs.values());
     NativeJsonDecoder nextDecoder = NativeJsonDecoder.create(next.arrowSchema(), decoding);
     decoder.close(); // this writer decodes on its own thread, between batches
     decoder = nextDecoder;
