@@ -47,8 +47,13 @@ public final class NativeFileWriterFactory {
   private final MetricsConfig metricsConfig;
   private final MetricsConfig positionDeleteMetricsConfig;
   private final int formatVersion;
-  /** The table's other partition specs that held live data files when this factory was made. */
+  /**
+   * The older partition specs upserts delete in: those that held live data files when this
+   * factory was made ({@link #tableOlderSpecs}), and any a writer added ({@link #alsoDeletingIn}).
+   */
   private final List<PartitionSpec> olderSpecsWithData;
+  /** The table's other partition specs that held live data files when this factory was made. */
+  private final List<PartitionSpec> tableOlderSpecs;
   /** The table's own properties that shape its files ({@link #writingProperties}), as of then. */
   private final Map<String, String> writingProperties;
   private final BufferAllocator allocator;
@@ -65,6 +70,7 @@ public final class NativeFileWriterFactory {
       MetricsConfig positionDeleteMetricsConfig,
       int formatVersion,
       List<PartitionSpec> olderSpecsWithData,
+      List<PartitionSpec> tableOlderSpecs,
       Map<String, String> writingProperties,
       BufferAllocator allocator) {
     this.schema = schema;
@@ -79,6 +85,7 @@ public final class NativeFileWriterFactory {
     this.positionDeleteMetricsConfig = positionDeleteMetricsConfig;
     this.formatVersion = formatVersion;
     this.olderSpecsWithData = olderSpecsWithData;
+    this.tableOlderSpecs = tableOlderSpecs;
     this.writingProperties = writingProperties;
     this.allocator = allocator;
   }
@@ -129,6 +136,7 @@ public final class NativeFileWriterFactory {
         MetricsConfig.forTable(table),
         MetricsConfig.forPositionDelete(table),
         TableUtil.formatVersion(table),
+        olderSpecsWithData(table),
         olderSpecsWithData(table),
         writingProperties(table),
         allocator);
@@ -268,6 +276,51 @@ public final class NativeFileWriterFactory {
         positionDeleteMetricsConfig,
         formatVersion,
         olderSpecsWithData,
+        tableOlderSpecs,
+        writingProperties,
+        allocator);
+  }
+
+  /**
+   * Whether the older specs that hold data in {@code table} (as its metadata was last read) are
+   * those this factory's upserts were made for: data that landed in another older spec (a cycle
+   * of the writer's own, committed after the spec changed), or left one (rewritten), calls for a
+   * new factory at the next cycle. Not checked within a cycle: its writers keep one reach, which
+   * the commit checks ({@link EqualityDeleteReach}).
+   */
+  public boolean deletesInOlderSpecsOf(Table table) {
+    return olderSpecsWithData(table).equals(tableOlderSpecs);
+  }
+
+  /**
+   * This factory for the rest of a cycle {@code previous} began: its upserts delete in no older
+   * spec that {@code previous}'s did not reach (its older specs and its own). The cycle's keys
+   * are then all deleted in the same specs, so the commit's check of their reach ({@link
+   * EqualityDeleteReach}) holds for every key; a spec that gained data meanwhile fences the
+   * cycle, and the next one deletes there (this factory is not current for it, see {@link
+   * #deletesInOlderSpecsOf}).
+   */
+  public NativeFileWriterFactory deletingNoWiderThan(NativeFileWriterFactory previous) {
+    Set<Integer> reach = new TreeSet<>();
+    previous.olderSpecsWithData.forEach(s -> reach.add(s.specId()));
+    reach.add(previous.spec.specId());
+    List<PartitionSpec> kept = olderSpecsWithData.stream().filter(s -> reach.contains(s.specId())).toList();
+    if (kept.size() == olderSpecsWithData.size()) {
+      return this;
+    }
+    return new NativeFileWriterFactory(
+        schema,
+        spec,
+        io,
+        files,
+        deletionVectorFiles,
+        settings,
+        deleteSettings,
+        metricsConfig,
+        positionDeleteMetricsConfig,
+        formatVersion,
+        kept,
+        kept,
         writingProperties,
         allocator);
   }
@@ -296,6 +349,7 @@ public final class NativeFileWriterFactory {
         positionDeleteMetricsConfig,
         formatVersion,
         List.copyOf(older.values()),
+        tableOlderSpecs,
         writingProperties,
         allocator);
   }
@@ -318,9 +372,8 @@ public final class NativeFileWriterFactory {
   /**
    * Whether this factory still writes what {@code table} asks for now (as its metadata was last
    * read): its schema, partition spec, format version and file-writing properties ({@code write.*},
-   * {@code encryption.*}), and deletes in every older spec that holds data (upserts delete in
-   * those too). False once an {@code ALTER TABLE} changed any of them, or data landed in another
-   * older spec, and a writer that follows the table makes a new factory. (A table upgraded to format v3 refuses the
+   * {@code encryption.*}). False once an {@code ALTER TABLE} changed any of them, and a writer
+   * that follows the table makes a new factory. (A table upgraded to format v3 refuses the
    * position-delete files a v2 factory's upserts write; a new codec or target size applies from the
    * next file on, as in Iceberg's Kafka Connect sink, which loads the table for each commit cycle.)
    */
@@ -328,8 +381,7 @@ public final class NativeFileWriterFactory {
     return table.schema().schemaId() == schema.schemaId()
         && table.spec().specId() == spec.specId()
         && TableUtil.formatVersion(table) == formatVersion
-        && writingProperties(table).equals(writingProperties)
-        && olderSpecsWithData.containsAll(olderSpecsWithData(table));
+        && writingProperties(table).equals(writingProperties);
   }
 
   /**

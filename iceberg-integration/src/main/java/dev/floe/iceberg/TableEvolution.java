@@ -83,7 +83,7 @@ public final class TableEvolution {
       open.forEach(field -> settled.add(identity(field))); // nothing changed for any of them
       return null;
     }
-    return movedOn();
+    return movedOn(current);
   }
 
   /** The fields of {@code report} not settled at {@code current}'s schema. */
@@ -112,7 +112,7 @@ public final class TableEvolution {
    */
   NativeFileWriterFactory current(NativeFileWriterFactory current) {
     loaded().refresh();
-    return current.isCurrentFor(table) ? null : movedOn();
+    return current.isCurrentFor(table) ? null : movedOn(current);
   }
 
   /** This object's instance of the table, loaded on first use. */
@@ -123,9 +123,13 @@ public final class TableEvolution {
     return table;
   }
 
-  /** A writer factory for the table's schema as read last, for the cycle to go on with. */
-  private NativeFileWriterFactory movedOn() {
-    NativeFileWriterFactory next = factories.apply(table);
+  /**
+   * A writer factory for the table's schema as read last, for the cycle {@code current} wrote to
+   * go on with: deleting by key in no spec {@code current} did not (the commit checks one reach
+   * for the whole cycle).
+   */
+  private NativeFileWriterFactory movedOn(NativeFileWriterFactory current) {
+    NativeFileWriterFactory next = factories.apply(table).deletingNoWiderThan(current);
     LOG.info("table {}: the cycle goes on with schema {}", table.name(), next.schema().schemaId());
     return next;
   }

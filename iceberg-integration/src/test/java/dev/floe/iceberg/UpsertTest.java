@@ -26,9 +26,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
@@ -356,6 +358,44 @@ class UpsertTest extends EmbeddedCatalogTest {
       Map<List<Object>, Record> live = latestPerKey(List.of(first, second, third));
       deleted.forEach(r -> live.remove(List.of(r.getField("id"), r.getField("region"))));
       assertSameRows(byKey(new ArrayList<>(live.values())), byKey(readAll(name)), name);
+    }
+  }
+
+  /**
+   * Writers made after a spec change but before a cycle of the old spec landed (helper-64's race):
+   * their upserts miss that data, which the commit's check finds, and the factory is not current
+   * for the next cycle. A factory a cycle moves on to mid-way deletes in no more specs than the
+   * cycle's first (helper-66: keys deleted by one reach and others by another passed the check).
+   */
+  @Test
+  void upsertsMadeBeforeDataLandedInAnOlderSpecAreFoundShort() throws IOException {
+    Table table = table("raced", PartitionSpec.unpartitioned(), 2);
+    NativeFileWriterFactory unpartitioned = NativeFileWriterFactory.forTable(table, allocator);
+    table.updateSpec().addField(Expressions.bucket("id", 4)).commit();
+    NativeFileWriterFactory bucketed = NativeFileWriterFactory.forTable(table, allocator); // no older data yet
+    Commits.rowDelta(table, written(unpartitioned, rounds(31, 200, 50)), Map.of()); // lands in spec 0 now
+    table.refresh();
+    assertTrue(bucketed.isCurrentFor(table), "schema, spec and properties are the same");
+    assertFalse(bucketed.deletesInOlderSpecsOf(table), "but spec 0 holds data its upserts do not delete in");
+
+    WriteResult shortOfSpec0 = written(bucketed, rounds(32, 200, 50));
+    TableMetadata base = ((HasTableOperations) table).operations().current();
+    assertEquals(Set.of(0), EqualityDeleteReach.specsMissed(base, table.io(), shortOfSpec0));
+    NativeFileWriterFactory movedOn = NativeFileWriterFactory.forTable(table, allocator).deletingNoWiderThan(bucketed);
+    assertEquals(Set.of(0), EqualityDeleteReach.specsMissed(base, table.io(), written(movedOn, rounds(33, 100, 50))),
+        "mid-cycle, the reach stays the cycle's");
+    assertFalse(movedOn.deletesInOlderSpecsOf(table), "and the next cycle gets a factory of its own");
+    NativeFileWriterFactory next = NativeFileWriterFactory.forTable(table, allocator);
+    assertEquals(Set.of(), EqualityDeleteReach.specsMissed(base, table.io(), written(next, rounds(34, 200, 50))));
+  }
+
+  /** {@code rows} upserted by a writer of {@code factory}, not committed. */
+  private WriteResult written(NativeFileWriterFactory factory, List<Record> rows) {
+    try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
+        MessageBatch batch = new MessageBatch();
+        NativeTaskWriter writer = factory.newUpsertTaskWriter()) {
+      writeJson(writer, decoder, batch, rows);
+      return writer.complete();
     }
   }
 

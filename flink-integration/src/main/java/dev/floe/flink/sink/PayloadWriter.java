@@ -264,7 +264,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
   /** Writes with the table's current schema and spec from now on, if either changed. */
   private void followTable() {
     table.refresh();
-    if (files.isCurrentFor(table)) {
+    if (files.isCurrentFor(table) && files.deletesInOlderSpecsOf(table)) {
       return;
     }
     // Upserts delete in every spec this writer wrote data in too: a checkpoint's files land only

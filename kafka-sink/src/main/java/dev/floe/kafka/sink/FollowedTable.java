@@ -42,7 +42,7 @@ public final class FollowedTable {
    */
   public NativeFileWriterFactory refresh() {
     watched.refresh();
-    if (factory.isCurrentFor(watched)) {
+    if (factory.isCurrentFor(watched) && factory.deletesInOlderSpecsOf(watched)) {
       return null;
     }
     factory = factories.apply(watched);

@@ -93,7 +93,9 @@ public final class TableCommitter {
    * Commits {@code result} with {@code offsets} (next offset per partition); {@code expected} holds
    * the table's positions for those partitions as this sink last saw them.
    *
-   * @throws FencedException if another writer moved the offsets (the files are deleted)
+   * @throws FencedException if another writer moved the offsets, the table was upgraded to v3
+   *     under position deletes, or the equality deletes miss a spec holding data (the files are
+   *     deleted; the cycle is to be written again)
    * @throws SinkException if the catalog refused past Iceberg's retries, an outcome stayed
    *     unknown, or on interrupt
    */
@@ -124,7 +126,7 @@ public final class TableCommitter {
         try {
           before = ops.refresh().metadataFileLocation();
         } catch (RuntimeException e) {
-          throw goneOrRethrown(e, table, result);
+          throw goneOrRethrown(e, table, result, outcomeUnknown);
         }
         try {
           if (result.deleteFiles().length > 0) {
@@ -157,7 +159,7 @@ public final class TableCommitter {
           waitBeforeNextAttempt = () -> waitAfterLostRaces(lost, table);
         } catch (RuntimeException e) {
           if (gone(e)) {
-            throw goneOrRethrown(e, table, result);
+            throw goneOrRethrown(e, table, result, outcomeUnknown);
           }
           FencedException upgraded = refusedAfterUpgrade(e, result, ops, table);
           // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
@@ -216,17 +218,20 @@ public final class TableCommitter {
 
   /**
    * For a table gone ({@link #gone}): the cycle's files deleted (they belong to a table that no
-   * longer exists, and the new one's commits never reference them) and the sink's failure saying so.
-   * Any other failure is returned as it is, to be thrown.
+   * longer exists, and the new one's commits never reference them) -- unless an earlier attempt's
+   * outcome was unknown, when the dropped table's metadata may reference them -- and the sink's
+   * failure saying so. Any other failure is returned as it is, to be thrown.
    */
-  private static RuntimeException goneOrRethrown(RuntimeException e, Table table, WriteResult result) {
+  private static RuntimeException goneOrRethrown(
+      RuntimeException e, Table table, WriteResult result, boolean outcomeUnknown) {
     if (!gone(e)) {
       return e;
     }
-    deleteFiles(table, result);
+    deleteUnlessReferenced(table, result, outcomeUnknown);
     return new SinkException("table " + table.name() + " was dropped" + (e instanceof NoSuchTableException ? ""
-        : " and created again") + " while the sink wrote to it: this cycle is not committed, and a restart resumes the"
-        + " partitions from the consumer group's offsets, into the table as it is then", e);
+        : " and created again") + " while the sink wrote to it: this cycle is "
+        + (outcomeUnknown ? "not committed to it, but may have landed in the dropped table before" : "not committed")
+        + ", and a restart resumes the partitions from the consumer group's offsets, into the table as it is then", e);
   }
 
   /**

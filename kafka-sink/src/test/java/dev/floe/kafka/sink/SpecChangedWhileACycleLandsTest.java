@@ -93,6 +93,7 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
       awaitStored(2L * PER_CYCLE, run);
       sink.stop();
       run.get(60, TimeUnit.SECONDS);
+      assertTrue(sink.metrics().getFencedCycles() >= 1, "the second cycle was fenced and written again");
     } finally {
       thread.shutdownNow();
     }
