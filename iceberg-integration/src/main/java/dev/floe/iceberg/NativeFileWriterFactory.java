@@ -293,19 +293,21 @@ public final class NativeFileWriterFactory {
   }
 
   /**
-   * This factory for the rest of a cycle {@code previous} began: its upserts delete in no older
-   * spec that {@code previous}'s did not reach (its older specs and its own). The cycle's keys
-   * are then all deleted in the same specs, so the commit's check of their reach ({@link
-   * EqualityDeleteReach}) holds for every key; a spec that gained data meanwhile fences the
-   * cycle, and the next one deletes there (this factory is not current for it, see {@link
-   * #deletesInOlderSpecsOf}).
+   * This factory for the rest of a cycle {@code previous} began: its upserts delete in exactly the
+   * older specs {@code previous}'s did and in {@code previous}'s own spec (besides this one's),
+   * whatever the table shows now. Every key of the cycle is then deleted in at least the specs
+   * its first keys were, so the commit's check of the cycle's reach ({@link EqualityDeleteReach})
+   * holds for each key: a spec that gained data meanwhile fences the cycle, and the next one
+   * deletes there (this factory is not current for it, see {@link #deletesInOlderSpecsOf}).
+   * {@code previous}'s own spec may hold rows of the sink's cycle before, still landing.
    */
   public NativeFileWriterFactory deletingNoWiderThan(NativeFileWriterFactory previous) {
-    Set<Integer> reach = new TreeSet<>();
-    previous.olderSpecsWithData.forEach(s -> reach.add(s.specId()));
-    reach.add(previous.spec.specId());
-    List<PartitionSpec> kept = olderSpecsWithData.stream().filter(s -> reach.contains(s.specId())).toList();
-    if (kept.size() == olderSpecsWithData.size()) {
+    Map<Integer, PartitionSpec> older = new TreeMap<>();
+    previous.olderSpecsWithData.forEach(s -> older.put(s.specId(), s));
+    older.put(previous.spec.specId(), previous.spec);
+    older.remove(spec.specId());
+    List<PartitionSpec> reach = List.copyOf(older.values());
+    if (reach.equals(olderSpecsWithData) && reach.equals(tableOlderSpecs)) {
       return this;
     }
     return new NativeFileWriterFactory(
@@ -319,8 +321,8 @@ public final class NativeFileWriterFactory {
         metricsConfig,
         positionDeleteMetricsConfig,
         formatVersion,
-        kept,
-        kept,
+        reach,
+        reach,
         writingProperties,
         allocator);
   }

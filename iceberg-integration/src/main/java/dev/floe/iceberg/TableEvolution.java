@@ -125,8 +125,8 @@ public final class TableEvolution {
 
   /**
    * A writer factory for the table's schema as read last, for the cycle {@code current} wrote to
-   * go on with: deleting by key in no spec {@code current} did not (the commit checks one reach
-   * for the whole cycle).
+   * go on with: deleting by key where {@code current} did (the commit checks one reach for the
+   * whole cycle).
    */
   private NativeFileWriterFactory movedOn(NativeFileWriterFactory current) {
     NativeFileWriterFactory next = factories.apply(table).deletingNoWiderThan(current);

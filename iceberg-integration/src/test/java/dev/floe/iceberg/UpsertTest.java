@@ -389,6 +389,26 @@ class UpsertTest extends EmbeddedCatalogTest {
     assertEquals(Set.of(), EqualityDeleteReach.specsMissed(base, table.io(), written(next, rounds(34, 200, 50))));
   }
 
+  /**
+   * A cycle begun in spec 0 goes on after a spec change (a schema move mid-cycle) while the cycle
+   * before, also spec 0, is still landing: the new factory deletes in spec 0 too, so the keys it
+   * writes leave no row there (helper-67: 40 of 50 keys twice when it took the table's view).
+   */
+  @Test
+  void aCycleThatMovesToANewSpecMidWayStillDeletesInTheSpecItBeganIn() throws IOException {
+    Table table = table("moved", PartitionSpec.builderFor(SCHEMA).bucket("id", 2).build(), 2);
+    NativeFileWriterFactory before = NativeFileWriterFactory.forTable(table, allocator);
+    List<Record> landingLate = rounds(41, 200, 50);
+    WriteResult cycleBefore = written(before, landingLate);
+    table.updateSpec().addField("region").commit();
+    NativeFileWriterFactory movedOn = NativeFileWriterFactory.forTable(table, allocator).deletingNoWiderThan(before);
+    Commits.rowDelta(table, cycleBefore, Map.of()); // lands after the move
+    List<Record> after = rounds(42, 200, 50);
+    Commits.rowDelta(table, written(movedOn, after), Map.of());
+    assertSameRows(byKey(new ArrayList<>(latestPerKey(List.of(landingLate, after)).values())), byKey(readAll("moved")),
+        "moved");
+  }
+
   /** {@code rows} upserted by a writer of {@code factory}, not committed. */
   private WriteResult written(NativeFileWriterFactory factory, List<Record> rows) {
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -45,15 +46,22 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
     super("t");
   }
 
-  /** On the sink's first commit: adds the bucket through another handle, then holds the commit a while. */
+  /**
+   * On the sink's first commit: adds the bucket through another handle, then holds the commit
+   * until the sink has read the second cycle's records (its writers are made for them), and a
+   * little longer.
+   */
   private final class RespecsDuringFirstCommit extends ForwardingTableOperations {
     private final AtomicBoolean done;
     private final CountDownLatch respecced;
+    private final AtomicReference<KafkaIcebergSink> sink;
 
-    RespecsDuringFirstCommit(org.apache.iceberg.TableOperations delegate, AtomicBoolean done, CountDownLatch respecced) {
+    RespecsDuringFirstCommit(org.apache.iceberg.TableOperations delegate, AtomicBoolean done, CountDownLatch respecced,
+        AtomicReference<KafkaIcebergSink> sink) {
       super(delegate);
       this.done = done;
       this.respecced = respecced;
+      this.sink = sink;
     }
 
     @Override
@@ -63,7 +71,11 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
         catalog.loadTable(TABLE).updateSpec().addField(Expressions.bucket("id", 4)).commit();
         respecced.countDown();
         try {
-          Thread.sleep(3_000); // the second cycle is read and its writers made before this lands
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          while (sink.get().metrics().getRecordsConsumed() < 2L * PER_CYCLE && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+          }
+          Thread.sleep(500); // the read records reach their writers, made for the new spec
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -80,13 +92,16 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
     produce(0, latest);
     AtomicBoolean respecced = new AtomicBoolean();
     CountDownLatch specChanged = new CountDownLatch(1);
-    Catalog hooked = new WrappingCatalog(catalog, (id, ops) -> new RespecsDuringFirstCommit(ops, respecced, specChanged));
+    AtomicReference<KafkaIcebergSink> running = new AtomicReference<>();
+    Catalog hooked = new WrappingCatalog(catalog,
+        (id, ops) -> new RespecsDuringFirstCommit(ops, respecced, specChanged, running));
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(SinkConfig.builder(hooked, kafka.bootstrapServers(), TOPIC)
         .route(TOPIC, TABLE)
         .upsert(true)
         .commitEvery(Duration.ofSeconds(60), PER_CYCLE, Long.MAX_VALUE)
         .build())) {
+      running.set(sink);
       Future<?> run = thread.submit(sink::run);
       assertTrue(specChanged.await(60, TimeUnit.SECONDS), "the first cycle's commit began");
       produce(PER_CYCLE, latest); // the second cycle, read while the first one's commit is held
