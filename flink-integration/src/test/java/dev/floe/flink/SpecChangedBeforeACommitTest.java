@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.flink.sink.FloeIcebergSink;
-import dev.floe.iceberg.Catalogs;
-import dev.floe.iceberg.ForwardingTableOperations;
 import dev.floe.kafka.RoundRobinProducer;
 import dev.floe.testing.TableRows;
 import java.nio.charset.StandardCharsets;
@@ -24,13 +22,9 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.flink.CatalogLoader;
-import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +62,7 @@ class SpecChangedBeforeACommitTest extends FlinkJobsOnKafka {
     catalog.createTable(TABLE, keyed, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
 
     StreamExecutionEnvironment env = environment(0);
-    IcebergTableRef ref = IcebergTableRef.of("floe", new HoldsFirstCommit.Loader(warehouse.toString()), TABLE);
+    IcebergTableRef ref = IcebergTableRef.of("floe", HookedCatalog.loader(warehouse, SpecChangedBeforeACommitTest::holdFirstCommit), TABLE);
     FloeIcebergSink.forKafkaPayloads(ref)
         .upsert(true)
         .batchMessages(64)
@@ -99,39 +93,13 @@ class SpecChangedBeforeACommitTest extends FlinkJobsOnKafka {
     public void initializeState(FunctionInitializationContext context) {}
   }
 
-  /** The embedded catalog, whose first snapshot commit waits 2 s: the writers go on meanwhile. */
-  static final class HoldsFirstCommit extends JdbcCatalog {
-    HoldsFirstCommit(String warehouse) {
-      initialize(Catalogs.EMBEDDED_NAME, Catalogs.embeddedProperties(java.nio.file.Path.of(warehouse)));
-    }
-
-    @Override
-    protected TableOperations newTableOps(TableIdentifier identifier) {
-      return new ForwardingTableOperations(super.newTableOps(identifier)) {
-        @Override
-        public void commit(TableMetadata base, TableMetadata metadata) {
-          if (metadata.currentSnapshot() != base.currentSnapshot() && FIRST_COMMIT_HELD.compareAndSet(false, true)) {
-            try {
-              Thread.sleep(2_000);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-          super.commit(base, metadata);
-        }
-      };
-    }
-
-    record Loader(String warehouse) implements CatalogLoader {
-      @Override
-      public Catalog loadCatalog() {
-        return new HoldsFirstCommit(warehouse);
-      }
-
-      @Override
-      @SuppressWarnings("MethodDoesntCallSuperMethod")
-      public CatalogLoader clone() {
-        return new Loader(warehouse);
+  /** Holds the first snapshot commit 2 s: the writers go on meanwhile. */
+  private static void holdFirstCommit(TableIdentifier table, TableMetadata base, TableMetadata metadata) {
+    if (HookedCatalog.addsSnapshot(base, metadata) && FIRST_COMMIT_HELD.compareAndSet(false, true)) {
+      try {
+        Thread.sleep(2_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }

@@ -310,21 +310,7 @@ public final class NativeFileWriterFactory {
     if (reach.equals(olderSpecsWithData) && reach.equals(tableOlderSpecs)) {
       return this;
     }
-    return new NativeFileWriterFactory(
-        schema,
-        spec,
-        io,
-        files,
-        deletionVectorFiles,
-        settings,
-        deleteSettings,
-        metricsConfig,
-        positionDeleteMetricsConfig,
-        formatVersion,
-        reach,
-        reach,
-        writingProperties,
-        allocator);
+    return withReach(reach, reach);
   }
 
   /**
@@ -339,6 +325,14 @@ public final class NativeFileWriterFactory {
     if (older.size() == olderSpecsWithData.size()) {
       return this;
     }
+    return withReach(List.copyOf(older.values()), tableOlderSpecs);
+  }
+
+  /**
+   * This factory with upserts deleting in {@code deletingIn}, as if made when the table showed data
+   * in {@code tableShowed}.
+   */
+  private NativeFileWriterFactory withReach(List<PartitionSpec> deletingIn, List<PartitionSpec> tableShowed) {
     return new NativeFileWriterFactory(
         schema,
         spec,
@@ -350,8 +344,8 @@ public final class NativeFileWriterFactory {
         metricsConfig,
         positionDeleteMetricsConfig,
         formatVersion,
-        List.copyOf(older.values()),
-        tableOlderSpecs,
+        deletingIn,
+        tableShowed,
         writingProperties,
         allocator);
   }

@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.flink.EmbeddedCatalogTest;
 import dev.floe.flink.IcebergTableRef;
-import dev.floe.iceberg.Catalogs;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,43 +18,21 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A writer started after the table's columns were renamed or dropped since the job was planned
  * follows each of the rows' fields to its column by field id (helper-65: matched by name, a field
  * could land in another column that had taken its name, or in none).
  */
-class RowsAgainstTableTest {
+class RowsAgainstTableTest extends EmbeddedCatalogTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "t");
-
-  @TempDir
-  Path warehouse;
-
-  private Catalog catalog;
-
-  @BeforeEach
-  void openCatalog() {
-    catalog = Catalogs.embedded(warehouse);
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-  }
-
-  @AfterEach
-  void closeCatalog() throws Exception {
-    ((AutoCloseable) catalog).close();
-  }
 
   /** Rows [id, a, b]; then b dropped and a renamed to b: the rows' a goes to the new b, their b nowhere. */
   @Test

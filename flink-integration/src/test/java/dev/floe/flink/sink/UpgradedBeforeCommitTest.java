@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.floe.flink.HookedCatalog;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Catalogs;
 import dev.floe.iceberg.DeletionVectorUpgrade;
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,28 +18,25 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.avro.Avro;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.io.DeleteSchemaUtil;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.avro.Avro;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.io.WriteResult;
-import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +49,7 @@ import org.junit.jupiter.api.Test;
  */
 class UpgradedBeforeCommitTest extends IdNameTableTest {
   private static final TableIdentifier TABLE = TableIdentifier.of("db", "keyed");
-  /** Set: the next snapshot commit through {@link UpgradingCatalog} first upgrades the table to v3. */
+  /** Set: the next snapshot commit through the hooked catalog first upgrades the table to v3. */
   private static final AtomicBoolean UPGRADE_DURING_NEXT_COMMIT = new AtomicBoolean();
 
   UpgradedBeforeCommitTest() {
@@ -79,7 +76,9 @@ class UpgradedBeforeCommitTest extends IdNameTableTest {
   void anUpgradeLandingDuringTheCommitIsCommittedAgainWithDeletionVectors() throws Exception {
     byte[] files = upsertedThreeTimes();
     UPGRADE_DURING_NEXT_COMMIT.set(true);
-    IcebergTableRef upgrading = IcebergTableRef.of("floe", new UpgradingCatalog.Loader(warehouse.toString()), TABLE);
+    String at = warehouse.toString();
+    IcebergTableRef upgrading = IcebergTableRef.of("floe",
+        HookedCatalog.loader(warehouse, (table, base, metadata) -> upgradeFirst(table, base, metadata, at)), TABLE);
 
     assertEquals(List.of(false), IdNameTable.commit(upgrading, List.of(new FloeCommittable(files, "job", "op", "run", 7))));
 
@@ -198,47 +197,18 @@ class UpgradedBeforeCommitTest extends IdNameTableTest {
         table.currentSnapshot().summary().toString());
   }
 
-  /** The embedded catalog, whose tables are upgraded to v3 by another writer just as a snapshot commits. */
-  static final class UpgradingCatalog extends JdbcCatalog {
-    private final String warehouse;
-
-    UpgradingCatalog(String warehouse) {
-      this.warehouse = warehouse;
-      initialize(Catalogs.EMBEDDED_NAME, Catalogs.embeddedProperties(Path.of(warehouse)));
-    }
-
-    @Override
-    protected TableOperations newTableOps(TableIdentifier identifier) {
-      return new ForwardingTableOperations(super.newTableOps(identifier)) {
-        @Override
-        public void commit(TableMetadata base, TableMetadata metadata) {
-          if (metadata.currentSnapshot() != base.currentSnapshot() && UPGRADE_DURING_NEXT_COMMIT.compareAndSet(true, false)) {
-            Catalog other = Catalogs.embedded(Path.of(warehouse));
-            try {
-              other.loadTable(identifier).updateProperties().set(TableProperties.FORMAT_VERSION, "3").commit();
-            } finally {
-              try {
-                ((AutoCloseable) other).close();
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            }
-          }
-          super.commit(base, metadata);
+  /** Upgrades the table to v3 through another handle just before the next snapshot commit, when armed. */
+  private static void upgradeFirst(TableIdentifier table, TableMetadata base, TableMetadata metadata, String warehouse) {
+    if (HookedCatalog.addsSnapshot(base, metadata) && UPGRADE_DURING_NEXT_COMMIT.compareAndSet(true, false)) {
+      Catalog other = Catalogs.embedded(Path.of(warehouse));
+      try {
+        other.loadTable(table).updateProperties().set(TableProperties.FORMAT_VERSION, "3").commit();
+      } finally {
+        try {
+          ((AutoCloseable) other).close();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
         }
-      };
-    }
-
-    record Loader(String warehouse) implements CatalogLoader {
-      @Override
-      public Catalog loadCatalog() {
-        return new UpgradingCatalog(warehouse);
-      }
-
-      @Override
-      @SuppressWarnings("MethodDoesntCallSuperMethod")
-      public CatalogLoader clone() {
-        return new Loader(warehouse);
       }
     }
   }
