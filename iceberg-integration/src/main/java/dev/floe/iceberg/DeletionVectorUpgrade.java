@@ -43,11 +43,6 @@ import org.apache.iceberg.util.ContentFileUtil;
 public final class DeletionVectorUpgrade {
   private DeletionVectorUpgrade() {}
 
-  /** Whether {@code files} hold position-delete files that {@code table}'s format no longer takes. */
-  public static boolean needed(Table table, WriteResult files) {
-    return TableUtil.formatVersion(table) >= 3 && positionDeleteFiles(files).size() > 0;
-  }
-
   /**
    * {@code files} with their position-delete files replaced by deletion vectors written next to the
    * table's data (the old files stay, unreferenced, for orphan cleanup), or {@code files} itself

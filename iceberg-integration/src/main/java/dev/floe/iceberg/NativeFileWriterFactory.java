@@ -264,21 +264,8 @@ public final class NativeFileWriterFactory {
    * on the writing thread. Files are byte for byte the same either way.
    */
   public NativeFileWriterFactory withEncoding(int threads, boolean ahead) {
-    return new NativeFileWriterFactory(
-        schema,
-        spec,
-        io,
-        files,
-        deletionVectorFiles,
-        settings.withEncoding(threads, ahead),
-        deleteSettings.withEncoding(threads, ahead),
-        metricsConfig,
-        positionDeleteMetricsConfig,
-        formatVersion,
-        olderSpecsWithData,
-        tableOlderSpecs,
-        writingProperties,
-        allocator);
+    return copy(settings.withEncoding(threads, ahead), deleteSettings.withEncoding(threads, ahead), olderSpecsWithData,
+        tableOlderSpecs);
   }
 
   /**
@@ -310,7 +297,7 @@ public final class NativeFileWriterFactory {
     if (reach.equals(olderSpecsWithData) && reach.equals(tableOlderSpecs)) {
       return this;
     }
-    return withReach(reach, reach);
+    return copy(settings, deleteSettings, reach, reach);
   }
 
   /**
@@ -325,14 +312,15 @@ public final class NativeFileWriterFactory {
     if (older.size() == olderSpecsWithData.size()) {
       return this;
     }
-    return withReach(List.copyOf(older.values()), tableOlderSpecs);
+    return copy(settings, deleteSettings, List.copyOf(older.values()), tableOlderSpecs);
   }
 
   /**
-   * This factory with upserts deleting in {@code deletingIn}, as if made when the table showed data
-   * in {@code tableShowed}.
+   * This factory with other file settings, and with upserts deleting in {@code deletingIn}, as if
+   * made when the table showed data in {@code tableShowed}.
    */
-  private NativeFileWriterFactory withReach(List<PartitionSpec> deletingIn, List<PartitionSpec> tableShowed) {
+  private NativeFileWriterFactory copy(WriterSettings settings, WriterSettings deleteSettings,
+      List<PartitionSpec> deletingIn, List<PartitionSpec> tableShowed) {
     return new NativeFileWriterFactory(
         schema,
         spec,

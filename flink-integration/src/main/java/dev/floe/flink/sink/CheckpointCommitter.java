@@ -162,14 +162,14 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     NavigableMap<Long, WriteResult> files = new TreeMap<>();
     for (var entry : pending.entrySet()) {
       WriteResult written = WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs(), table.io());
-      if (DeletionVectorUpgrade.needed(table, written)) {
-        // written for the table at v2, committed to it at v3: the checkpoint's files must land,
-        // since its records are behind the restored source, so its position deletes are rewritten
-        LOG.warn("table {} is format v{} now; the position deletes of checkpoint {} are written again as deletion"
+      // written for the table at v2, committed to it at v3: the checkpoint's files must land,
+      // since its records are behind the restored source, so its position deletes are rewritten
+      WriteResult committable = DeletionVectorUpgrade.convert(table, written);
+      if (committable != written) {
+        LOG.warn("table {} is format v{} now; the position deletes of checkpoint {} were written again as deletion"
             + " vectors", table.name(), TableUtil.formatVersion(table), entry.getKey());
-        written = DeletionVectorUpgrade.convert(table, written);
       }
-      files.put(entry.getKey(), written);
+      files.put(entry.getKey(), committable);
     }
     FloeCommittable last = pending.lastEntry().getValue();
     boolean oneRun = pending.values().stream().allMatch(c -> sameRun(c, last));

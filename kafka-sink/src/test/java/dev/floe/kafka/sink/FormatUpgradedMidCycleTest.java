@@ -6,7 +6,6 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,8 +18,6 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -41,24 +38,6 @@ class FormatUpgradedMidCycleTest extends BrokerAndCatalog {
     super("t");
   }
 
-  /** Upgrades the table to v3 through another handle just before this one's first commit. */
-  private final class UpgradesFirst extends ForwardingTableOperations {
-    private final AtomicBoolean upgraded;
-
-    UpgradesFirst(TableOperations delegate, AtomicBoolean upgraded) {
-      super(delegate);
-      this.upgraded = upgraded;
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      if (upgraded.compareAndSet(false, true)) {
-        catalog.loadTable(TABLE).updateProperties().set("format-version", "3").commit();
-      }
-      super.commit(base, metadata);
-    }
-  }
-
   @Test
   void aCycleWithV2PositionDeletesIsWrittenAgainForV3() throws Exception {
     kafka.createTopic(TOPIC, 1);
@@ -72,7 +51,9 @@ class FormatUpgradedMidCycleTest extends BrokerAndCatalog {
     }
     SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(messages.size(), 0), messages);
     AtomicBoolean upgraded = new AtomicBoolean();
-    Catalog upgrading = new WrappingCatalog(catalog, (id, ops) -> new UpgradesFirst(ops, upgraded));
+    // upgraded to v3 through another handle just before the sink's first commit
+    Catalog upgrading = new WrappingCatalog(catalog, (id, ops) -> new BeforeFirstSnapshotCommit(ops, upgraded,
+        () -> catalog.loadTable(TABLE).updateProperties().set("format-version", "3").commit()));
     try (KafkaIcebergSink sink = new KafkaIcebergSink(SinkConfig.builder(upgrading, kafka.bootstrapServers(), TOPIC)
         .createTables(KEYED, PartitionSpec.unpartitioned(), V2)
         .route(TOPIC, TABLE)

@@ -6,7 +6,6 @@ import static dev.floe.kafka.sink.SinkFixture.keyed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +21,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.expressions.Expressions;
@@ -46,44 +44,6 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
     super("t");
   }
 
-  /**
-   * On the sink's first commit: adds the bucket through another handle, then holds the commit
-   * until the sink has read the second cycle's records (its writers are made for them), and a
-   * little longer.
-   */
-  private final class RespecsDuringFirstCommit extends ForwardingTableOperations {
-    private final AtomicBoolean done;
-    private final CountDownLatch respecced;
-    private final AtomicReference<KafkaIcebergSink> sink;
-
-    RespecsDuringFirstCommit(org.apache.iceberg.TableOperations delegate, AtomicBoolean done, CountDownLatch respecced,
-        AtomicReference<KafkaIcebergSink> sink) {
-      super(delegate);
-      this.done = done;
-      this.respecced = respecced;
-      this.sink = sink;
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      boolean snapshotCommit = metadata.currentSnapshot() != null && metadata.currentSnapshot() != base.currentSnapshot();
-      if (snapshotCommit && done.compareAndSet(false, true)) {
-        catalog.loadTable(TABLE).updateSpec().addField(Expressions.bucket("id", 4)).commit();
-        respecced.countDown();
-        try {
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-          while (sink.get().metrics().getRecordsConsumed() < 2L * PER_CYCLE && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-          }
-          Thread.sleep(500); // the read records reach their writers, made for the new spec
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      super.commit(base, metadata); // the base is stale now: Iceberg retries on the new one
-    }
-  }
-
   @Test
   void aCycleWhoseDeletesMissDataLandedInTheOldSpecIsWrittenAgain() throws Exception {
     kafka.createTopic(TOPIC, 1);
@@ -94,7 +54,7 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
     CountDownLatch specChanged = new CountDownLatch(1);
     AtomicReference<KafkaIcebergSink> running = new AtomicReference<>();
     Catalog hooked = new WrappingCatalog(catalog,
-        (id, ops) -> new RespecsDuringFirstCommit(ops, respecced, specChanged, running));
+        (id, ops) -> new BeforeFirstSnapshotCommit(ops, respecced, () -> respecAndHold(specChanged, running.get())));
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(SinkConfig.builder(hooked, kafka.bootstrapServers(), TOPIC)
         .route(TOPIC, TABLE)
@@ -115,6 +75,25 @@ class SpecChangedWhileACycleLandsTest extends BrokerAndCatalog {
     Table table = catalog.loadTable(TABLE);
     assertEquals(1, table.spec().specId(), "the bucket was added during the run");
     assertEquals(latest, SinkFixture.seqById(table), "each key's latest row, once");
+  }
+
+  /**
+   * During the sink's first commit: adds the bucket through another handle, then holds the commit
+   * until the sink has read the second cycle's records (its writers are made for them), and a
+   * little longer.
+   */
+  private void respecAndHold(CountDownLatch respecced, KafkaIcebergSink sink) {
+    catalog.loadTable(TABLE).updateSpec().addField(Expressions.bucket("id", 4)).commit();
+    respecced.countDown();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (sink.metrics().getRecordsConsumed() < 2L * PER_CYCLE && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      Thread.sleep(500); // the read records reach their writers, made for the new spec
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** One cycle's records: keys 0-49 four times, seqs from {@code first}. */

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.floe.iceberg.ForwardingTableOperations;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +17,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
@@ -37,26 +34,6 @@ class TableRecreatedWhileCommittingTest extends BrokerAndCatalog {
     super("t");
   }
 
-  /** On the sink's first snapshot commit: drops the table (purging it) and creates it again. */
-  private final class RecreatesDuringFirstCommit extends ForwardingTableOperations {
-    private final AtomicBoolean done;
-
-    RecreatesDuringFirstCommit(TableOperations delegate, AtomicBoolean done) {
-      super(delegate);
-      this.done = done;
-    }
-
-    @Override
-    public void commit(TableMetadata base, TableMetadata metadata) {
-      boolean snapshotCommit = metadata.currentSnapshot() != null && metadata.currentSnapshot() != base.currentSnapshot();
-      if (snapshotCommit && done.compareAndSet(false, true)) {
-        catalog.dropTable(TABLE, true);
-        catalog.createTable(TABLE, KEYED, PartitionSpec.unpartitioned(), V2);
-      }
-      super.commit(base, metadata);
-    }
-  }
-
   @Test
   void theSinkStopsSayingSoAndLeavesNoFileBehind() throws Exception {
     kafka.createTopic(TOPIC, 1);
@@ -67,7 +44,11 @@ class TableRecreatedWhileCommittingTest extends BrokerAndCatalog {
     }
     SinkFixture.produceTo(kafka.bootstrapServers(), TOPIC, Collections.nCopies(messages.size(), 0), messages);
     AtomicBoolean recreated = new AtomicBoolean();
-    Catalog hooked = new WrappingCatalog(catalog, (id, ops) -> new RecreatesDuringFirstCommit(ops, recreated));
+    // on the sink's first commit: the table dropped (purged) and created again
+    Catalog hooked = new WrappingCatalog(catalog, (id, ops) -> new BeforeFirstSnapshotCommit(ops, recreated, () -> {
+      catalog.dropTable(TABLE, true);
+      catalog.createTable(TABLE, KEYED, PartitionSpec.unpartitioned(), V2);
+    }));
     SinkException failed;
     try (KafkaIcebergSink sink = new KafkaIcebergSink(SinkConfig.builder(hooked, kafka.bootstrapServers(), TOPIC)
         .route(TOPIC, TABLE)
