@@ -24,6 +24,7 @@ import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -122,12 +123,7 @@ public final class TableCommitter {
       Runnable waitBeforeNextAttempt; // outside the turn, so that the others go on meanwhile
       boolean held = takeTurn(turn, table);
       try {
-        String before;
-        try {
-          before = ops.refresh().metadataFileLocation();
-        } catch (RuntimeException e) {
-          throw goneOrRethrown(e, table, result, outcomeUnknown);
-        }
+        String before = refreshed(ops, table, result, outcomeUnknown).metadataFileLocation();
         try {
           if (result.deleteFiles().length > 0) {
             Commits.rowDelta(fenced, result, summary);
@@ -141,13 +137,14 @@ public final class TableCommitter {
         } catch (CommitStateUnknownException e) {
           outcomeUnknown = true;
           fencing.lookForEarlierAttempt();
-          if (SnapshotOffsets.containsCommit(ops.refresh(), commitId)) {
+          if (SnapshotOffsets.containsCommit(refreshed(ops, table, result, outcomeUnknown), commitId)) {
             return;
           }
           int unknownAttempt = attempt;
           waitBeforeNextAttempt = () -> retryAfterUnknown(unknownAttempt, table, e);
         } catch (CommitFailedException conflict) {
-          boolean othersCommitted = !Objects.equals(before, ops.refresh().metadataFileLocation());
+          boolean othersCommitted =
+              !Objects.equals(before, refreshed(ops, table, result, outcomeUnknown).metadataFileLocation());
           if (!othersCommitted || System.nanoTime() - conflictDeadline > 0) {
             deleteUnlessReferenced(table, result, outcomeUnknown);
             throw new SinkException("could not commit to " + table.name()
@@ -161,7 +158,7 @@ public final class TableCommitter {
           if (gone(e)) {
             throw goneOrRethrown(e, table, result, outcomeUnknown);
           }
-          FencedException upgraded = refusedAfterUpgrade(e, result, ops, table);
+          FencedException upgraded = refusedAfterUpgrade(e, result, ops, table, outcomeUnknown);
           // Iceberg's rule: only a cleanable failure (a conflict past its retries, fencing) says for
           // sure that nothing was committed; so does a commit Iceberg refused to plan.
           deleteUnlessReferenced(table, result, outcomeUnknown || !(e instanceof CleanableFailure || upgraded != null));
@@ -190,13 +187,13 @@ public final class TableCommitter {
    * again with writers for the table as it is now, as after a fence. Null for any other failure.
    */
   private static FencedException refusedAfterUpgrade(
-      RuntimeException e, WriteResult result, TableOperations ops, Table table) {
+      RuntimeException e, WriteResult result, TableOperations ops, Table table, boolean outcomeUnknown) {
     boolean v2PositionDeletes = Arrays.stream(result.deleteFiles())
         .anyMatch(file -> file.content() == FileContent.POSITION_DELETES && !ContentFileUtil.isDV(file));
     if (!(e instanceof IllegalArgumentException) || !v2PositionDeletes) {
       return null;
     }
-    int formatVersion = ops.refresh().formatVersion();
+    int formatVersion = refreshed(ops, table, result, outcomeUnknown).formatVersion();
     if (formatVersion < 3) {
       return null;
     }
@@ -205,6 +202,18 @@ public final class TableCommitter {
         + " cycle is written again for it");
     fence.addSuppressed(e);
     return fence;
+  }
+
+  /**
+   * The table's metadata, refreshed; a table dropped meanwhile ends the commit as {@link
+   * #goneOrRethrown} says, wherever in the retries the refresh is.
+   */
+  private static TableMetadata refreshed(TableOperations ops, Table table, WriteResult result, boolean outcomeUnknown) {
+    try {
+      return ops.refresh();
+    } catch (RuntimeException e) {
+      throw goneOrRethrown(e, table, result, outcomeUnknown);
+    }
   }
 
   /**
