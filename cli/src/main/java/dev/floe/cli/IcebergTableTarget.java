@@ -149,7 +149,7 @@ final class IcebergTableTarget implements WriteTarget {
 
   @Override
   public Written commit() {
-    WriteResult result = writers == null ? WriteResult.builder().build() : writers.complete(table.io());
+    WriteResult result = writers == null ? WriteResult.builder().build() : writers.complete(table.io()).files();
     DataFile[] written = result.dataFiles();
     try {
       Snapshot snapshot = written.length > 0 ? Commits.append(table, result, Map.of()) : null;

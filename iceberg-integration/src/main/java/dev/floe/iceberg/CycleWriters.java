@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.WriteResult;
 import org.slf4j.Logger;
@@ -49,6 +50,8 @@ public final class CycleWriters {
 
   /** Every task writer, in the order they started. */
   private final List<NativeTaskWriter> writers = new CopyOnWriteArrayList<>();
+  /** The schema of each writer's factory, in the same order (added by the decoding thread). */
+  private final List<Schema> schemas = new CopyOnWriteArrayList<>();
   /** Decoders made for evolved schemas: closed after the cycle's last batch is decoded. */
   private final List<NativeJsonDecoder> ownDecoders = new ArrayList<>();
   private final TableEvolution evolution;
@@ -83,6 +86,7 @@ public final class CycleWriters {
     this.decodingWriter = keyDecoder != null ? factory.newUpsertTaskWriter() : factory.newTaskWriter();
     this.writing = decodingWriter;
     writers.add(decodingWriter);
+    schemas.add(factory.schema());
   }
 
   /** The cycle's first writer: without evolution, its only one. */
@@ -158,6 +162,7 @@ public final class CycleWriters {
     decodingWriter = firstKeyDecoder != null ? next.newUpsertTaskWriterAfter(decodingWriter) : next.newTaskWriter();
     evolvedFactories.put(decodingWriter, next);
     writers.add(decodingWriter);
+    schemas.add(next.schema());
   }
 
   /**
@@ -237,10 +242,11 @@ public final class CycleWriters {
   }
 
   /**
-   * On the writer thread: completes the writers, in order, into one result. If one fails, the
-   * files the others completed are deleted through {@code io}, and the rest aborted.
+   * On the writer thread: completes the writers, in order, into one result with the schemas they
+   * wrote. If one fails, the files the others completed are deleted through {@code io}, and the
+   * rest aborted.
    */
-  public WriteResult complete(FileIO io) {
+  public CycleFiles complete(FileIO io) {
     closeOwnKeyDecoders();
     WriteResult.Builder all = WriteResult.builder();
     List<WriteResult> done = new ArrayList<>();
@@ -261,7 +267,7 @@ public final class CycleWriters {
       abort();
       throw e;
     }
-    return all.build();
+    return new CycleFiles(all.build(), schemas);
   }
 
   /** On the writer thread: deletes every file the cycle's writers wrote (idempotent). */

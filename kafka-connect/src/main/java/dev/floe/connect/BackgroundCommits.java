@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.BackgroundJob;
 import dev.floe.kafka.sink.FencedException;
@@ -46,7 +47,7 @@ final class BackgroundCommits implements AutoCloseable {
    * offsets the table must hold for the commit to go ahead (fencing), and the offsets it is
    * committed with: the cycle's, or what the table holds where that is more.
    */
-  record TableCut(String name, Table table, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> expected,
+  record TableCut(String name, Table table, CompletableFuture<CycleFiles> files, Map<TopicPartition, Position> expected,
       Map<TopicPartition, Position> offsets) {}
 
   /**
@@ -108,7 +109,7 @@ final class BackgroundCommits implements AutoCloseable {
   }
 
   private Outcome commit(Sealed cycle) {
-    List<WriteResult> results = completed(cycle.tables());
+    List<CycleFiles> results = completed(cycle.tables());
     try {
       badRecords.awaitReported(); // before any offset moves past a dead-lettered record
     } catch (RuntimeException e) {
@@ -119,9 +120,9 @@ final class BackgroundCommits implements AutoCloseable {
     long bytes = 0;
     for (int i = 0; i < results.size(); i++) {
       TableCut cut = cycle.tables().get(i);
-      WriteResult result = results.get(i);
+      WriteResult result = results.get(i).files();
       try {
-        committer.commit(cut.table(), result, cut.offsets(), cut.expected());
+        committer.commit(cut.table(), result, results.get(i).schemas(), cut.offsets(), cut.expected());
       } catch (FencedException fence) {
         LOG.warn("commit to {} fenced, resuming from the tables: {}", cut.name(), fence.getMessage());
         deleteFrom(cycle.tables(), results, i + 1);
@@ -150,8 +151,8 @@ final class BackgroundCommits implements AutoCloseable {
    * Every table's completed files, in the cycle's order; if a table failed, the others' files are
    * deleted (nothing of the cycle is committed) and its failure is thrown.
    */
-  private static List<WriteResult> completed(List<TableCut> tables) {
-    List<WriteResult> results = new ArrayList<>();
+  private static List<CycleFiles> completed(List<TableCut> tables) {
+    List<CycleFiles> results = new ArrayList<>();
     RuntimeException failure = null;
     for (TableCut cut : tables) {
       try {
@@ -172,10 +173,10 @@ final class BackgroundCommits implements AutoCloseable {
   }
 
   /** Deletes the files of the tables from {@code from} on: none of them was committed. */
-  private static void deleteFrom(List<TableCut> tables, List<WriteResult> results, int from) {
+  private static void deleteFrom(List<TableCut> tables, List<CycleFiles> results, int from) {
     for (int i = from; i < results.size(); i++) {
       if (results.get(i) != null) {
-        TableCommitter.deleteFiles(tables.get(i).table(), results.get(i));
+        TableCommitter.deleteFiles(tables.get(i).table(), results.get(i).files());
       }
     }
   }

@@ -1,5 +1,6 @@
 package dev.floe.connect;
 
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.IdleCommits;
 import dev.floe.kafka.sink.SnapshotOffsets;
@@ -30,7 +31,6 @@ import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -686,7 +686,7 @@ public class FloeIcebergSinkTask extends SinkTask {
         continue;
       }
       cuts.add(new BackgroundCommits.TableCut(
-          name, table, CompletableFuture.completedFuture(WriteResult.builder().build()), expected, stored));
+          name, table, CompletableFuture.completedFuture(CycleFiles.none()), expected, stored));
     }
     dropped.forEach(held::remove);
     return cuts;

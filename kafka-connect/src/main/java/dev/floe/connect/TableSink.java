@@ -7,6 +7,7 @@ import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.CycleWriters;
 import dev.floe.kafka.sink.FollowedTable;
 import dev.floe.iceberg.TableEvolution;
@@ -31,7 +32,6 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -508,11 +508,11 @@ final class TableSink implements AutoCloseable {
    * failed cycle's files are deleted and the future completes with its failure. Records added from
    * now on go to the next cycle.
    */
-  CompletableFuture<WriteResult> seal() {
+  CompletableFuture<CycleFiles> seal() {
     flush();
     CycleWriters cycle = writers;
     writers = null;
-    CompletableFuture<WriteResult> result = new CompletableFuture<>();
+    CompletableFuture<CycleFiles> result = new CompletableFuture<>();
     Runnable complete = () -> {
       Throwable t = failure;
       try {
@@ -522,7 +522,7 @@ final class TableSink implements AutoCloseable {
           }
           result.completeExceptionally(failed(t));
         } else {
-          result.complete(cycle == null ? WriteResult.builder().build() : cycle.complete(table.io()));
+          result.complete(cycle == null ? CycleFiles.none() : cycle.complete(table.io()));
         }
       } catch (Throwable e) {
         if (cycle != null) {

@@ -305,7 +305,7 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     CycleWriters done = writers;
     writers = null;
     done.closeOwnDecoders();
-    WriteResult result = done.complete(table.io());
+    WriteResult result = done.complete(table.io()).files();
     dataFiles.inc(result.dataFiles().length);
     if (evolution != null) {
       table.refresh(); // the specs of files written after an evolution (another writer may have changed the spec)

@@ -1,5 +1,6 @@
 package dev.floe.kafka.sink;
 
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ final class CommitStage implements AutoCloseable {
   private boolean idLookupFailing;
 
   /** One table's part of a sealed cycle: its files (being completed) and the offsets they cover. */
-  record TableCut(TableChannel channel, CompletableFuture<WriteResult> files, Map<TopicPartition, Position> offsets) {}
+  record TableCut(TableChannel channel, CompletableFuture<CycleFiles> files, Map<TopicPartition, Position> offsets) {}
 
   /**
    * A cycle cut on the consumer thread: the positions it covers, its records, when it began to be
@@ -87,7 +88,7 @@ final class CommitStage implements AutoCloseable {
     Committed before = await();
     if (before != null && before.fence() != null) {
       for (TableCut cut : cycle.tables()) {
-        cut.files().thenAccept(result -> TableCommitter.deleteFiles(cut.channel().table(), result));
+        cut.files().thenAccept(written -> TableCommitter.deleteFiles(cut.channel().table(), written.files()));
       }
       return before;
     }
@@ -106,7 +107,7 @@ final class CommitStage implements AutoCloseable {
   }
 
   private Committed commit(Sealed cycle) {
-    List<Map.Entry<TableCut, WriteResult>> results = completed(cycle.tables());
+    List<Map.Entry<TableCut, CycleFiles>> results = completed(cycle.tables());
     if (deadLetters != null) {
       try {
         deadLetters.flush(); // before any offset moves past a dead-lettered record
@@ -125,14 +126,16 @@ final class CommitStage implements AutoCloseable {
     long bytes = 0;
     for (int i = 0; i < results.size(); i++) {
       TableCut cut = results.get(i).getKey();
-      WriteResult result = results.get(i).getValue();
+      CycleFiles written = results.get(i).getValue();
+      WriteResult result = written.files();
       HeldOffsets held = cut.channel().held();
       if (result.dataFiles().length == 0 && result.deleteFiles().length == 0 && !replacesStaleOffsets(cut, held)
           && !idleLongEnough(cut, held, cycle.last())) {
         continue;
       }
       try {
-        committer.commit(cut.channel().table(), result, cut.offsets(), held.stored(cut.offsets().keySet()));
+        committer.commit(
+            cut.channel().table(), result, written.schemas(), cut.offsets(), held.stored(cut.offsets().keySet()));
       } catch (FencedException fence) {
         LOG.warn("commit to {} fenced: {}", cut.channel().id(), fence.getMessage());
         deleteAll(results, i + 1);
@@ -252,9 +255,9 @@ final class CommitStage implements AutoCloseable {
   }
 
   /** Deletes the files of the tables from {@code from} on: none of them was committed. */
-  private static void deleteAll(List<Map.Entry<TableCut, WriteResult>> results, int from) {
-    for (Map.Entry<TableCut, WriteResult> e : results.subList(from, results.size())) {
-      TableCommitter.deleteFiles(e.getKey().channel().table(), e.getValue());
+  private static void deleteAll(List<Map.Entry<TableCut, CycleFiles>> results, int from) {
+    for (Map.Entry<TableCut, CycleFiles> e : results.subList(from, results.size())) {
+      TableCommitter.deleteFiles(e.getKey().channel().table(), e.getValue().files());
     }
   }
 
@@ -262,8 +265,8 @@ final class CommitStage implements AutoCloseable {
    * Every table's completed files; if any table failed, the others' files are deleted (none of
    * the cycle is committed) and its failure is thrown.
    */
-  private static List<Map.Entry<TableCut, WriteResult>> completed(List<TableCut> tables) {
-    List<Map.Entry<TableCut, WriteResult>> results = new ArrayList<>();
+  private static List<Map.Entry<TableCut, CycleFiles>> completed(List<TableCut> tables) {
+    List<Map.Entry<TableCut, CycleFiles>> results = new ArrayList<>();
     RuntimeException failure = null;
     for (TableCut cut : tables) {
       try {

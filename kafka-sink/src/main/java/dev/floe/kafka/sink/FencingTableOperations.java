@@ -2,9 +2,12 @@ package dev.floe.kafka.sink;
 
 import dev.floe.iceberg.EqualityDeleteReach;
 import dev.floe.iceberg.ForwardingTableOperations;
+import dev.floe.iceberg.WrittenSchemas;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CleanableFailure;
@@ -22,6 +25,9 @@ import org.apache.kafka.common.TopicPartition;
  *       ends the retry without a second snapshot;
  *   <li>fencing: the base must still hold the offsets this sink expects for its partitions, so a
  *       zombie can never commit offsets someone else already moved;
+ *   <li>the base's schema must read every column as the cycle's writers wrote it ({@link
+ *       WrittenSchemas}): a table replaced with a column's type changed fences this cycle, which
+ *       is then written again for the new schema;
  *   <li>an upsert's equality deletes must reach every partition spec the base holds data in
  *       ({@link EqualityDeleteReach}): data committed in an older spec after the writers were made
  *       (the cycle before, landing as the spec changed) fences this cycle, which is then written
@@ -38,6 +44,8 @@ final class FencingTableOperations extends ForwardingTableOperations {
   private final Map<TopicPartition, Position> expected;
   /** The files committed: their equality deletes must reach the base's data. */
   private final WriteResult result;
+  /** The schemas the files were written with: the base must still read their columns so. */
+  private final List<Schema> writtenWith;
   private volatile boolean lookForEarlierAttempt;
 
   /**
@@ -46,6 +54,7 @@ final class FencingTableOperations extends ForwardingTableOperations {
    * @param expected those partitions' positions as this sink last saw them in the table (absent:
    *     never stored)
    * @param result the files this commit adds
+   * @param writtenWith the schemas they were written with (empty: not checked)
    */
   FencingTableOperations(
       TableOperations delegate,
@@ -53,13 +62,15 @@ final class FencingTableOperations extends ForwardingTableOperations {
       String commitId,
       Map<TopicPartition, Position> offsets,
       Map<TopicPartition, Position> expected,
-      WriteResult result) {
+      WriteResult result,
+      List<Schema> writtenWith) {
     super(delegate);
     this.group = group;
     this.commitId = commitId;
     this.offsets = Map.copyOf(offsets);
     this.expected = Map.copyOf(expected);
     this.result = result;
+    this.writtenWith = List.copyOf(writtenWith);
   }
 
   /** From now on, each attempt first checks whether an earlier one landed after all. */
@@ -77,6 +88,11 @@ final class FencingTableOperations extends ForwardingTableOperations {
       throw new FencedException(
           "fenced: table offsets for group '" + group + "' are " + stored + ", this sink expected "
               + expected + " (another sink owns these partitions now)");
+    }
+    List<String> misfits = WrittenSchemas.misfits(writtenWith, base.schema());
+    if (!misfits.isEmpty()) {
+      throw new FencedException("the table's schema changed under this cycle's files (" + String.join("; ", misfits)
+          + "): the cycle is written again for the table's schema");
     }
     Set<Integer> missed = EqualityDeleteReach.specsMissed(base, io(), result);
     if (!missed.isEmpty()) {

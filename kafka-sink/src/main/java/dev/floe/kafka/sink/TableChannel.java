@@ -6,6 +6,7 @@ import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.JsonDecoderConfig;
 import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.CycleWriters;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
@@ -24,7 +25,6 @@ import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.WriteResult;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -501,21 +501,21 @@ final class TableChannel implements AutoCloseable {
    * a new cycle, written after this one. A cycle with a failed batch completes exceptionally and
    * its files are deleted.
    */
-  CompletableFuture<WriteResult> seal() {
+  CompletableFuture<CycleFiles> seal() {
     flushBatch();
     Cycle sealed = cycle;
     cycle = null;
     cycleRecords = 0;
     if (sealed == null) {
-      return CompletableFuture.completedFuture(WriteResult.builder().build());
+      return CompletableFuture.completedFuture(CycleFiles.none());
     }
-    CompletableFuture<WriteResult> result = new CompletableFuture<>();
+    CompletableFuture<CycleFiles> result = new CompletableFuture<>();
     Runnable complete = () -> {
       try {
         if (sealed.failure != null) {
           throw sealed.failure;
         }
-        WriteResult files = sealed.writers.complete(table.io());
+        CycleFiles files = sealed.writers.complete(table.io());
         releaseBuffered();
         result.complete(files);
       } catch (Throwable t) {

@@ -10,9 +10,11 @@ import static org.apache.iceberg.TableProperties.COMMIT_TOTAL_RETRY_TIME_MS;
 import static org.apache.iceberg.TableProperties.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT;
 
 import dev.floe.iceberg.Commits;
+import dev.floe.iceberg.WrittenSchemas;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -23,6 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -92,7 +95,8 @@ public final class TableCommitter {
 
   /**
    * Commits {@code result} with {@code offsets} (next offset per partition); {@code expected} holds
-   * the table's positions for those partitions as this sink last saw them.
+   * the table's positions for those partitions as this sink last saw them. Does not check which
+   * schemas the files were written with (see the overload taking them).
    *
    * @throws FencedException if another writer moved the offsets, the table was upgraded to v3
    *     under position deletes, or the equality deletes miss a spec holding data (the files are
@@ -105,6 +109,20 @@ public final class TableCommitter {
       WriteResult result,
       Map<TopicPartition, Position> offsets,
       Map<TopicPartition, Position> expected) {
+    commit(table, result, List.of(), offsets, expected);
+  }
+
+  /**
+   * As {@link #commit(Table, WriteResult, Map, Map)}, and also fenced if the table's current schema
+   * no longer reads a column as {@code writtenWith} wrote it ({@link WrittenSchemas}: a table
+   * replaced with a column's type changed), so that the cycle is written again for the new schema.
+   */
+  public void commit(
+      Table table,
+      WriteResult result,
+      List<Schema> writtenWith,
+      Map<TopicPartition, Position> offsets,
+      Map<TopicPartition, Position> expected) {
     String commitId = UUID.randomUUID().toString();
     Map<String, String> summary = new HashMap<>();
     summary.put(SnapshotOffsets.key(group), SnapshotOffsets.toJson(offsets));
@@ -112,7 +130,8 @@ public final class TableCommitter {
     Map<TopicPartition, Position> expectedHere = new HashMap<>(expected);
     expectedHere.keySet().retainAll(offsets.keySet());
     TableOperations ops = ((HasTableOperations) table).operations();
-    FencingTableOperations fencing = new FencingTableOperations(ops, group, commitId, offsets, expectedHere, result);
+    FencingTableOperations fencing =
+        new FencingTableOperations(ops, group, commitId, offsets, expectedHere, result, writtenWith);
     Table fenced = new BaseTable(fencing, table.name());
     boolean outcomeUnknown = false;
     long conflictDeadline = System.nanoTime() + 1_000_000L * PropertyUtil.propertyAsLong(
