@@ -157,8 +157,9 @@ final class CheckpointAggregator extends AbstractStreamOperator<CommittableMessa
       } else {
         table.refresh();
       }
-      WriteResult files = WrittenFiles.fromBytes(written).toWriteResult(table.specs(), table.io());
-      byte[] spilled = WrittenFiles.inManifests(files, table.specs(), TableUtil.formatVersion(table),
+      WrittenFiles inline = WrittenFiles.fromBytes(written);
+      WriteResult files = inline.toWriteResult(table.specs(), table.io());
+      byte[] spilled = WrittenFiles.inManifests(files, inline.schemas(), table.specs(), TableUtil.formatVersion(table),
           () -> {
             OutputFile manifest = manifests.create(checkpointId);
             created.add(manifest.location());

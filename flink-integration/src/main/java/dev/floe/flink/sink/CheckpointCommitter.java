@@ -4,6 +4,7 @@ import dev.floe.flink.IcebergTableRef;
 import dev.floe.iceberg.Commits;
 import dev.floe.iceberg.DeletionVectorUpgrade;
 import dev.floe.iceberg.SnapshotExpiry;
+import dev.floe.iceberg.WrittenSchemas;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -159,9 +160,11 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
    * (delete files, or checkpoints of different runs after a restore) commits checkpoint by checkpoint.
    */
   private void commitPending(NavigableMap<Long, FloeCommittable> pending) throws IOException {
-    NavigableMap<Long, WriteResult> files = new TreeMap<>();
+    NavigableMap<Long, WriteResult> results = new TreeMap<>();
     for (var entry : pending.entrySet()) {
-      WriteResult written = WrittenFiles.fromBytes(entry.getValue().files()).toWriteResult(table.specs(), table.io());
+      WrittenFiles files = WrittenFiles.fromBytes(entry.getValue().files());
+      requireReadable(files, entry.getValue());
+      WriteResult written = files.toWriteResult(table.specs(), table.io());
       // written for the table at v2, committed to it at v3: the checkpoint's files must land,
       // since its records are behind the restored source, so its position deletes are rewritten
       WriteResult committable = DeletionVectorUpgrade.convert(table, written);
@@ -169,13 +172,13 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
         LOG.warn("table {} is format v{} now; the position deletes of checkpoint {} were written again as deletion"
             + " vectors", table.name(), TableUtil.formatVersion(table), entry.getKey());
       }
-      files.put(entry.getKey(), committable);
+      results.put(entry.getKey(), committable);
     }
     FloeCommittable last = pending.lastEntry().getValue();
     boolean oneRun = pending.values().stream().allMatch(c -> sameRun(c, last));
-    boolean anyDeletes = files.values().stream().anyMatch(r -> r.deleteFiles().length > 0);
+    boolean anyDeletes = results.values().stream().anyMatch(r -> r.deleteFiles().length > 0);
     if (oneRun && !anyDeletes) {
-      WriteResult all = WriteResult.builder().addAll(files.values()).build();
+      WriteResult all = WriteResult.builder().addAll(results.values()).build();
       if (all.dataFiles().length == 0) {
         return; // nothing to commit; a restore finds the checkpoints before, and nothing is lost
       }
@@ -183,10 +186,27 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
       return;
     }
     for (var entry : pending.entrySet()) {
-      WriteResult result = files.get(entry.getKey());
+      WriteResult result = results.get(entry.getKey());
       if (result.dataFiles().length > 0 || result.deleteFiles().length > 0) {
         commit(result, entry.getValue(), anyDeletes);
       }
+    }
+  }
+
+  /**
+   * Refuses a checkpoint whose files the table's schema no longer reads as they were written ({@link
+   * WrittenSchemas}: the table replaced with a column's type changed): committed, they would leave
+   * the table unreadable. Unlike the Kafka sink, a Flink job cannot write them again by itself, since
+   * the restored source has moved past their records. Checked on the table as just refreshed.
+   */
+  private void requireReadable(WrittenFiles files, FloeCommittable committable) throws IOException {
+    List<String> misfits = WrittenSchemas.misfits(files.schemas(), table.schema());
+    if (!misfits.isEmpty()) {
+      throw new IllegalStateException("checkpoint " + committable.checkpointId() + " of job " + committable.jobId()
+          + " cannot be committed to " + table.name() + ": its files were written with columns the table's schema now"
+          + " reads differently (" + String.join("; ", misfits) + "; was the table replaced?), and committing them would"
+          + " leave the table unreadable. Restore the job from a checkpoint or savepoint taken before the change, or"
+          + " start it without this state and read its records again from the source's offsets before it");
     }
   }
 

@@ -9,6 +9,7 @@ import dev.floe.arrow.NativeJsonDecoder;
 import dev.floe.arrow.RejectedMessage;
 import dev.floe.flink.IcebergTableRef;
 import dev.floe.flink.KafkaPayload;
+import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.CycleWriters;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
@@ -305,12 +306,13 @@ final class PayloadWriter implements CommittingSinkWriter<KafkaPayload, WrittenF
     CycleWriters done = writers;
     writers = null;
     done.closeOwnDecoders();
-    WriteResult result = done.complete(table.io()).files();
+    CycleFiles written = done.complete(table.io());
+    WriteResult result = written.files();
     dataFiles.inc(result.dataFiles().length);
     if (evolution != null) {
       table.refresh(); // the specs of files written after an evolution (another writer may have changed the spec)
     }
-    return List.of(WrittenFiles.of(result, table.specs()));
+    return List.of(WrittenFiles.of(result, table.specs(), written.schemas()));
   }
 
   private void closeAfterFailedStart(Throwable failure) {

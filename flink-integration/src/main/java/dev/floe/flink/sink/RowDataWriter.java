@@ -217,7 +217,7 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
     writer = null;
     dataFiles.inc(result.dataFiles().length);
     deleteFiles.inc(result.deleteFiles().length);
-    return List.of(WrittenFiles.of(result, specs));
+    return List.of(WrittenFiles.of(result, specs, List.of(files.schema())));
   }
 
   private void closeAfterFailedStart(Throwable failure) {

@@ -2,12 +2,14 @@ package dev.floe.flink.sink;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.floe.iceberg.PartitionTypes;
+import dev.floe.iceberg.WrittenSchemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,6 +25,8 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.flink.sink.DeltaManifests;
 import org.apache.iceberg.flink.sink.DeltaManifestsSerializer;
 import org.apache.iceberg.flink.sink.FlinkManifestUtil;
@@ -46,7 +50,8 @@ import org.apache.iceberg.util.JsonUtil;
  * <p>Layout: a sequence of entries, each a kind byte, a length (int) and that many bytes. There is
  * no header, so the concatenation of encodings is the encoding of all their files (the
  * aggregator's merge). Kinds: a data file, a delete file, a referenced data file's location, a
- * rewritten delete file, a Java-serialized {@link WriteResult} as floe wrote it before this form
+ * rewritten delete file, a schema the files were written with (Iceberg's schema JSON; the commit
+ * checks the table still reads their columns so, {@link WrittenSchemas}), a Java-serialized {@link WriteResult} as floe wrote it before this form
  * (version 1 of both serializers), read from state restored from such a build, and the manifests of
  * a committable of Iceberg's {@code IcebergSink} (its version 1 has the layout of floe's), restored
  * into floe's committer by a job that switched sinks under the same uid.
@@ -56,6 +61,7 @@ public final class WrittenFiles {
   private static final byte DELETE_FILE = 2;
   private static final byte REFERENCED_DATA_FILE = 3;
   private static final byte REWRITTEN_DELETE_FILE = 4;
+  private static final byte WRITTEN_SCHEMA = 5;
   private static final byte JAVA_SERIALIZED_WRITE_RESULT = 9;
   private static final byte ICEBERG_DELTA_MANIFESTS = 10;
 
@@ -67,8 +73,14 @@ public final class WrittenFiles {
 
   /** {@code result}'s files; {@code specs} holds the spec of each (a table's {@code specs()}). */
   static WrittenFiles of(WriteResult result, Map<Integer, PartitionSpec> specs) {
+    return of(result, specs, List.of());
+  }
+
+  /** {@code result}'s files, and the {@code schemas} they were written with. */
+  static WrittenFiles of(WriteResult result, Map<Integer, PartitionSpec> specs, List<Schema> schemas) {
     DataOutputSerializer out = new DataOutputSerializer(1024);
     try {
+      writeSchemas(out, schemas);
       for (DataFile file : result.dataFiles()) {
         entry(out, DATA_FILE, json(file, specs));
       }
@@ -87,6 +99,12 @@ public final class WrittenFiles {
     return new WrittenFiles(out.getCopyOfBuffer());
   }
 
+  private static void writeSchemas(DataOutputSerializer out, Collection<Schema> schemas) throws IOException {
+    for (Schema schema : schemas) {
+      entry(out, WRITTEN_SCHEMA, SchemaParser.toJson(schema).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
   /**
    * {@code result}'s data and delete files written ahead into Iceberg manifests, a pair per
    * partition spec (as Iceberg's sink writes a checkpoint's), and only the manifests kept: for a
@@ -100,6 +118,12 @@ public final class WrittenFiles {
    */
   static WrittenFiles inManifests(WriteResult result, Map<Integer, PartitionSpec> specs, int formatVersion,
       Supplier<OutputFile> outputs) throws IOException {
+    return inManifests(result, List.of(), specs, formatVersion, outputs);
+  }
+
+  /** As {@link #inManifests(WriteResult, Map, int, Supplier)}, keeping the {@code schemas} they were written with. */
+  static WrittenFiles inManifests(WriteResult result, Collection<Schema> schemas, Map<Integer, PartitionSpec> specs,
+      int formatVersion, Supplier<OutputFile> outputs) throws IOException {
     Map<Integer, WriteResult.Builder> bySpec = new TreeMap<>();
     for (DataFile file : result.dataFiles()) {
       PartitionTypes.align(specs, file);
@@ -110,6 +134,7 @@ public final class WrittenFiles {
       bySpec.computeIfAbsent(file.specId(), id -> WriteResult.builder()).addDeleteFiles(file);
     }
     DataOutputSerializer out = new DataOutputSerializer(1024);
+    writeSchemas(out, schemas);
     for (Map.Entry<Integer, WriteResult.Builder> entry : bySpec.entrySet()) {
       PartitionSpec spec = specs.get(entry.getKey());
       if (spec == null) {
@@ -139,6 +164,27 @@ public final class WrittenFiles {
       }
     });
     return locations;
+  }
+
+  /**
+   * The schemas the files were written with, each once, in order; empty for files of a floe before
+   * these were kept, or of Iceberg's sink.
+   */
+  List<Schema> schemas() throws IOException {
+    Map<String, Schema> schemas = new LinkedHashMap<>();
+    forEachEntry((kind, at, length) -> {
+      if (kind == WRITTEN_SCHEMA) {
+        String json = new String(bytes, at, length, StandardCharsets.UTF_8);
+        if (!schemas.containsKey(json)) {
+          try {
+            schemas.put(json, SchemaParser.fromJson(json));
+          } catch (RuntimeException e) {
+            throw new IOException("written files: cannot read a schema they were written with: " + e.getMessage(), e);
+          }
+        }
+      }
+    });
+    return List.copyOf(schemas.values());
   }
 
   /** What {@link #forEachEntry} calls with each entry: its kind, and where its bytes are. */
@@ -225,13 +271,14 @@ public final class WrittenFiles {
         case REFERENCED_DATA_FILE -> result.addReferencedDataFiles(new String(bytes, at, length, StandardCharsets.UTF_8));
         case REWRITTEN_DELETE_FILE ->
             result.addRewrittenDeleteFiles((DeleteFile) file(at, length, specs, DeleteFile.class));
+        case WRITTEN_SCHEMA -> {} // read by schemas()
         case JAVA_SERIALIZED_WRITE_RESULT -> result.add(javaSerialized(Arrays.copyOfRange(bytes, at, at + length)));
         case ICEBERG_DELTA_MANIFESTS -> {
           if (length > 0) {
             result.add(icebergManifests(Arrays.copyOfRange(bytes, at, at + length), specs, io));
           }
         }
-        default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-4, 9 and 10)");
+        default -> throw new IOException("written files: unknown entry kind " + kind + " (this floe reads 1-5, 9 and 10)");
       }
     });
     return result.build();

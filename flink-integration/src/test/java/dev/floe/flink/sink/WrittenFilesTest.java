@@ -238,6 +238,32 @@ class WrittenFilesTest {
     assertEquals(List.of(), WrittenFiles.of(written, SPECS).manifestLocations(), "inline files name no manifest");
   }
 
+  /**
+   * The schemas the files were written with come back once each, inline, merged by the aggregator
+   * and written ahead into manifests; files of a floe that did not keep them have none.
+   */
+  @Test
+  void theSchemasFilesWereWrittenWithComeBack() throws IOException {
+    Schema first = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    Schema evolved = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "note", Types.StringType.get()));
+    WrittenFiles one = WrittenFiles.of(everyKind(), SPECS, List.of(first, evolved));
+    WrittenFiles other = WrittenFiles.of(WriteResult.builder().build(), SPECS, List.of(first));
+    List<Schema> read = WrittenFiles.concat(List.of(one, other)).schemas();
+    assertEquals(2, read.size(), "each schema once");
+    assertTrue(read.get(0).sameSchema(first) && read.get(1).sameSchema(evolved), read.toString());
+    assertSameFiles(everyKind(), WrittenFiles.concat(List.of(one, other)).toWriteResult(SPECS));
+
+    FileIO io = new InMemoryFileIO();
+    int[] made = {0};
+    WrittenFiles spilled = WrittenFiles.inManifests(everyKind(), read, SPECS, 2,
+        () -> io.newOutputFile("memory:/metadata/s-" + made[0]++ + ".avro"));
+    List<Schema> keptAhead = spilled.schemas();
+    assertEquals(2, keptAhead.size());
+    assertTrue(keptAhead.get(0).sameSchema(first) && keptAhead.get(1).sameSchema(evolved), keptAhead.toString());
+    assertEquals(List.of(), WrittenFiles.of(everyKind(), SPECS).schemas());
+  }
+
   /** The same files, each kind in order of location (read from manifests, they come grouped by spec). */
   private static WriteResult byLocation(WriteResult result) {
     java.util.Comparator<ContentFile<?>> order = java.util.Comparator.comparing(ContentFile::location);
