@@ -236,8 +236,8 @@ public final class NativeFileWriterFactory {
    */
   private static List<PartitionSpec> olderSpecsWithData(Table table) {
     Snapshot current = table.currentSnapshot();
-    if (current == null) {
-      return List.of();
+    if (current == null || table.specs().size() == 1) {
+      return List.of(); // a table that never changed its spec: no manifest list to read (each cycle, per table)
     }
     Set<Integer> ids = new TreeSet<>();
     for (ManifestFile manifest : current.dataManifests(table.io())) {
