@@ -82,14 +82,19 @@ final class CommitStage implements AutoCloseable {
   /**
    * Starts committing {@code cycle}, after waiting for the cycle before it (returned, or null if
    * there was none). If the cycle before was fenced, {@code cycle} is dropped instead: it was cut
-   * from positions the consumer no longer trusts, and its files are deleted once complete.
+   * from positions the consumer no longer trusts, and its files are deleted once complete; so it
+   * is when the cycle before failed, whose failure is then thrown.
    */
   Committed submit(Sealed cycle) {
-    Committed before = await();
+    Committed before;
+    try {
+      before = await();
+    } catch (RuntimeException | Error e) {
+      drop(cycle); // never committed: a restart, or the sink reading it again, writes it anew
+      throw e;
+    }
     if (before != null && before.fence() != null) {
-      for (TableCut cut : cycle.tables()) {
-        cut.files().thenAccept(written -> TableCommitter.deleteFiles(cut.channel().table(), written.files()));
-      }
+      drop(cycle);
       return before;
     }
     job.start(() -> commit(cycle));
@@ -99,6 +104,13 @@ final class CommitStage implements AutoCloseable {
   /** The cycle in progress if it has committed by now (then it is no longer pending), else null. */
   Committed poll() {
     return job.poll();
+  }
+
+  /** Deletes {@code cycle}'s files once they are complete. */
+  private static void drop(Sealed cycle) {
+    for (TableCut cut : cycle.tables()) {
+      cut.files().thenAccept(written -> TableCommitter.deleteFiles(cut.channel().table(), written.files()));
+    }
   }
 
   /** Waits for the cycle in progress; null if there is none. */

@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * offsets are committed once a whole cycle has landed, and count only for a table that stored no
  * offset of a partition. A commit whose table offsets moved under it is fenced ({@link
  * FencedException}): instead of writing twice, the sink drops the cycle and resumes from the
- * tables. {@code docs/sink-guarantees.md} says what is exactly once and what is not.
+ * tables. So it does after a cycle failed on an outage of the tables' storage or catalog, after a
+ * wait, for up to {@link SinkConfig#storageRetryTimeout()}. {@code docs/sink-guarantees.md} says
+ * what is exactly once and what is not.
  *
  * <pre>{@code
  * SinkConfig config = SinkConfig.builder(catalog, "localhost:9092", "floe-sink")
@@ -85,6 +87,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
   private final RouteField routeField;
   private final DeadLetters deadLetters;
   private final CommitStage commits;
+  /** Riding out an outage of the tables' storage or catalog (consumer thread). */
+  private final OutageRetries outages;
   private final TopicIds topicIds;
   // Values arrive as views of the fetched bytes (no per-record byte[]): copied once, into a batch.
   private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
@@ -136,6 +140,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     try {
       this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
       this.topicIds = new TopicIds(KafkaClients.admin(config));
+      this.outages = new OutageRetries(config.storageRetryTimeout());
       this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
           SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group(),
           config.idleCommitCycles());
@@ -195,8 +200,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * SinkConfig#stopAtEnd()}, until everything up to the end offsets seen at assignment is
    * committed.
    *
-   * @throws SinkException on a bad record under FAIL, a write failure, or fencing; nothing
-   *     uncommitted is kept, and a restart resumes from the tables' offsets
+   * @throws SinkException on a bad record under FAIL, a write failure no outage explains, an
+   *     outage of the tables' storage or catalog past {@link SinkConfig#storageRetryTimeout()};
+   *     nothing uncommitted is kept, and a restart resumes from the tables' offsets
    */
   public void run() {
     Listener listener = new Listener();
@@ -255,29 +261,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
           positionsNotSought(e);
           continue;
         }
-        if (landed(commits.poll(), false)) {
-          continue; // fenced: these records were polled before the seek back and are read again
-        }
-        // The epoch of each position as the consumer keeps it (past transaction markers and aborted
-        // batches too, which return no records); an empty fetch is reported without one, unmoved.
-        records.nextOffsets().forEach((tp, next) -> {
-          EpochAt known = positionEpochs.get(tp);
-          if (next.leaderEpoch().isPresent() || known == null || known.offset() != next.offset()) {
-            putOrRemove(positionEpochs, tp, next.offset(), next.leaderEpoch().orElse(null));
-          }
-        });
-        route(records);
-        if (commitDue()) {
-          endCycle(!config.overlapCommits(), false);
-        }
-        if (config.stopAtEnd() && reachedEnd()) {
-          endCycle(true, true);
-          if (reachedEnd()) {
+        try {
+          if (handled(records)) {
             LOG.info("reached the end of {} partitions; stopping", assigned.size());
             return;
           }
-          // The last cycle was fenced: the partitions were sought back to what the tables hold,
-          // and what those lack is read and committed again before the sink stops.
+        } catch (RuntimeException e) {
+          rideOut(e);
         }
       }
       endCycle(true, true);
@@ -286,6 +276,89 @@ public final class KafkaIcebergSink implements AutoCloseable {
       // filled is not committed (a restart reads it again); a sealed one still lands on close().
       LOG.warn("stopped while waiting for the writers: the records of this cycle are not committed");
       failed = true;
+    }
+  }
+
+  /**
+   * Routes one poll's records and ends the cycle when due: whether the sink is to stop, with
+   * everything up to the end of its partitions committed ({@code stopAtEnd}).
+   */
+  private boolean handled(ConsumerRecords<ByteBuffer, ByteBuffer> records) {
+    if (landed(commits.poll(), false)) {
+      return false; // fenced: these records were polled before the seek back and are read again
+    }
+    // The epoch of each position as the consumer keeps it (past transaction markers and aborted
+    // batches too, which return no records); an empty fetch is reported without one, unmoved.
+    records.nextOffsets().forEach((tp, next) -> {
+      EpochAt known = positionEpochs.get(tp);
+      if (next.leaderEpoch().isPresent() || known == null || known.offset() != next.offset()) {
+        putOrRemove(positionEpochs, tp, next.offset(), next.leaderEpoch().orElse(null));
+      }
+    });
+    route(records);
+    if (commitDue()) {
+      endCycle(!config.overlapCommits(), false);
+    }
+    if (config.stopAtEnd() && reachedEnd()) {
+      endCycle(true, true);
+      // Unless the last cycle was fenced: the partitions were sought back to what the tables
+      // hold, and what those lack is read and committed again before the sink stops.
+      return reachedEnd();
+    }
+    return false;
+  }
+
+  /**
+   * After a cycle failed on an outage of the tables' storage or catalog ({@link OutageRetries}):
+   * lets the cycle being committed land (or fail too), waits, then drops everything not committed
+   * and resumes every partition from what the tables hold -- again after a longer wait if reading
+   * them fails too. Fencing makes this safe even when a commit's outcome was unknown: if it lands
+   * after all, the next commit finds the offsets moved and is fenced in turn. Any other failure,
+   * or an outage past {@code storage.retry.timeout}, is thrown.
+   */
+  private void rideOut(RuntimeException failure) {
+    RuntimeException last = failure;
+    while (true) {
+      long waitMs = outages.waitAfter(unwrapped(last));
+      LOG.warn("a cycle failed on the tables' storage or catalog; dropping what is not committed, and reading it again"
+          + " from the tables in {} ms (retry {} of this outage): {}", waitMs, outages.retries(), last.toString());
+      metrics.outageRetried();
+      try {
+        try {
+          landed(commits.await(), true);
+        } catch (RuntimeException alsoFailed) {
+          if (!StorageFailures.isOutage(alsoFailed)) {
+            throw alsoFailed;
+          }
+        }
+        waitOut(waitMs); // or less, when asked to stop
+        // Also when stopping: the positions go back to what the tables hold, so that the last
+        // cycle stores no offset past a record that was dropped.
+        dropCycleAndResume();
+        for (TableChannel channel : channels.values()) {
+          channel.forgetFailure();
+        }
+        return;
+      } catch (RuntimeException again) {
+        if (stopping || !StorageFailures.isOutage(again)) {
+          again.addSuppressed(last);
+          throw again;
+        }
+        last = again;
+      }
+    }
+  }
+
+  /** Waits {@code millis}, or less if the sink is asked to stop. */
+  private void waitOut(long millis) {
+    long until = System.nanoTime() + millis * 1_000_000;
+    while (System.nanoTime() < until && !stopping) {
+      try {
+        Thread.sleep(Math.min(100, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SinkException("interrupted while waiting out an outage of the tables' storage", e);
+      }
     }
   }
 
@@ -523,6 +596,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       commitGroupOffsets(cycle.positions(), sync);
     }
     if (cycle.files() > 0) {
+      outages.landed(); // files written and committed: the tables' storage and catalog work again
       metrics.committed(cycle.files(), cycle.bytes(), cycle.millis());
       updateLag(cycle.positions());
       LOG.info(

@@ -22,6 +22,7 @@ import static dev.floe.kafka.sink.SinkSettings.ROUTE_FIELD;
 import static dev.floe.kafka.sink.SinkSettings.ROUTE_VALUE;
 import static dev.floe.kafka.sink.SinkSettings.SCHEMA;
 import static dev.floe.kafka.sink.SinkSettings.STOP_AT_END;
+import static dev.floe.kafka.sink.SinkSettings.STORAGE_RETRY_TIMEOUT;
 import static dev.floe.kafka.sink.SinkSettings.TOPIC;
 import static dev.floe.kafka.sink.SinkSettings.UPSERT;
 import static dev.floe.kafka.sink.SinkSettings.defaultValue;
@@ -87,6 +88,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param idleCommitCycles commit a table without files, storing the offsets reached, once it got
  *     no files for this many cycles while its partitions moved on, and at the last cycle; zero:
  *     never (see {@code idle.commit.cycles})
+ * @param storageRetryTimeout how long cycles that fail on an outage of the tables' storage or
+ *     catalog are dropped and read again before the sink stops ({@code storage.retry.timeout});
+ *     zero: stop at the first
  *     (true), or stop consuming until it has landed (false)
  */
 public record SinkConfig(
@@ -118,7 +122,8 @@ public record SinkConfig(
     boolean decodeAhead,
     boolean overlapCommits,
     Duration expireSnapshotsEvery,
-    int idleCommitCycles) {
+    int idleCommitCycles,
+    Duration storageRetryTimeout) {
 
   public SinkConfig {
     Objects.requireNonNull(catalog, "catalog");
@@ -151,6 +156,9 @@ public record SinkConfig(
     }
     if (idleCommitCycles < 0) {
       throw new IllegalArgumentException("idleCommitCycles must be at least 0, got " + idleCommitCycles);
+    }
+    if (storageRetryTimeout == null || storageRetryTimeout.isNegative()) {
+      throw new IllegalArgumentException("storageRetryTimeout must be zero or positive, got " + storageRetryTimeout);
     }
     if (commitInterval == null || commitInterval.isNegative() || commitInterval.isZero()) {
       throw new IllegalArgumentException("commitInterval must be positive, got " + commitInterval);
@@ -201,6 +209,7 @@ public record SinkConfig(
     private boolean overlapCommits = (Boolean) defaultValue(OVERLAP_COMMITS);
     private Duration expireSnapshotsEvery = SinkSettings.zeroOrDuration(defaultValue(EXPIRE_SNAPSHOTS_EVERY));
     private int idleCommitCycles = (Integer) defaultValue(IDLE_COMMIT_CYCLES);
+    private Duration storageRetryTimeout = SinkSettings.zeroOrDuration(defaultValue(STORAGE_RETRY_TIMEOUT));
     private Schema createSchema;
     private PartitionSpec createSpec;
     private final Map<String, String> createProperties = new HashMap<>();
@@ -285,6 +294,9 @@ public record SinkConfig(
       }
       if (given.containsKey(IDLE_COMMIT_CYCLES)) {
         idleCommitCycles = (Integer) parsed.get(IDLE_COMMIT_CYCLES);
+      }
+      if (given.containsKey(STORAGE_RETRY_TIMEOUT)) {
+        storageRetryTimeout = SinkSettings.zeroOrDuration(parsed.get(STORAGE_RETRY_TIMEOUT));
       }
       return this;
     }
@@ -452,6 +464,15 @@ public record SinkConfig(
       return this;
     }
 
+    /**
+     * How long cycles that fail on an outage of the tables' storage or catalog are dropped and read
+     * again before the sink stops (default 5 minutes; zero: stop at the first).
+     */
+    public Builder storageRetryTimeout(Duration timeout) {
+      this.storageRetryTimeout = timeout;
+      return this;
+    }
+
     public SinkConfig build() {
       return new SinkConfig(
           catalog,
@@ -482,7 +503,8 @@ public record SinkConfig(
           decodeAhead,
           overlapCommits,
           expireSnapshotsEvery,
-          idleCommitCycles);
+          idleCommitCycles,
+          storageRetryTimeout);
     }
   }
 }

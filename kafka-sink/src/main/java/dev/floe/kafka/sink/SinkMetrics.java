@@ -21,6 +21,7 @@ final class SinkMetrics implements SinkMetricsMXBean {
   private final LongAdder schemaEvolutionNanos = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder fencedCycles = new LongAdder();
+  private final LongAdder outageRetries = new LongAdder();
   private final LongAdder reusedOffsets = new LongAdder();
   private final LongAdder dataFiles = new LongAdder();
   private final LongAdder dataFileBytes = new LongAdder();
@@ -67,6 +68,10 @@ final class SinkMetrics implements SinkMetricsMXBean {
 
   void fenced() {
     fencedCycles.increment();
+  }
+
+  void outageRetried() {
+    outageRetries.increment();
   }
 
   void offsetsReused() {
@@ -162,6 +167,11 @@ final class SinkMetrics implements SinkMetricsMXBean {
   @Override
   public long getFencedCycles() {
     return fencedCycles.sum();
+  }
+
+  @Override
+  public long getOutageRetries() {
+    return outageRetries.sum();
   }
 
   @Override

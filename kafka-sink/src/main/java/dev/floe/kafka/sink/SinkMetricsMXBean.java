@@ -36,6 +36,12 @@ public interface SinkMetricsMXBean {
   long getFencedCycles();
 
   /**
+   * Cycles dropped and read again because they failed on an outage of the tables' storage or
+   * catalog ({@code storage.retry.timeout}).
+   */
+  long getOutageRetries();
+
+  /**
    * Times a partition was found to reuse offsets the tables already hold (its log was truncated,
    * e.g. by an unclean leader election): the records from its end on are read as new ones. A
    * truncation found again after a fenced commit counts again.

@@ -56,6 +56,7 @@ public final class SinkSettings {
   public static final String EXPIRE_SNAPSHOTS_EVERY = "expire.snapshots.every";
   public static final String KAFKA_TIMEOUT = "kafka.timeout";
   public static final String IDLE_COMMIT_CYCLES = "idle.commit.cycles";
+  public static final String STORAGE_RETRY_TIMEOUT = "storage.retry.timeout";
 
   // Before the definition: its defaults are checked as it is built.
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
@@ -127,7 +128,12 @@ public final class SinkSettings {
               + " move on (a rare route.field value, records all bad) is committed without files,"
               + " storing the offsets reached; so is such a table at the sink's last cycle (stop,"
               + " partitions given away). A restart or rebalance then resumes from there instead"
-              + " of re-reading everything since the table's last data. 0: never.");
+              + " of re-reading everything since the table's last data. 0: never.")
+      .define(STORAGE_RETRY_TIMEOUT, Type.STRING, "5m", zeroOrDurationValidator(), Importance.MEDIUM,
+          "How long an outage of the tables' storage or catalog may last: a cycle that fails on one"
+              + " (an I/O error, a 5xx, a commit whose outcome stayed unknown) is dropped and read"
+              + " again from the tables after a wait (1s, doubling up to 30s); the sink stops when the"
+              + " failures go on past this. 0: stop at the first.");
 
   private SinkSettings() {}
 

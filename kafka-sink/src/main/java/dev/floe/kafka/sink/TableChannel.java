@@ -575,6 +575,14 @@ final class TableChannel implements AutoCloseable {
     }
   }
 
+  /**
+   * Forgets the failure of a cycle that was dropped (so that the next one is written), once no
+   * stage works on it any more: after {@link #abortCycle()} and after the sealed cycles completed.
+   */
+  void forgetFailure() {
+    failure = null;
+  }
+
   void throwIfFailed() {
     Throwable t = failure;
     if (t != null) {
