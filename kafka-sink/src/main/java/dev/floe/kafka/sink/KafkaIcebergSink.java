@@ -697,6 +697,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
       assigned.removeAll(partitions);
       if (sealed != null && sealed.fence() == null) {
         landed(sealed, false);
+      } else if (sealed != null) {
+        metrics.fenced(); // dropped with the rest below (helper-69: such fences went uncounted)
+        LOG.warn("a commit was fenced: {}", sealed.fence().getMessage());
       }
       forget(partitions);
       dropCycleAndResume();
