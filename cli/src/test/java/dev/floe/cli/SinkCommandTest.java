@@ -168,6 +168,25 @@ class SinkCommandTest {
     }
   }
 
+  /**
+   * The sink's own warnings reach the operator on stderr (helper-69: the CLI bound SLF4J to its
+   * no-op provider, so fences, lost partitions and skipped records were never shown), and the
+   * libraries' routine ones do not.
+   */
+  @Test
+  void theSinksWarningsAreShown() throws Exception {
+    kafka.createTopic("skipped-in", 1);
+    produce("skipped-in", List.of("not json".getBytes(StandardCharsets.UTF_8)));
+    CliProcess.Result r = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
+        "--route", "skipped-in=db.events", "--warehouse", dir.resolve("w5").toString(), "--schema", schemaFile(),
+        "--on-error", "skip", "--stop-at-end");
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    List<String> warnings = r.errLines().stream().filter(l -> l.contains(" WARN ")).toList();
+    assertEquals(1, warnings.size(), r.err());
+    assertTrue(warnings.getFirst().contains("skipped bad record message 0 (topic skipped-in, partition 0, offset 0)"),
+        r.err());
+  }
+
   private static String schemaFile() {
     return Path.of("schemas", "nexmark.schema.json").toAbsolutePath().toString();
   }
