@@ -3,7 +3,6 @@ package dev.floe.iceberg;
 import dev.floe.arrow.ParquetFileSummary;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -57,7 +56,8 @@ public final class FileMetrics {
     try {
       return CONVERTER.readParquetMetadata(new ByteArrayInputStream(footer), ParquetMetadataConverter.NO_FILTER);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot parse the Parquet footer libfloe returned", e);
+      // bytes in memory that do not parse: libfloe's mistake, no I/O failure worth trying again
+      throw new IllegalStateException("cannot parse the Parquet footer libfloe returned", e);
     }
   }
 

@@ -54,13 +54,14 @@ final class CommitStage implements AutoCloseable {
       boolean last) {}
 
   /**
-   * A cycle that ended: every table committed, or, if {@code fence} is not null, a table's commit
-   * was fenced (the tables before it committed, the rest did not).
+   * A cycle that ended: every table committed ({@code tables} of them had something to commit),
+   * or, if {@code fence} is not null, a table's commit was fenced (the tables before it committed,
+   * the rest did not).
    */
-  record Committed(
-      Map<TopicPartition, Long> positions, long records, long files, long bytes, long millis, FencedException fence) {
+  record Committed(Map<TopicPartition, Long> positions, long records, int tables, long files, long bytes, long millis,
+      FencedException fence) {
     static Committed fenced(FencedException fence) {
-      return new Committed(Map.of(), 0, 0, 0, 0, fence);
+      return new Committed(Map.of(), 0, 0, 0, 0, 0, fence);
     }
   }
 
@@ -134,6 +135,7 @@ final class CommitStage implements AutoCloseable {
       deleteAll(results, 0);
       throw e;
     }
+    int tables = 0;
     long files = 0;
     long bytes = 0;
     for (int i = 0; i < results.size(); i++) {
@@ -158,6 +160,7 @@ final class CommitStage implements AutoCloseable {
       }
       held.committed(cut.offsets());
       idleCommits.reset(cut.channel());
+      tables++;
       files += result.dataFiles().length;
       for (DataFile f : result.dataFiles()) {
         bytes += f.fileSizeInBytes();
@@ -167,7 +170,7 @@ final class CommitStage implements AutoCloseable {
     for (TableCut cut : cycle.tables()) {
       expiry.maybeExpire(cut.channel().table());
     }
-    return new Committed(cycle.positions(), cycle.records(), files, bytes, millis, null);
+    return new Committed(cycle.positions(), cycle.records(), tables, files, bytes, millis, null);
   }
 
   /**

@@ -140,7 +140,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     try {
       this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
       this.topicIds = new TopicIds(KafkaClients.admin(config));
-      this.outages = new OutageRetries(config.storageRetryTimeout());
+      this.outages = new OutageRetries(config.storageRetryTimeout(), SinkSettings.STORAGE_RETRY_TIMEOUT);
       this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
           SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group(),
           config.idleCommitCycles());
@@ -260,6 +260,14 @@ public final class KafkaIcebergSink implements AutoCloseable {
         } catch (NoOffsetForPartitionException e) {
           positionsNotSought(e);
           continue;
+        } catch (KafkaException e) {
+          // A rebalance callback's commit or resume met an outage: Kafka went on with the
+          // rebalance, and rideOut brings the sink in line with the assignment it left.
+          if (e.getCause() instanceof RuntimeException cause && StorageFailures.isOutage(cause) && !failed) {
+            rideOut(cause);
+            continue;
+          }
+          throw e;
         }
         try {
           if (handled(records)) {
@@ -270,7 +278,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
           rideOut(e);
         }
       }
-      endCycle(true, true);
+      if (!failed) { // failed: stopped while riding out an outage, with the cycle dropped
+        endCycle(true, true);
+      }
     } catch (TableChannel.StopRequestedException e) {
       // Asked to stop while the writers were too busy to take the next batch: the cycle being
       // filled is not committed (a restart reads it again); a sealed one still lands on close().
@@ -332,14 +342,30 @@ public final class KafkaIcebergSink implements AutoCloseable {
           }
         }
         waitOut(waitMs); // or less, when asked to stop
-        // Also when stopping: the positions go back to what the tables hold, so that the last
-        // cycle stores no offset past a record that was dropped.
+        if (stopping) {
+          stopWithoutCycle();
+          return;
+        }
+        // Partitions a rebalance took away or gave while a callback met the outage: forgotten,
+        // or resumed from the tables, like the rest.
+        Set<TopicPartition> current = consumer.assignment();
+        List<TopicPartition> gone = assigned.stream().filter(tp -> !current.contains(tp)).toList();
+        forget(gone);
         dropCycleAndResume();
+        Set<TopicPartition> given = new HashSet<>(current);
+        given.removeAll(assigned);
+        if (!given.isEmpty()) {
+          takeOver(given);
+        }
         for (TableChannel channel : channels.values()) {
           channel.forgetFailure();
         }
         return;
       } catch (RuntimeException again) {
+        if (stopping && (again instanceof WakeupException || StorageFailures.isOutage(again))) {
+          stopWithoutCycle(); // stop() woke the consumer, or the outage goes on: the cycle is dropped
+          return;
+        }
         if (stopping || !StorageFailures.isOutage(again)) {
           again.addSuppressed(last);
           throw again;
@@ -347,6 +373,20 @@ public final class KafkaIcebergSink implements AutoCloseable {
         last = again;
       }
     }
+  }
+
+  /**
+   * Asked to stop while riding out an outage: the cycle is dropped, and nothing more is committed
+   * (the consumer's positions may be past what the tables hold); a restart resumes from the tables.
+   */
+  private void stopWithoutCycle() {
+    for (TableChannel channel : channels.values()) {
+      channel.abortCycle();
+      channel.forgetFailure();
+    }
+    failed = true;
+    LOG.warn("stopped while waiting out an outage of the tables' storage or catalog: the records read since the last"
+        + " commit are not committed; a restart reads them again");
   }
 
   /** Waits {@code millis}, or less if the sink is asked to stop. */
@@ -595,8 +635,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
     if (!cycle.positions().isEmpty()) {
       commitGroupOffsets(cycle.positions(), sync);
     }
+    if (cycle.tables() > 0) {
+      outages.landed(); // a commit went through: the tables' storage and catalog work again
+    }
     if (cycle.files() > 0) {
-      outages.landed(); // files written and committed: the tables' storage and catalog work again
       metrics.committed(cycle.files(), cycle.bytes(), cycle.millis());
       updateLag(cycle.positions());
       LOG.info(
@@ -726,6 +768,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
 
   /** Drops everything consumed and not committed, and seeks every partition to what the tables hold. */
   private void dropCycleAndResume() {
+    writtenAfterTruncation.clear(); // of records dropped too: read again, they are found again
     for (TableChannel channel : channels.values()) {
       channel.abortCycle();
     }

@@ -3,57 +3,86 @@ package dev.floe.kafka.sink;
 import java.time.Duration;
 
 /**
- * How long the sink rides out an outage of its tables' storage or catalog ({@code
- * storage.retry.timeout}): after each failed cycle that an outage explains ({@link
- * StorageFailures}), the wait before reading it again -- 1 s, doubling up to 30 s -- until the
- * failures have gone on for the timeout; a cycle that lands ends the outage. Consumer thread only.
+ * How long a sink rides out an outage of its tables' storage or catalog ({@code
+ * storage.retry.timeout}; the connector's {@code floe.storage.retry.timeout}): after each failed
+ * cycle that an outage explains ({@link StorageFailures}), the wait before reading it again -- 1 s,
+ * doubling up to 30 s -- until the failures have gone on for the timeout; a cycle that lands ends
+ * the outage. Not thread-safe: the sink's consumer thread, or a connector task under its lock.
  */
-final class OutageRetries {
-  static final long FIRST_WAIT_MS = 1_000;
-  static final long LONGEST_WAIT_MS = 30_000;
+public final class OutageRetries {
+  private static final long FIRST_WAIT_MS = 1_000;
+  private static final long LONGEST_WAIT_MS = 30_000;
 
   private final Duration timeout;
+  private final long firstWaitMs;
+  private final long longestWaitMs;
+  /** The timeout's setting, as the failure past it names it. */
+  private final String setting;
   /** When the first failure of this outage came; -1 outside one. */
   private long firstFailureNanos = -1;
+  /** When its last failure came. */
+  private long lastFailureNanos;
   private int retries;
 
-  OutageRetries(Duration timeout) {
+  /** @param setting the name of the setting that gave {@code timeout}, for the failure past it */
+  public OutageRetries(Duration timeout, String setting) {
+    this(timeout, setting, FIRST_WAIT_MS, LONGEST_WAIT_MS);
+  }
+
+  /** With other waits (tests). */
+  OutageRetries(Duration timeout, String setting, long firstWaitMs, long longestWaitMs) {
     this.timeout = timeout;
+    this.setting = setting;
+    this.firstWaitMs = firstWaitMs;
+    this.longestWaitMs = longestWaitMs;
   }
 
   /**
    * The milliseconds to wait before reading the failed cycle again.
    *
-   * @throws RuntimeException {@code failure} itself if no outage explains it, or a {@link
-   *     SinkException} saying how long the outage lasted once that is past the timeout
+   * @throws RuntimeException {@code failure} itself if no outage explains it, or an {@link
+   *     Outlasted} saying how long the outage lasted once that is past the timeout
    */
-  long waitAfter(RuntimeException failure) {
+  public long waitAfter(RuntimeException failure) {
     if (!StorageFailures.isOutage(failure) || timeout.isZero()) {
       throw failure;
     }
     long now = System.nanoTime();
+    // A failure long after the last one, with nothing landing between (a quiet table), is a new
+    // outage: within one, failures come at most a wait and a failing cycle's time apart.
+    if (firstFailureNanos >= 0 && now - lastFailureNanos > Math.max(timeout.toNanos(), 2_000_000 * longestWaitMs)) {
+      landed();
+    }
     if (firstFailureNanos < 0) {
       firstFailureNanos = now;
     }
+    lastFailureNanos = now;
     Duration lasted = Duration.ofNanos(now - firstFailureNanos);
     if (lasted.compareTo(timeout) >= 0) {
-      throw new SinkException("the tables' storage or catalog kept failing for " + lasted.toSeconds() + " s ("
-          + retries + " cycles read again; storage.retry.timeout is " + timeout + "); the last failure: " + failure,
+      throw new Outlasted("the tables' storage or catalog kept failing for " + lasted.toSeconds() + " s ("
+          + retries + " cycles read again; " + setting + " is " + timeout + "); the last failure: " + failure,
           failure);
     }
-    long wait = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS << Math.min(retries, 20));
+    long wait = Math.min(longestWaitMs, firstWaitMs << Math.min(retries, 20));
     retries++;
     return wait;
   }
 
-  /** A cycle landed: the outage, if there was one, is over. */
-  void landed() {
+  /** A cycle was committed to a table: the outage, if there was one, is over. */
+  public void landed() {
     firstFailureNanos = -1;
     retries = 0;
   }
 
   /** Cycles read again in the current outage. */
-  int retries() {
+  public int retries() {
     return retries;
+  }
+
+  /** An outage went on past the timeout: the sink stops (not to be ridden out again). */
+  public static final class Outlasted extends SinkException {
+    Outlasted(String message, Throwable lastFailure) {
+      super(message, lastFailure);
+    }
   }
 }

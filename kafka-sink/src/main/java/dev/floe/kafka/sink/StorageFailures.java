@@ -2,6 +2,11 @@ package dev.floe.kafka.sink;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.List;
@@ -12,10 +17,14 @@ import org.apache.iceberg.exceptions.ServiceUnavailableException;
 
 /**
  * Which failures of a cycle an outage of the table's storage or catalog explains, so that the
- * cycle is worth writing again once it passes: I/O failures (Java's, Iceberg's, and a cloud SDK's,
- * known by package since floe does not depend on one), a catalog that answered 5xx, a catalog
- * database that lost its connection, a commit whose outcome stayed unknown. Anything else -- a bad
- * record, a refused commit, a dropped table, a bug -- is not, and stops the sink as before.
+ * cycle is worth writing again once it passes: I/O failures (Java's, Iceberg's, and an object
+ * store client's, known by package since floe depends on none), a store or REST catalog that
+ * answered 5xx, 408 or 429, a catalog database that lost its connection, a commit whose outcome
+ * stayed unknown, anywhere in the chain of causes -- unless a cause says the request or the data
+ * was wrong: an {@code IllegalArgumentException} or {@code IllegalStateException} (floe's and
+ * Iceberg's "this is wrong", whatever caused it), JSON that does not parse, a file denied or
+ * missing, a store's other 4xx. Those are no outage and stop the sink as before, and so does
+ * anything else: a bad record, a refused commit, a dropped table.
  */
 public final class StorageFailures {
   /** Exceptions of these packages are the object stores' clients' (AWS, Google Cloud, Azure). */
@@ -27,25 +36,59 @@ public final class StorageFailures {
 
   /** Whether {@code failure} or one of its causes is a storage or catalog outage's. */
   public static boolean isOutage(Throwable failure) {
+    boolean outage = false;
     Throwable t = failure;
     for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
-      if (t instanceof IOException
-          || t instanceof UncheckedIOException
-          || t instanceof RuntimeIOException
-          || t instanceof ServiceUnavailableException
-          || t instanceof ServiceFailureException
-          || t instanceof CommitStateUnknownException
-          || t instanceof SQLTransientException
-          || t instanceof SQLRecoverableException
-          || fromStoreClient(t)) {
-        return true;
+      if (isMistake(t)) {
+        return false;
       }
+      outage |= isUnavailable(t);
     }
-    return false;
+    return outage;
+  }
+
+  /** A failure to reach the store or the catalog, or to hear back from it. */
+  private static boolean isUnavailable(Throwable t) {
+    return t instanceof IOException
+        || t instanceof UncheckedIOException
+        || t instanceof RuntimeIOException
+        || t instanceof ServiceUnavailableException
+        || t instanceof ServiceFailureException
+        || t instanceof CommitStateUnknownException
+        || t instanceof SQLTransientException
+        || t instanceof SQLRecoverableException
+        || fromStoreClient(t);
+  }
+
+  /** A failure that says the request or the data was wrong: trying again cannot help. */
+  private static boolean isMistake(Throwable t) {
+    return t instanceof IllegalArgumentException
+        || t instanceof IllegalStateException
+        || t instanceof AccessDeniedException
+        || t instanceof NoSuchFileException
+        || t instanceof NotDirectoryException
+        || t instanceof FileAlreadyExistsException
+        || t.getClass().getName().startsWith("com.fasterxml.jackson.")
+        || (fromStoreClient(t) && isClientError(statusCode(t)));
+  }
+
+  /** 4xx but a timeout (408) or throttling (429): the request itself was refused. */
+  private static boolean isClientError(int status) {
+    return status >= 400 && status < 500 && status != 408 && status != 429;
   }
 
   private static boolean fromStoreClient(Throwable t) {
     String name = t.getClass().getName();
     return STORE_CLIENTS.stream().anyMatch(name::startsWith);
+  }
+
+  /** A store client exception's HTTP status ({@code statusCode()}, as the AWS SDK's have), or -1. */
+  private static int statusCode(Throwable t) {
+    try {
+      Method method = t.getClass().getMethod("statusCode");
+      return method.getReturnType() == int.class ? (int) method.invoke(t) : -1;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return -1;
+    }
   }
 }
