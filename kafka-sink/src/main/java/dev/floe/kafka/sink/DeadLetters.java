@@ -13,6 +13,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -105,8 +106,10 @@ final class DeadLetters implements AutoCloseable {
           + ") and, past " + MAX_REQUEST_BYTES + " bytes, the sink's producer.max.request.size; "
           + "nothing past this record is committed until it is dead-lettered", cause);
     }
-    return new SinkException("could not dead-letter " + record + " to topic " + topic
-        + "; nothing past it is committed until it is dead-lettered", cause);
+    return new SinkException("could not dead-letter " + record + " to topic " + topic + " (" + cause
+        + (cause instanceof TimeoutException ? "; is the topic there? A producer waits delivery.timeout.ms for a"
+            + " missing one when the broker does not create topics" : "")
+        + "); nothing past it is committed until it is dead-lettered", cause);
   }
 
   private static byte[] utf8(String s) {
