@@ -16,7 +16,8 @@ import org.apache.iceberg.types.Types;
  * type Iceberg promotes (int to long, float to double, a wider decimal). But replacing a table
  * ({@code CREATE OR REPLACE TABLE}) keeps each column's id by name with any new type: files written
  * before it would hold a {@code long} where readers now expect a {@code string}, and no Iceberg
- * commit checks that. Checked against the table a commit applies to.
+ * commit checks that; nor that a column written optional, whose files may hold nulls, is now
+ * required. Checked against the table a commit applies to.
  */
 public final class WrittenSchemas {
   private WrittenSchemas() {}
@@ -30,11 +31,18 @@ public final class WrittenSchemas {
     for (Schema schema : written) {
       for (Types.NestedField field : TypeUtil.indexById(schema.asStruct()).values()) {
         Types.NestedField now = current.findField(field.fieldId());
-        if (now != null && !readsAs(field.type(), now.type())) {
-          String was = schema.findColumnName(field.fieldId());
-          String is = current.findColumnName(field.fieldId());
-          misfits.add("field " + field.fieldId() + " '" + was + "' written as " + field.type() + " is now "
-              + (is.equals(was) ? "" : "'" + is + "' ") + now.type());
+        if (now == null) {
+          continue;
+        }
+        String was = schema.findColumnName(field.fieldId());
+        String is = current.findColumnName(field.fieldId());
+        String renamed = is.equals(was) ? "" : "'" + is + "' ";
+        if (!readsAs(field.type(), now.type())) {
+          misfits.add("field " + field.fieldId() + " '" + was + "' written as " + field.type() + " is now " + renamed
+              + now.type());
+        } else if (field.isOptional() && now.isRequired()) {
+          misfits.add("field " + field.fieldId() + " '" + was + "' written optional (its files may hold nulls) is now "
+              + renamed + "required");
         }
       }
     }

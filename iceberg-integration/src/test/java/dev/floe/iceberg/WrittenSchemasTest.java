@@ -53,6 +53,17 @@ class WrittenSchemasTest {
         WrittenSchemas.misfits(List.of(WRITTEN), replaced));
   }
 
+  /** helper-70: a column written optional, its files may hold nulls, now required. */
+  @Test
+  void anOptionalColumnMadeRequiredIsNamed() {
+    Schema required =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.IntegerType.get()),
+            Types.NestedField.required(2, "cost", Types.DecimalType.of(9, 2)));
+    assertEquals(List.of("field 2 'price' written optional (its files may hold nulls) is now 'cost' required"),
+        WrittenSchemas.misfits(List.of(WRITTEN), required));
+  }
+
   @Test
   void eachSchemaACycleWroteIsChecked() {
     Schema widened = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
