@@ -24,6 +24,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -68,6 +69,16 @@ final class InJvmTasks {
     config.put("iceberg.control.commit.interval-ms", "600000"); // only the record count ends a cycle
     config.put("floe.commit.records", Integer.toString(cycleRecords));
     config.put(ConnectorSettings.TASK_INDEX, "0");
+    return config;
+  }
+
+  /**
+   * {@code config} with its embedded catalog opened as {@code catalog}, a subclass of Iceberg's
+   * JdbcCatalog that the test steers (a held commit, failing writes).
+   */
+  static Map<String, String> throughCatalog(Map<String, String> config, Class<? extends JdbcCatalog> catalog) {
+    config.put("iceberg.catalog.catalog-impl", catalog.getName());
+    config.remove("iceberg.catalog.type");
     return config;
   }
 

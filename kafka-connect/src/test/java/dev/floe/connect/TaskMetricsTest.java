@@ -37,8 +37,7 @@ class TaskMetricsTest extends InJvmTaskTest {
   void recordsOfACycleWhoseCommitIsUnderWayAreStillUncommitted() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "held");
     Map<String, String> config = InJvmTasks.config("held", warehouse(), id, 100);
-    config.put("iceberg.catalog.catalog-impl", HeldCommitsCatalog.class.getName());
-    config.remove("iceberg.catalog.type");
+    InJvmTasks.throughCatalog(config, HeldCommitsCatalog.class);
     CountDownLatch gate = new CountDownLatch(1);
     HeldCommitsCatalog.gate = gate;
     FloeIcebergSinkTask task = InJvmTasks.started(config, new InJvmTasks.RecordingContext());

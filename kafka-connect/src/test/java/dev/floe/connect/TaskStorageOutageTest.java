@@ -32,8 +32,7 @@ class TaskStorageOutageTest extends InJvmTaskTest {
 
   private Map<String, String> config(TableIdentifier id, long retryTimeoutMs) {
     Map<String, String> config = InJvmTasks.config(id.name(), warehouse(), id, 10);
-    config.put("iceberg.catalog.catalog-impl", FailingWritesCatalog.class.getName());
-    config.remove("iceberg.catalog.type");
+    InJvmTasks.throughCatalog(config, FailingWritesCatalog.class);
     config.put("floe.storage.retry.timeout.ms", Long.toString(retryTimeoutMs));
     return config;
   }

@@ -33,8 +33,7 @@ class TaskTableReplacedTest extends InJvmTaskTest {
   void aCycleWrittenBeforeTheReplaceIsReadAgainForTheNewSchema() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "replaced");
     Map<String, String> config = InJvmTasks.config("replaced", warehouse(), id, 10);
-    config.put("iceberg.catalog.catalog-impl", HeldCommitsCatalog.class.getName());
-    config.remove("iceberg.catalog.type");
+    InJvmTasks.throughCatalog(config, HeldCommitsCatalog.class);
     CountDownLatch gate = new CountDownLatch(1);
     HeldCommitsCatalog.gate = gate;
     RecordingContext context = new RecordingContext();
