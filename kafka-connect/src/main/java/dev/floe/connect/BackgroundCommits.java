@@ -4,7 +4,6 @@ import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.BackgroundJob;
 import dev.floe.kafka.sink.FencedException;
-import dev.floe.kafka.sink.StorageFailures;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
 import dev.floe.kafka.sink.TableCommitter;
 import java.util.ArrayList;
@@ -67,17 +66,9 @@ final class BackgroundCommits implements AutoCloseable {
 
   /**
    * How a cycle ended: its first {@code committedTables} tables are committed; all of them unless
-   * {@code fence} is set (the next table's commit was fenced) or {@code outage} (writing the cycle,
-   * or the next table's commit, failed on an outage of the tables' storage or catalog, {@link
-   * StorageFailures}): the task then drops the rest and reads it again, as after a fence.
+   * {@code fence} is set (the next table's commit was fenced).
    */
-  record Outcome(Sealed cycle, int committedTables, FencedException fence, RuntimeException outage, long files,
-      long bytes, long millis) {
-    /** Whether the cycle was committed whole. */
-    boolean landed() {
-      return fence == null && outage == null;
-    }
-  }
+  record Outcome(Sealed cycle, int committedTables, FencedException fence, long files, long bytes, long millis) {}
 
   /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
   BackgroundCommits(TableCommitter committer, BadRecords badRecords, SnapshotExpiry expiry, String threadName) {
@@ -118,15 +109,7 @@ final class BackgroundCommits implements AutoCloseable {
   }
 
   private Outcome commit(Sealed cycle) {
-    List<CycleFiles> results;
-    try {
-      results = completed(cycle.tables());
-    } catch (RuntimeException e) {
-      if (StorageFailures.isOutage(e)) { // the others' files were deleted
-        return new Outcome(cycle, 0, null, e, 0, 0, millisSince(cycle));
-      }
-      throw e;
-    }
+    List<CycleFiles> results = completed(cycle.tables());
     try {
       badRecords.awaitReported(); // before any offset moves past a dead-lettered record
     } catch (RuntimeException e) {
@@ -143,13 +126,9 @@ final class BackgroundCommits implements AutoCloseable {
       } catch (FencedException fence) {
         LOG.warn("commit to {} fenced, resuming from the tables: {}", cut.name(), fence.getMessage());
         deleteFrom(cycle.tables(), results, i + 1);
-        return new Outcome(cycle, i, fence, null, files, bytes, millisSince(cycle));
+        return new Outcome(cycle, i, fence, files, bytes, millisSince(cycle));
       } catch (RuntimeException e) {
         deleteFrom(cycle.tables(), results, i + 1); // the committer deleted this table's files if that was safe
-        if (StorageFailures.isOutage(e)) {
-          LOG.warn("commit to {} failed on an outage of its storage or catalog: {}", cut.name(), e.toString());
-          return new Outcome(cycle, i, null, e, files, bytes, millisSince(cycle));
-        }
         throw new ConnectException("committing to table " + cut.name() + " failed", e);
       }
       files += result.dataFiles().length + result.deleteFiles().length;
@@ -161,7 +140,7 @@ final class BackgroundCommits implements AutoCloseable {
     for (TableCut cut : cycle.tables()) {
       expiry.maybeExpire(cut.table());
     }
-    return new Outcome(cycle, results.size(), null, null, files, bytes, millis);
+    return new Outcome(cycle, results.size(), null, files, bytes, millis);
   }
 
   private static long millisSince(Sealed cycle) {

@@ -66,7 +66,6 @@ final class ConnectorSettings extends AbstractConfig {
   static final String BUFFER_BYTES = "floe.buffer.bytes";
   static final String TABLE_IDLE_MS = "floe.table.idle.ms";
   static final String IDLE_COMMIT_CYCLES = "floe.idle.commit.cycles";
-  static final String STORAGE_RETRY_TIMEOUT_MS = "floe.storage.retry.timeout.ms";
   /** Set by the connector in each task's config: the task's index. */
   static final String TASK_INDEX = "floe.internal.task-index";
 
@@ -133,12 +132,7 @@ final class ConnectorSettings extends AbstractConfig {
           "A table that takes no record for this many commit cycles in a row while its partitions move on"
               + " (a rarely routed table) is committed without files, storing the offsets reached; so is it at"
               + " the last cycle before partitions are given away. A rebalance then resumes from there instead"
-              + " of re-reading everything since the table's last data; 0: never")
-      .define(STORAGE_RETRY_TIMEOUT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
-          "How long an outage of the tables' storage or catalog may last: a cycle that fails on one (an I/O"
-              + " error, a 5xx, a commit whose outcome stayed unknown) is dropped and read again from the"
-              + " tables after a wait (1 s, doubling up to 30 s); the task fails when the failures go on past"
-              + " this many milliseconds. 0: fail at the first");
+              + " of re-reading everything since the table's last data; 0: never");
 
   private final Map<String, String> originals;
 
@@ -357,11 +351,6 @@ final class ConnectorSettings extends AbstractConfig {
   /** {@code floe.idle.commit.cycles}: 0, never. */
   int idleCommitCycles() {
     return getInt(IDLE_COMMIT_CYCLES);
-  }
-
-  /** {@code floe.storage.retry.timeout.ms}: 0, fail at the first outage. */
-  java.time.Duration storageRetryTimeout() {
-    return java.time.Duration.ofMillis(getLong(STORAGE_RETRY_TIMEOUT_MS));
   }
 
   int taskIndex() {

@@ -3,10 +3,8 @@ package dev.floe.connect;
 import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.IdleCommits;
-import dev.floe.kafka.sink.OutageRetries;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
-import dev.floe.kafka.sink.StorageFailures;
 import dev.floe.kafka.sink.TableCommitter;
 import java.io.Closeable;
 import java.io.IOException;
@@ -126,8 +124,6 @@ public class FloeIcebergSinkTask extends SinkTask {
    * offsets past records that never reached a table.
    */
   private RuntimeException failure;
-  /** Riding out an outage of the tables' storage or catalog (under {@link #cycleLock}). */
-  private OutageRetries outages;
   /**
    * Set when a commit was fenced outside {@link #put} (the timer's, or one found by preCommit or
    * close): the next put asks Connect to rewind to these offsets.
@@ -149,7 +145,6 @@ public class FloeIcebergSinkTask extends SinkTask {
     values = new RecordValues();
     routes = new Routes(settings);
     committer = new TableCommitter(group);
-    outages = new OutageRetries(settings.storageRetryTimeout(), ConnectorSettings.STORAGE_RETRY_TIMEOUT_MS);
     commits = new BackgroundCommits(committer, badRecords, SnapshotExpiry.every(settings.expireSnapshotsInterval()),
         "floe-connect-commit-" + settings.connectorName() + "-" + settings.taskIndex());
     registerJdbcDrivers();
@@ -400,14 +395,6 @@ public class FloeIcebergSinkTask extends SinkTask {
       throw fail(new ConnectException("a table this task writes was dropped while it ran (" + e.getMessage()
           + "); the task stops without committing this cycle, and a restart routes its records again", e));
     } catch (RuntimeException e) {
-      if (failure == null && StorageFailures.isOutage(e) && !(e instanceof OutlastedOutage)) {
-        try {
-          rewindAlso(records, rideOutInPut(e));
-          return;
-        } catch (RuntimeException stillFailing) {
-          throw fail(stillFailing);
-        }
-      }
       throw fail(e); // also a record refused under errors.tolerance=none: its cycle is not committed
     } finally {
       cycleLock.unlock();
@@ -820,76 +807,17 @@ public class FloeIcebergSinkTask extends SinkTask {
       held.get(cut.name()).putAll(cut.offsets());
       cut.offsets().keySet().forEach(tp -> reused.stored(cut.name(), tp));
     }
-    if (outcome.landed()) {
+    if (outcome.fence() == null) {
       cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
       LOG.debug("committed {} records to {} tables in {} ms", cycle.records(), cycle.tables().size(), outcome.millis());
       metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());
-      if (outcome.committedTables() > 0) {
-        outages.landed(); // a commit went through: the tables' storage and catalog work again
-      }
       return null;
     }
-    if (outcome.outage() != null) {
-      waitOut(outcome.outage());
-    } else {
-      metrics.fenced();
-    }
-    return dropAndResume(cycle.first());
-  }
-
-  /**
-   * Drops the cycle in progress and reads the tables again: the offsets to rewind to, no later than
-   * its first records and {@code alsoReadAgain} (a dropped sealed cycle's).
-   */
-  private Map<TopicPartition, Long> dropAndResume(Map<TopicPartition, Long> alsoReadAgain) {
-    Map<TopicPartition, Long> readAgain = new HashMap<>(alsoReadAgain);
+    metrics.fenced();
+    Map<TopicPartition, Long> readAgain = new HashMap<>(cycle.first());
     cycleFirst.forEach((tp, first) -> readAgain.merge(tp, first, Math::min));
     abortCycle();
     return resumeFromTables(readAgain);
-  }
-
-  /**
-   * After a cycle failed on an outage of the tables' storage or catalog: waits before it is read
-   * again ({@link OutageRetries}: 1 s, doubling up to 30 s), on the thread that found it, holding
-   * the task's lock; or throws once the outage outlasted {@code floe.storage.retry.timeout.ms}.
-   */
-  private void waitOut(RuntimeException outage) {
-    long waitMs;
-    try {
-      waitMs = outages.waitAfter(outage);
-    } catch (OutageRetries.Outlasted e) {
-      throw new OutlastedOutage(e);
-    }
-    metrics.outageRetried();
-    LOG.warn("a cycle failed on the tables' storage or catalog; dropping what is not committed, and reading it again"
-        + " from the tables in {} ms (retry {} of this outage): {}", waitMs, outages.retries(), outage.toString());
-    try {
-      Thread.sleep(waitMs);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted while waiting out an outage of the tables' storage", e);
-    }
-  }
-
-  /** An outage went on past {@code floe.storage.retry.timeout.ms}: the task fails (not to be ridden out again). */
-  private static final class OutlastedOutage extends ConnectException {
-    OutlastedOutage(OutageRetries.Outlasted e) {
-      super(e.getMessage(), e.getCause());
-    }
-  }
-
-  /**
-   * Put failed on an outage (writing a batch, or loading a table): the commit in flight lands or
-   * is dropped, then the cycle in progress is dropped after the outage's wait, and every partition
-   * is read again from the tables. The offsets to rewind to.
-   */
-  private Map<TopicPartition, Long> rideOutInPut(RuntimeException outage) {
-    Map<TopicPartition, Long> rewind = applyOutcome(commits.await()); // its own outage's wait, if it failed too
-    if (rewind != null) {
-      return rewind; // the cycle in progress was dropped with it
-    }
-    waitOut(outage);
-    return dropAndResume(Map.of());
   }
 
   private void abortCycle() {

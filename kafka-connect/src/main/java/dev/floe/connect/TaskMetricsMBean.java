@@ -35,12 +35,6 @@ public interface TaskMetricsMBean {
   long getFencedCycles();
 
   /**
-   * Cycles dropped and read again because they failed on an outage of the tables' storage or
-   * catalog ({@code floe.storage.retry.timeout.ms}).
-   */
-  long getOutageRetries();
-
-  /**
    * Tables the task has loaded and keeps (with their offsets): with dynamic routing, one idle past
    * floe.table.idle.ms is let go until its next record.
    */
