@@ -140,7 +140,8 @@ public final class KafkaIcebergSink implements AutoCloseable {
     try {
       this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
       this.topicIds = new TopicIds(KafkaClients.admin(config));
-      this.outages = new OutageRetries(config.storageRetryTimeout(), SinkSettings.STORAGE_RETRY_TIMEOUT);
+      this.outages = new OutageRetries(config.storageRetryTimeout(), SinkSettings.STORAGE_RETRY_TIMEOUT,
+          config.commitInterval());
       this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
           SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group(),
           config.idleCommitCycles());

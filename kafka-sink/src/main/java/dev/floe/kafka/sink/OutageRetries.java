@@ -3,17 +3,22 @@ package dev.floe.kafka.sink;
 import java.time.Duration;
 
 /**
- * How long a sink rides out an outage of its tables' storage or catalog ({@code
- * storage.retry.timeout}; the connector's {@code floe.storage.retry.timeout}): after each failed
- * cycle that an outage explains ({@link StorageFailures}), the wait before reading it again -- 1 s,
- * doubling up to 30 s -- until the failures have gone on for the timeout; a cycle that lands ends
- * the outage. Not thread-safe: the sink's consumer thread, or a connector task under its lock.
+ * How long the sink rides out an outage of its tables' storage or catalog ({@code
+ * storage.retry.timeout}): after each failed cycle that an outage explains ({@link
+ * StorageFailures}), the wait before reading it again -- 1 s, doubling up to 30 s -- until the
+ * failures have gone on for the timeout; a commit that goes through ends the outage. Consumer
+ * thread only.
  */
-public final class OutageRetries {
+final class OutageRetries {
   private static final long FIRST_WAIT_MS = 1_000;
   private static final long LONGEST_WAIT_MS = 30_000;
 
   private final Duration timeout;
+  /**
+   * A failure this long after the last one, with no commit between, starts a new outage: within
+   * one, failures come at most a wait and a cycle's time apart.
+   */
+  private final long newOutageAfterNanos;
   private final long firstWaitMs;
   private final long longestWaitMs;
   /** The timeout's setting, as the failure past it names it. */
@@ -24,17 +29,23 @@ public final class OutageRetries {
   private long lastFailureNanos;
   private int retries;
 
-  /** @param setting the name of the setting that gave {@code timeout}, for the failure past it */
-  public OutageRetries(Duration timeout, String setting) {
-    this(timeout, setting, FIRST_WAIT_MS, LONGEST_WAIT_MS);
+  /**
+   * @param setting the name of the setting that gave {@code timeout}, for the failure past it
+   * @param cycle the longest a cycle takes to fill (the commit interval)
+   */
+  OutageRetries(Duration timeout, String setting, Duration cycle) {
+    this(timeout, setting, cycle, FIRST_WAIT_MS, LONGEST_WAIT_MS);
   }
 
   /** With other waits (tests). */
-  OutageRetries(Duration timeout, String setting, long firstWaitMs, long longestWaitMs) {
+  OutageRetries(Duration timeout, String setting, Duration cycle, long firstWaitMs, long longestWaitMs) {
     this.timeout = timeout;
     this.setting = setting;
     this.firstWaitMs = firstWaitMs;
     this.longestWaitMs = longestWaitMs;
+    // helper-71: without the cycle's time, failures of cycles longer than the timeout each
+    // counted as a new outage, and the timeout never came
+    this.newOutageAfterNanos = Math.max(timeout.toNanos(), 2_000_000 * longestWaitMs) + cycle.toNanos();
   }
 
   /**
@@ -43,15 +54,13 @@ public final class OutageRetries {
    * @throws RuntimeException {@code failure} itself if no outage explains it, or an {@link
    *     Outlasted} saying how long the outage lasted once that is past the timeout
    */
-  public long waitAfter(RuntimeException failure) {
+  long waitAfter(RuntimeException failure) {
     if (!StorageFailures.isOutage(failure) || timeout.isZero()) {
       throw failure;
     }
     long now = System.nanoTime();
-    // A failure long after the last one, with nothing landing between (a quiet table), is a new
-    // outage: within one, failures come at most a wait and a failing cycle's time apart.
-    if (firstFailureNanos >= 0 && now - lastFailureNanos > Math.max(timeout.toNanos(), 2_000_000 * longestWaitMs)) {
-      landed();
+    if (firstFailureNanos >= 0 && now - lastFailureNanos > newOutageAfterNanos) {
+      landed(); // a quiet table's next failure, long after this outage's last one
     }
     if (firstFailureNanos < 0) {
       firstFailureNanos = now;
@@ -69,18 +78,18 @@ public final class OutageRetries {
   }
 
   /** A cycle was committed to a table: the outage, if there was one, is over. */
-  public void landed() {
+  void landed() {
     firstFailureNanos = -1;
     retries = 0;
   }
 
   /** Cycles read again in the current outage. */
-  public int retries() {
+  int retries() {
     return retries;
   }
 
   /** An outage went on past the timeout: the sink stops (not to be ridden out again). */
-  public static final class Outlasted extends SinkException {
+  static final class Outlasted extends SinkException {
     Outlasted(String message, Throwable lastFailure) {
       super(message, lastFailure);
     }

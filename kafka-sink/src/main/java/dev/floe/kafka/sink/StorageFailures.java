@@ -26,7 +26,7 @@ import org.apache.iceberg.exceptions.ServiceUnavailableException;
  * missing, a store's other 4xx. Those are no outage and stop the sink as before, and so does
  * anything else: a bad record, a refused commit, a dropped table.
  */
-public final class StorageFailures {
+final class StorageFailures {
   /** Exceptions of these packages are the object stores' clients' (AWS, Google Cloud, Azure). */
   private static final List<String> STORE_CLIENTS = List.of("software.amazon.awssdk.", "com.google.cloud.", "com.azure.");
   /** Causes looked through, at most: a loop of causes must end. */
@@ -35,7 +35,7 @@ public final class StorageFailures {
   private StorageFailures() {}
 
   /** Whether {@code failure} or one of its causes is a storage or catalog outage's. */
-  public static boolean isOutage(Throwable failure) {
+  static boolean isOutage(Throwable failure) {
     boolean outage = false;
     Throwable t = failure;
     for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
@@ -69,7 +69,7 @@ public final class StorageFailures {
         || t instanceof NotDirectoryException
         || t instanceof FileAlreadyExistsException
         || t.getClass().getName().startsWith("com.fasterxml.jackson.")
-        || (fromStoreClient(t) && isClientError(statusCode(t)));
+        || (fromStoreClient(t) && isClientError(statusCode(t)) && !"RequestTimeout".equals(errorCode(t)));
   }
 
   /** 4xx but a timeout (408) or throttling (429): the request itself was refused. */
@@ -80,6 +80,20 @@ public final class StorageFailures {
   private static boolean fromStoreClient(Throwable t) {
     String name = t.getClass().getName();
     return STORE_CLIENTS.stream().anyMatch(name::startsWith);
+  }
+
+  /**
+   * An AWS service exception's error code ({@code awsErrorDetails().errorCode()}), or null: S3
+   * answers a request whose body came too slowly 400 "RequestTimeout", which is no mistake of the
+   * request (helper-71).
+   */
+  private static String errorCode(Throwable t) {
+    try {
+      Object details = t.getClass().getMethod("awsErrorDetails").invoke(t);
+      return details == null ? null : String.valueOf(details.getClass().getMethod("errorCode").invoke(details));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** A store client exception's HTTP status ({@code statusCode()}, as the AWS SDK's have), or -1. */

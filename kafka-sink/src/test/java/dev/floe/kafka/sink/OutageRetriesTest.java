@@ -15,7 +15,7 @@ class OutageRetriesTest {
 
   @Test
   void waitsDoubleUpToTheLongestThenTheOutageOutlastsTheTimeout() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", 10, 200);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", Duration.ZERO, 10, 200);
     assertEquals(10, retries.waitAfter(OUTAGE));
     assertEquals(20, retries.waitAfter(OUTAGE));
     assertEquals(40, retries.waitAfter(OUTAGE));
@@ -32,7 +32,7 @@ class OutageRetriesTest {
 
   @Test
   void aCommitThatLandsOrALongQuietEndsTheOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", 10, 40);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", Duration.ZERO, 10, 40);
     assertEquals(10, retries.waitAfter(OUTAGE));
     retries.landed();
     assertEquals(10, retries.waitAfter(OUTAGE), "a new outage starts at the first wait");
@@ -42,11 +42,23 @@ class OutageRetriesTest {
     assertEquals(10, retries.waitAfter(OUTAGE), "longer than the timeout and twice the longest wait since: a new one");
   }
 
+  /**
+   * helper-71: failures of cycles that take longer than the timeout to fill came further apart than
+   * the new-outage gap, each counted as a new outage, and the sink never stopped.
+   */
+  @Test
+  void failuresACycleApartAreOneOutage() throws Exception {
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ofMillis(300), 1, 1);
+    retries.waitAfter(OUTAGE);
+    Thread.sleep(150); // a cycle's time, longer than the timeout
+    assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
+  }
+
   @Test
   void whatNoOutageExplainsIsThrownAsItIs() {
     RuntimeException bad = new SinkException("bad record", null);
-    assertSame(bad, assertThrows(SinkException.class, () -> new OutageRetries(Duration.ofMinutes(5), "x").waitAfter(bad)));
+    assertSame(bad, assertThrows(SinkException.class, () -> new OutageRetries(Duration.ofMinutes(5), "x", Duration.ZERO).waitAfter(bad)));
     assertSame(OUTAGE, assertThrows(UncheckedIOException.class,
-        () -> new OutageRetries(Duration.ZERO, "x").waitAfter(OUTAGE)), "a zero timeout rides out nothing");
+        () -> new OutageRetries(Duration.ZERO, "x", Duration.ZERO).waitAfter(OUTAGE)), "a zero timeout rides out nothing");
   }
 }

@@ -14,6 +14,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.RuntimeIOException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -23,6 +24,8 @@ class StorageFailuresTest {
     assertTrue(StorageFailures.isOutage(new SinkException("writing failed",
         S3Exception.builder().statusCode(503).message("Slow Down").build())));
     assertTrue(StorageFailures.isOutage(S3Exception.builder().statusCode(429).build()));
+    assertTrue(StorageFailures.isOutage(S3Exception.builder().statusCode(400)
+        .awsErrorDetails(AwsErrorDetails.builder().errorCode("RequestTimeout").build()).build()));
     assertTrue(StorageFailures.isOutage(SdkClientException.create("Unable to execute HTTP request",
         new ConnectException("Connection refused"))));
     assertTrue(StorageFailures.isOutage(new RuntimeException(new UncheckedIOException(new IOException("reset")))));
@@ -36,6 +39,8 @@ class StorageFailuresTest {
   void mistakesAndEverythingElseAreNot() {
     assertFalse(StorageFailures.isOutage(S3Exception.builder().statusCode(403).message("Access Denied").build()));
     assertFalse(StorageFailures.isOutage(S3Exception.builder().statusCode(404).message("NoSuchBucket").build()));
+    assertFalse(StorageFailures.isOutage(S3Exception.builder().statusCode(400)
+        .awsErrorDetails(AwsErrorDetails.builder().errorCode("InvalidArgument").build()).build()));
     assertFalse(StorageFailures.isOutage(new UncheckedIOException("cannot create /w",
         new AccessDeniedException("/w"))));
     assertFalse(StorageFailures.isOutage(new UncheckedIOException("libfloe returned an unreadable file summary",
