@@ -77,12 +77,7 @@ class RestCatalogS3RoundTripTest {
   void setUp() throws Exception {
     s3 = LoopbackS3Server.start(tmp.resolve("s3"), BUCKET);
     // The server's side: Iceberg's JDBC catalog on SQLite, metadata and data in the S3 store.
-    Map<String, String> backingProps = new HashMap<>(s3.fileIoProperties());
-    backingProps.put("type", "jdbc");
-    backingProps.put("uri", "jdbc:sqlite:" + tmp.resolve("catalog.db"));
-    backingProps.put("warehouse", s3.location("warehouse"));
-    backingProps.put("jdbc.schema-version", "V1");
-    backing = Catalogs.load("backing", backingProps);
+    backing = Catalogs.load("backing", s3.jdbcCatalogProperties(tmp.resolve("catalog.db")));
     rest = LoopbackRestCatalogServer.start(backing);
     allocator = new RootAllocator();
   }

@@ -144,6 +144,19 @@ public final class LoopbackS3Server implements AutoCloseable {
   }
 
   /**
+   * Catalog properties for Iceberg's JDBC catalog on SQLite at {@code database}, its warehouse
+   * ({@code s3://<bucket>/warehouse}) and metadata in this store through {@link #fileIoProperties()}.
+   */
+  public Map<String, String> jdbcCatalogProperties(Path database) {
+    Map<String, String> props = new TreeMap<>(fileIoProperties());
+    props.put("type", "jdbc");
+    props.put("uri", "jdbc:sqlite:" + database);
+    props.put("warehouse", location("warehouse"));
+    props.put("jdbc.schema-version", "V1");
+    return props;
+  }
+
+  /**
    * Every object in the bucket as {@code s3://} location -> size in bytes, read from the
    * server's folder (not through S3), so it shows what really reached the store.
    */

@@ -55,11 +55,7 @@ class StorageOutageTest extends BrokerAndCatalog {
   @BeforeEach
   void startStore() throws Exception {
     s3 = LoopbackS3Server.start(s3Dir.resolve("store"), BUCKET);
-    Map<String, String> props = new HashMap<>(s3.fileIoProperties());
-    props.put("type", "jdbc");
-    props.put("uri", "jdbc:sqlite:" + s3Dir.resolve("catalog.db"));
-    props.put("warehouse", s3.location("warehouse"));
-    props.put("jdbc.schema-version", "V1");
+    Map<String, String> props = new HashMap<>(s3.jdbcCatalogProperties(s3Dir.resolve("catalog.db")));
     // The SDK's own retries kept short: the outage is the sink's to ride out, not the client's.
     props.put("s3.retry.num-retries", "1");
     props.put("s3.retry.min-wait-ms", "100");
@@ -80,11 +76,9 @@ class StorageOutageTest extends BrokerAndCatalog {
   void anOutageOfTheStoreIsRiddenOut() throws Exception {
     List<NexmarkEvent> events = topic("ridden-out");
     TableIdentifier id = TableIdentifier.of("s3", "ridden_out");
-    onS3.createTable(id, NEXMARK, BUCKETS, V2);
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config("ridden-out", id, Duration.ofMinutes(2)))) {
-      Future<?> run = thread.submit(sink::run);
-      awaitFirstCommit(id, run);
+      Future<?> run = runPastFirstCommit(sink, id, thread);
       s3.setDown(true);
       Thread.sleep(3_000);
       s3.setDown(false);
@@ -101,11 +95,9 @@ class StorageOutageTest extends BrokerAndCatalog {
   void anOutagePastTheTimeoutStopsTheSinkAndARestartCompletesTheTable() throws Exception {
     List<NexmarkEvent> events = topic("timed-out");
     TableIdentifier id = TableIdentifier.of("s3", "timed_out");
-    onS3.createTable(id, NEXMARK, BUCKETS, V2);
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try (KafkaIcebergSink sink = new KafkaIcebergSink(config("timed-out", id, Duration.ofSeconds(3)))) {
-      Future<?> run = thread.submit(sink::run);
-      awaitFirstCommit(id, run);
+      Future<?> run = runPastFirstCommit(sink, id, thread);
       s3.setWritesDown(true); // reads go through: nothing waits in Iceberg's own retries of them
       Exception stopped = assertThrows(Exception.class, () -> run.get(120, TimeUnit.SECONDS));
       assertTrue(stopped.getCause() instanceof SinkException
@@ -130,14 +122,25 @@ class StorageOutageTest extends BrokerAndCatalog {
     return events;
   }
 
-  /** Cycles of 500 records, to the end of the topic. */
+  /** Cycles of 500 records, to the end of the topic, into a new 4-bucket Nexmark table. */
   private SinkConfig config(String topic, TableIdentifier table, Duration retryTimeout) {
+    if (!onS3.tableExists(table)) {
+      onS3.createTable(table, NEXMARK, BUCKETS, V2);
+    }
     return SinkConfig.builder(onS3, kafka.bootstrapServers(), topic)
         .route(topic, table)
         .commitEvery(Duration.ofMinutes(1), 500, Long.MAX_VALUE)
         .stopAtEnd(true)
         .storageRetryTimeout(retryTimeout)
         .build();
+  }
+
+  /** Runs {@code sink} on {@code thread} until its first commit lands. */
+  private Future<?> runPastFirstCommit(KafkaIcebergSink sink, TableIdentifier id, ExecutorService thread)
+      throws Exception {
+    Future<?> run = thread.submit(sink::run);
+    awaitFirstCommit(id, run);
+    return run;
   }
 
   private void awaitFirstCommit(TableIdentifier id, Future<?> run) throws Exception {
