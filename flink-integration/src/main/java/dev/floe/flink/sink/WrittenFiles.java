@@ -51,7 +51,8 @@ import org.apache.iceberg.util.JsonUtil;
  * no header, so the concatenation of encodings is the encoding of all their files (the
  * aggregator's merge). Kinds: a data file, a delete file, a referenced data file's location, a
  * rewritten delete file, a schema the files were written with (Iceberg's schema JSON; the commit
- * checks the table still reads their columns so, {@link WrittenSchemas}), a Java-serialized {@link WriteResult} as floe wrote it before this form
+ * checks the table still reads their columns so, {@link WrittenSchemas}; a floe before it does
+ * not read this kind), a Java-serialized {@link WriteResult} as floe wrote it before this form
  * (version 1 of both serializers), read from state restored from such a build, and the manifests of
  * a committable of Iceberg's {@code IcebergSink} (its version 1 has the layout of floe's), restored
  * into floe's committer by a job that switched sinks under the same uid.
