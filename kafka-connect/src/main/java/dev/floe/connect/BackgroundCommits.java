@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * so far is in the dead-letter queue. A fenced table ends the cycle there: the tables after it are
  * not committed (their files are deleted) and the {@link Outcome} says so; the task then drops its
  * cycle in progress and resumes from the tables. Any other failure is thrown to the task by {@link
- * #poll} or {@link #await}, after the cycle's uncommitted files are deleted.
+ * #poll} or {@link #await} as a {@link CycleFailed}, which names the cycle (where to read it again),
+ * after the cycle's uncommitted files are deleted.
  *
  * <p>Only the task's threads call it, under the task's cycle lock.
  */
@@ -70,6 +71,23 @@ final class BackgroundCommits implements AutoCloseable {
    */
   record Outcome(Sealed cycle, int committedTables, FencedException fence, long files, long bytes, long millis) {}
 
+  /**
+   * A cycle's commit failed (with the message of its cause): the tables before the failing one may
+   * hold it, the rest do not. {@link #cycle} says where to read it again if it is ridden out.
+   */
+  static final class CycleFailed extends ConnectException {
+    private final transient Sealed cycle;
+
+    CycleFailed(Sealed cycle, RuntimeException cause) {
+      super(cause.getMessage(), cause);
+      this.cycle = cycle;
+    }
+
+    Sealed cycle() {
+      return cycle;
+    }
+  }
+
   /** @param expiry expires each table's old snapshots after a cycle's commits, when due */
   BackgroundCommits(TableCommitter committer, BadRecords badRecords, SnapshotExpiry expiry, String threadName) {
     this.committer = committer;
@@ -87,6 +105,8 @@ final class BackgroundCommits implements AutoCloseable {
     job.start(() -> {
       try {
         return commit(cycle);
+      } catch (RuntimeException e) {
+        throw new CycleFailed(cycle, e);
       } finally {
         ended.run();
       }

@@ -66,6 +66,7 @@ final class ConnectorSettings extends AbstractConfig {
   static final String BUFFER_BYTES = "floe.buffer.bytes";
   static final String TABLE_IDLE_MS = "floe.table.idle.ms";
   static final String IDLE_COMMIT_CYCLES = "floe.idle.commit.cycles";
+  static final String STORAGE_RETRY_TIMEOUT_MS = "floe.storage.retry.timeout.ms";
   /** Set by the connector in each task's config: the task's index. */
   static final String TASK_INDEX = "floe.internal.task-index";
 
@@ -132,7 +133,13 @@ final class ConnectorSettings extends AbstractConfig {
           "A table that takes no record for this many commit cycles in a row while its partitions move on"
               + " (a rarely routed table) is committed without files, storing the offsets reached; so is it at"
               + " the last cycle before partitions are given away. A rebalance then resumes from there instead"
-              + " of re-reading everything since the table's last data; 0: never");
+              + " of re-reading everything since the table's last data; 0: never")
+      .define(STORAGE_RETRY_TIMEOUT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+          "How long a task rides out an outage of its tables' storage or catalog (an I/O failure, a 5xx,"
+              + " 408 or 429 answer, a commit whose outcome stayed unknown): the cycle is dropped, the task's"
+              + " partitions are paused, and after a wait (1 s, doubling up to 30 s) they are read again from"
+              + " what the tables hold. Past this many milliseconds of failures with no commit between, the"
+              + " task fails; 0: it fails at the first");
 
   private final Map<String, String> originals;
 
@@ -346,6 +353,11 @@ final class ConnectorSettings extends AbstractConfig {
   OptionalLong tableIdleMillis() {
     long millis = getLong(TABLE_IDLE_MS);
     return millis < 0 ? OptionalLong.empty() : OptionalLong.of(millis);
+  }
+
+  /** {@code floe.storage.retry.timeout.ms}: zero, fail at the first outage. */
+  java.time.Duration storageRetryTimeout() {
+    return java.time.Duration.ofMillis(getLong(STORAGE_RETRY_TIMEOUT_MS));
   }
 
   /** {@code floe.idle.commit.cycles}: 0, never. */

@@ -3,13 +3,16 @@ package dev.floe.connect;
 import dev.floe.iceberg.CycleFiles;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.IdleCommits;
+import dev.floe.kafka.sink.OutageRetries;
 import dev.floe.kafka.sink.SnapshotOffsets;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;
+import dev.floe.kafka.sink.StorageFailures;
 import dev.floe.kafka.sink.TableCommitter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -34,6 +37,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.IllegalWorkerStateException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
@@ -64,6 +68,14 @@ import org.slf4j.LoggerFactory;
  * the task seals it and goes on putting the next one while its files are closed and committed;
  * {@link #preCommit} reports it once it is in the tables. A fenced commit drops the cycle in
  * progress too, and the task resumes from the tables.
+ *
+ * <p>An outage of the tables' storage or catalog ({@link StorageFailures}: an I/O failure, a 5xx,
+ * 408 or 429 answer, a commit whose outcome stayed unknown) is ridden out, the Connect way, instead
+ * of failing the task: the cycle in progress and any cycle whose commit failed are dropped, the
+ * task pauses its partitions (Connect goes on polling, so the task stays in its group) and, after a
+ * wait of 1 s doubling up to 30 s, reads them again from what the tables hold. Fencing keeps a
+ * commit whose outcome was unknown from being written twice if it landed after all. Past {@code
+ * floe.storage.retry.timeout.ms} of failures with no commit between, the task fails, saying so.
  *
  * <p>Threads: Connect's task thread calls {@link #put}, {@link #preCommit}, {@link #open} and
  * {@link #close}; the commit timer commits between them. Both hold {@link #cycleLock} for all
@@ -129,6 +141,31 @@ public class FloeIcebergSinkTask extends SinkTask {
    * close): the next put asks Connect to rewind to these offsets.
    */
   private Map<TopicPartition, Long> rewindAfterFence;
+  /** Riding out outages of the tables' storage or catalog ({@code floe.storage.retry.timeout.ms}). */
+  private OutageRetries outages;
+  /** The outage being waited out, or null. */
+  private Outage outage;
+
+  /**
+   * An outage the task waits out: its cycles were dropped and its partitions are paused until
+   * {@link #retryAtNanos}; then they are read again from what the tables hold, or from {@link
+   * #readAgain} where that is lower. Kept until a resume succeeds: a resume that fails on the outage
+   * too must not lose where the dropped records began.
+   */
+  private static final class Outage {
+    /**
+     * The lowest offset of each partition that was read and dropped: a partition no table holds
+     * offsets for yet starts there again (where Connect's group had it).
+     */
+    final Map<TopicPartition, Long> readAgain = new HashMap<>();
+    /** Partitions assigned during the outage, whose tables' offsets {@link #open} did not read. */
+    final Set<TopicPartition> opened = new HashSet<>();
+    long retryAtNanos;
+
+    void readAgain(TopicPartition tp, long offset) {
+      readAgain.merge(tp, offset, Math::min);
+    }
+  }
 
   @Override
   public String version() {
@@ -151,6 +188,8 @@ public class FloeIcebergSinkTask extends SinkTask {
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
     loader = new TableLoader(catalog, settings, RecordValues.fastPath(props.get("value.converter")));
     idleCommits = new IdleCommits<>(settings.idleCommitCycles());
+    outages = new OutageRetries(settings.storageRetryTimeout(), ConnectorSettings.STORAGE_RETRY_TIMEOUT_MS,
+        Duration.ofMillis(settings.commitIntervalMillis()));
     lastCommitNanos = System.nanoTime();
     for (String table : routes.staticTables()) {
       if (!loader.createdFromFirstRecord(table)) {
@@ -183,7 +222,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       return;
     }
     try {
-      if (failure == null && rewindAfterFence == null) {
+      if (failure == null && rewindAfterFence == null && outage == null) {
         Map<TopicPartition, Long> rewind = applyOutcome(commits.poll());
         if (rewind == null && !cycleNext.isEmpty() && intervalPassed()) {
           rewind = commit(false);
@@ -191,10 +230,22 @@ public class FloeIcebergSinkTask extends SinkTask {
         keepRewind(rewind); // only put may ask Connect to rewind
       }
     } catch (RuntimeException e) {
-      LOG.error("commit on the interval failed; the task fails on its next call", e);
-      fail(e);
+      if (!rideOutOnTimer(e)) {
+        LOG.error("commit on the interval failed; the task fails on its next call", e);
+        fail(e);
+      }
     } finally {
       cycleLock.unlock();
+    }
+  }
+
+  /** {@link #rideOut} on the timer's thread, which leaves pausing the partitions to the next put. */
+  private boolean rideOutOnTimer(RuntimeException e) {
+    try {
+      return rideOut(e, List.of());
+    } catch (RuntimeException outlasted) {
+      LOG.error("the task fails on its next call", outlasted); // kept by fail()
+      return true;
     }
   }
 
@@ -228,6 +279,7 @@ public class FloeIcebergSinkTask extends SinkTask {
    * @return {@code e}, for the caller to throw
    */
   private RuntimeException fail(RuntimeException e) {
+    outage = null; // a failed task waits for nothing: every later call fails
     if (failure == null) {
       failure = e;
       try {
@@ -268,9 +320,19 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void open(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      openLocked(partitions);
-    } catch (RuntimeException e) {
-      throw fail(e);
+      if (outage == null) {
+        try {
+          openLocked(partitions);
+          return;
+        } catch (RuntimeException e) {
+          if (!rideOut(e, List.of())) {
+            throw fail(e);
+          }
+        }
+      }
+      // During an outage: what the tables hold of these is read when the task resumes.
+      assigned.addAll(partitions);
+      outage.opened.addAll(partitions);
     } finally {
       cycleLock.unlock();
     }
@@ -321,10 +383,20 @@ public class FloeIcebergSinkTask extends SinkTask {
    * group left them, which is never past what the tables hold.
    */
   private void seekToTables(Collection<TopicPartition> partitions) {
-    if (sinks.isEmpty()) {
-      return;
+    Map<TopicPartition, Long> seeks = heldByEveryTable(partitions);
+    if (!seeks.isEmpty()) {
+      seek(seeks);
+      committed.putAll(seeks);
+      LOG.info("resuming from the tables' offsets: {}", seeks);
     }
-    Map<TopicPartition, Long> seeks = new HashMap<>();
+  }
+
+  /** The lowest offset the open tables hold of each of {@code partitions} that every one of them holds. */
+  private Map<TopicPartition, Long> heldByEveryTable(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> lowestHeld = new HashMap<>();
+    if (sinks.isEmpty() || !(routes.toEveryTable() || !routes.staticTables().isEmpty())) {
+      return lowestHeld;
+    }
     for (TopicPartition tp : partitions) {
       Long lowest = null;
       boolean everyTable = true;
@@ -336,15 +408,11 @@ public class FloeIcebergSinkTask extends SinkTask {
         }
         lowest = lowest == null ? p.next() : Math.min(lowest, p.next());
       }
-      if (everyTable && lowest != null && (routes.toEveryTable() || !routes.staticTables().isEmpty())) {
-        seeks.put(tp, lowest);
+      if (everyTable && lowest != null) {
+        lowestHeld.put(tp, lowest);
       }
     }
-    if (!seeks.isEmpty()) {
-      seek(seeks);
-      committed.putAll(seeks);
-      LOG.info("resuming from the tables' offsets: {}", seeks);
-    }
+    return lowestHeld;
   }
 
   /**
@@ -382,6 +450,9 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void put(Collection<SinkRecord> records) {
     cycleLock.lock();
     try {
+      if (holdForOutage(records)) {
+        return;
+      }
       Map<TopicPartition, Long> rewind = takeOutcomes();
       if (rewind != null) {
         rewindAlso(records, rewind);
@@ -395,10 +466,134 @@ public class FloeIcebergSinkTask extends SinkTask {
       throw fail(new ConnectException("a table this task writes was dropped while it ran (" + e.getMessage()
           + "); the task stops without committing this cycle, and a restart routes its records again", e));
     } catch (RuntimeException e) {
+      if (rideOut(e, records)) {
+        holdForOutage(List.of()); // pauses the partitions at once
+        return;
+      }
       throw fail(e); // also a record refused under errors.tolerance=none: its cycle is not committed
     } finally {
       cycleLock.unlock();
     }
+  }
+
+  /**
+   * Whether an outage of the tables' storage or catalog explains {@code e}: then the cycle in
+   * progress is dropped, with any cycle whose commit failed, and the task waits the outage out
+   * ({@link #holdForOutage}). Past {@code floe.storage.retry.timeout.ms} the task fails, saying for
+   * how long the outage went on.
+   *
+   * @param delivered the records of a put that failed: read again too
+   */
+  private boolean rideOut(RuntimeException e, Collection<SinkRecord> delivered) {
+    if (failure != null || !StorageFailures.isOutage(e)) {
+      return false;
+    }
+    long waitMs;
+    try {
+      waitMs = outages.waitAfter(e);
+    } catch (RuntimeException notRidden) {
+      if (notRidden == e) { // floe.storage.retry.timeout.ms=0
+        return false;
+      }
+      throw fail(new ConnectException(notRidden.getMessage(), e));
+    }
+    Outage waiting = outage != null ? outage : new Outage();
+    cycleFirst.forEach(waiting::readAgain);
+    for (SinkRecord record : delivered) {
+      waiting.readAgain(sourcePartition(record), record.originalKafkaOffset());
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof BackgroundCommits.CycleFailed failedCommit) {
+        failedCommit.cycle().first().forEach(waiting::readAgain);
+        break;
+      }
+    }
+    if (rewindAfterFence != null) {
+      rewindAfterFence.forEach(waiting::readAgain);
+      rewindAfterFence = null;
+    }
+    for (TableSink sink : sinks.values()) {
+      try {
+        sink.abort();
+      } catch (RuntimeException abortFailed) { // its files may stay in the store, referenced by nothing
+        LOG.warn("dropping the cycle of table {} during the outage: {}", sink.id(), abortFailed.toString());
+      }
+    }
+    clearCycle();
+    outage = waiting;
+    waiting.retryAtNanos = System.nanoTime() + waitMs * 1_000_000L;
+    metrics.outageRetried();
+    LOG.warn("the tables' storage or catalog failed: the cycle is dropped and the task's partitions are paused, to be"
+        + " read again from the tables in {} ms (retry {} of this outage): {}", waitMs, outages.retries(), e.toString());
+    return true;
+  }
+
+  /**
+   * While an outage is waited out (put only: Connect's consumer is this thread's): keeps the
+   * partitions paused and drops what Connect delivers, remembering where it began; once the wait is
+   * over, resumes every partition from what the tables hold. Connect calls put after every poll,
+   * records or not, and {@code context.timeout} bounds the poll's wait by the time left.
+   *
+   * @return whether the task is waiting an outage out (or has just resumed): {@code records} were dropped
+   */
+  private boolean holdForOutage(Collection<SinkRecord> records) {
+    Outage waiting = outage;
+    if (waiting == null) {
+      return false;
+    }
+    for (SinkRecord record : records) {
+      waiting.readAgain(sourcePartition(record), record.originalKafkaOffset());
+    }
+    if (System.nanoTime() >= waiting.retryAtNanos) {
+      try {
+        if (resumeAfterOutage(waiting)) {
+          return true;
+        }
+        waiting.retryAtNanos = System.nanoTime() + 1_000_000_000L; // the commit in flight has not ended
+      } catch (RuntimeException e) {
+        if (!rideOut(e, List.of())) {
+          throw fail(e);
+        }
+      }
+    }
+    try {
+      context.pause(assigned.toArray(new TopicPartition[0]));
+    } catch (IllegalWorkerStateException notAssigned) {
+      LOG.debug("pausing for the outage: {}", notAssigned.toString()); // what is delivered is dropped all the same
+    }
+    context.timeout(Math.max(1, (outage.retryAtNanos - System.nanoTime()) / 1_000_000));
+    return true;
+  }
+
+  /**
+   * Reads the tables again and seeks every partition to what they hold (or lower, where records
+   * were dropped that no table holds yet), then lets Connect fetch again.
+   *
+   * @return false if a cycle's commit is still under way (its store calls retrying): not resumed yet
+   */
+  private boolean resumeAfterOutage(Outage waiting) {
+    if (commits.busy()) {
+      BackgroundCommits.Outcome outcome = commits.poll();
+      if (outcome == null) {
+        return false;
+      }
+      Map<TopicPartition, Long> rewind = applyOutcome(outcome); // landed or fenced after all
+      if (rewind != null) {
+        rewind.forEach(waiting::readAgain);
+      }
+    }
+    Map<TopicPartition, Long> seeks = resumeFromTables(new HashMap<>(waiting.readAgain));
+    waiting.opened.retainAll(assigned);
+    committed.putAll(heldByEveryTable(waiting.opened)); // what open() would have reported for them
+    seek(seeks);
+    try {
+      context.resume(assigned.toArray(new TopicPartition[0]));
+    } catch (IllegalWorkerStateException notAssigned) {
+      LOG.debug("resuming after the outage: {}", notAssigned.toString());
+    }
+    outage = null;
+    LOG.info("the tables' storage and catalog answer again: resuming from the tables' offsets {}", seeks);
+    return true;
   }
 
   /**
@@ -808,6 +1003,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       cut.offsets().keySet().forEach(tp -> reused.stored(cut.name(), tp));
     }
     if (outcome.fence() == null) {
+      outages.landed(); // a commit went through: the tables' storage and catalog work again
       cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
       LOG.debug("committed {} records to {} tables in {} ms", cycle.records(), cycle.tables().size(), outcome.millis());
       metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());
@@ -910,11 +1106,13 @@ public class FloeIcebergSinkTask extends SinkTask {
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     cycleLock.lock();
     try {
-      if (failure == null) {
+      if (failure == null && outage == null) {
         try {
           rewindOrCommit(false);
         } catch (RuntimeException e) {
-          throw fail(e);
+          if (!rideOut(e, List.of())) {
+            throw fail(e);
+          }
         }
       }
       Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
@@ -937,13 +1135,19 @@ public class FloeIcebergSinkTask extends SinkTask {
   public void close(Collection<TopicPartition> partitions) {
     cycleLock.lock();
     try {
-      if (failure == null) {
+      if (failure == null && outage == null) {
         rewindOrCommit(true);
       }
     } catch (RuntimeException e) {
-      throw fail(e);
+      if (!rideOut(e, List.of())) {
+        throw fail(e);
+      }
     } finally {
       assigned.removeAll(partitions);
+      if (outage != null) { // their next owner reads them from the tables
+        partitions.forEach(outage.readAgain::remove);
+        outage.opened.removeAll(partitions);
+      }
       if (rewindAfterFence != null) {
         rewindAfterFence.keySet().removeAll(partitions); // Connect can seek only partitions the task owns
       }

@@ -25,6 +25,7 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   private final AtomicLong committedFiles = new AtomicLong();
   private final AtomicLong committedBytes = new AtomicLong();
   private final AtomicLong fencedCycles = new AtomicLong();
+  private final AtomicLong outageRetries = new AtomicLong();
   private volatile long lastCommitMillis;
   private volatile long uncommittedRecords;
   /** Records of the cycle being committed (0 once its commit has ended). */
@@ -162,6 +163,15 @@ final class TaskMetrics implements TaskMetricsMBean, AutoCloseable {
   @Override
   public long getFencedCycles() {
     return fencedCycles.get();
+  }
+
+  void outageRetried() {
+    outageRetries.incrementAndGet();
+  }
+
+  @Override
+  public long getOutageRetries() {
+    return outageRetries.get();
   }
 
   @Override

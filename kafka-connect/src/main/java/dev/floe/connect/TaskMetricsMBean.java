@@ -35,6 +35,12 @@ public interface TaskMetricsMBean {
   long getFencedCycles();
 
   /**
+   * Times the task dropped its cycle on an outage of its tables' storage or catalog and paused its
+   * partitions, to read them again from the tables after a wait ({@code floe.storage.retry.timeout.ms}).
+   */
+  long getOutageRetries();
+
+  /**
    * Tables the task has loaded and keeps (with their offsets): with dynamic routing, one idle past
    * floe.table.idle.ms is let go until its next record.
    */

@@ -248,6 +248,16 @@ public final class LocalConnectWorker implements AutoCloseable {
     }
   }
 
+  /** Restarts a connector's task ({@code POST /connectors/<name>/tasks/<task>/restart}), a failed one too. */
+  public void restartTask(String name, int task) throws IOException, InterruptedException {
+    HttpResponse<String> r = send(request("/connectors/" + name + "/tasks/" + task + "/restart")
+        .POST(HttpRequest.BodyPublishers.noBody()).build());
+    if (r.statusCode() != 204 && r.statusCode() != 200) {
+      throw new IllegalStateException("restarting task " + task + " of " + name + " failed: HTTP " + r.statusCode()
+          + " " + r.body());
+    }
+  }
+
   /** Stops and removes a connector (its tasks stop; committed data stays). */
   public void deleteConnector(String name) throws IOException, InterruptedException {
     HttpResponse<String> r = send(request("/connectors/" + name).DELETE().build());

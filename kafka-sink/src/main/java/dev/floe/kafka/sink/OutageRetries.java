@@ -7,9 +7,9 @@ import java.time.Duration;
  * storage.retry.timeout}): after each failed cycle that an outage explains ({@link
  * StorageFailures}), the wait before reading it again -- 1 s, doubling up to 30 s -- until the
  * failures have gone on for the timeout; a commit that goes through ends the outage. Consumer
- * thread only.
+ * thread only (in the Connect connector: its task's threads, under its cycle lock).
  */
-final class OutageRetries {
+public final class OutageRetries {
   private static final long FIRST_WAIT_MS = 1_000;
   private static final long LONGEST_WAIT_MS = 30_000;
 
@@ -33,7 +33,7 @@ final class OutageRetries {
    * @param setting the name of the setting that gave {@code timeout}, for the failure past it
    * @param cycle the longest a cycle takes to fill (the commit interval)
    */
-  OutageRetries(Duration timeout, String setting, Duration cycle) {
+  public OutageRetries(Duration timeout, String setting, Duration cycle) {
     this(timeout, setting, cycle, FIRST_WAIT_MS, LONGEST_WAIT_MS);
   }
 
@@ -54,7 +54,7 @@ final class OutageRetries {
    * @throws RuntimeException {@code failure} itself if no outage explains it, or an {@link
    *     Outlasted} saying how long the outage lasted once that is past the timeout
    */
-  long waitAfter(RuntimeException failure) {
+  public long waitAfter(RuntimeException failure) {
     if (!StorageFailures.isOutage(failure) || timeout.isZero()) {
       throw failure;
     }
@@ -78,18 +78,18 @@ final class OutageRetries {
   }
 
   /** A cycle was committed to a table: the outage, if there was one, is over. */
-  void landed() {
+  public void landed() {
     firstFailureNanos = -1;
     retries = 0;
   }
 
   /** Cycles read again in the current outage. */
-  int retries() {
+  public int retries() {
     return retries;
   }
 
   /** An outage went on past the timeout: the sink stops (not to be ridden out again). */
-  static final class Outlasted extends SinkException {
+  public static final class Outlasted extends SinkException {
     Outlasted(String message, Throwable lastFailure) {
       super(message, lastFailure);
     }

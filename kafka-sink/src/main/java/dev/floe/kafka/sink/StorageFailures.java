@@ -24,9 +24,10 @@ import org.apache.iceberg.exceptions.ServiceUnavailableException;
  * was wrong: an {@code IllegalArgumentException} or {@code IllegalStateException} (floe's and
  * Iceberg's "this is wrong", whatever caused it), JSON that does not parse, a file denied or
  * missing, a store's other 4xx. Those are no outage and stop the sink as before, and so does
- * anything else: a bad record, a refused commit, a dropped table.
+ * anything else: a bad record, a refused commit, a dropped table. The Kafka sink and the Connect
+ * connector both ride out what it calls an outage.
  */
-final class StorageFailures {
+public final class StorageFailures {
   /** Exceptions of these packages are the object stores' clients' (AWS, Google Cloud, Azure). */
   private static final List<String> STORE_CLIENTS = List.of("software.amazon.awssdk.", "com.google.cloud.", "com.azure.");
   /** Causes looked through, at most: a loop of causes must end. */
@@ -35,7 +36,7 @@ final class StorageFailures {
   private StorageFailures() {}
 
   /** Whether {@code failure} or one of its causes is a storage or catalog outage's. */
-  static boolean isOutage(Throwable failure) {
+  public static boolean isOutage(Throwable failure) {
     boolean outage = false;
     Throwable t = failure;
     for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
