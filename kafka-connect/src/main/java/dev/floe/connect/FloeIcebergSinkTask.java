@@ -160,6 +160,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     final Map<TopicPartition, Long> readAgain = new HashMap<>();
     /** Partitions assigned during the outage, whose tables' offsets {@link #open} did not read. */
     final Set<TopicPartition> opened = new HashSet<>();
+    final long startedNanos = System.nanoTime();
     long retryAtNanos;
 
     void readAgain(TopicPartition tp, long offset) {
@@ -523,8 +524,9 @@ public class FloeIcebergSinkTask extends SinkTask {
     outage = waiting;
     waiting.retryAtNanos = System.nanoTime() + waitMs * 1_000_000L;
     metrics.outageRetried();
-    LOG.warn("the tables' storage or catalog failed: the cycle is dropped and the task's partitions are paused, to be"
-        + " read again from the tables in {} ms (retry {} of this outage): {}", waitMs, outages.retries(), e.toString());
+    LOG.warn("the tables' storage or catalog failed: the cycle is dropped and the task's partitions wait, paused from"
+        + " its next put, to be read again from the tables in {} ms (retry {} of this outage): {}", waitMs,
+        outages.retries(), e.toString());
     return true;
   }
 
@@ -575,6 +577,12 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (commits.busy()) {
       BackgroundCommits.Outcome outcome = commits.poll();
       if (outcome == null) {
+        Duration waited = Duration.ofNanos(System.nanoTime() - waiting.startedNanos);
+        if (waited.compareTo(settings.storageRetryTimeout()) >= 0) { // helper-72: a hung commit never timed out
+          throw fail(new ConnectException("a cycle's commit has not ended " + waited.toSeconds() + " s into an outage of"
+              + " the tables' storage or catalog (" + ConnectorSettings.STORAGE_RETRY_TIMEOUT_MS + " is "
+              + settings.storageRetryTimeout() + "); the task stops without it"));
+        }
         return false;
       }
       Map<TopicPartition, Long> rewind = applyOutcome(outcome); // landed or fenced after all
@@ -584,7 +592,9 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     Map<TopicPartition, Long> seeks = resumeFromTables(new HashMap<>(waiting.readAgain));
     waiting.opened.retainAll(assigned);
-    committed.putAll(heldByEveryTable(waiting.opened)); // what open() would have reported for them
+    Map<TopicPartition, Long> openedHeld = heldByEveryTable(waiting.opened);
+    seeks.putAll(openedHeld); // as open() would seek them: a consumer reset below that shows a reuse
+    committed.putAll(openedHeld); // what open() would have reported for them
     seek(seeks);
     try {
       context.resume(assigned.toArray(new TopicPartition[0]));
@@ -592,7 +602,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       LOG.debug("resuming after the outage: {}", notAssigned.toString());
     }
     outage = null;
-    LOG.info("the tables' storage and catalog answer again: resuming from the tables' offsets {}", seeks);
+    LOG.info("after the outage's wait, the tables could be read: reading the partitions again from {}", seeks);
     return true;
   }
 
@@ -1013,7 +1023,12 @@ public class FloeIcebergSinkTask extends SinkTask {
     Map<TopicPartition, Long> readAgain = new HashMap<>(cycle.first());
     cycleFirst.forEach((tp, first) -> readAgain.merge(tp, first, Math::min));
     abortCycle();
-    return resumeFromTables(readAgain);
+    try {
+      return resumeFromTables(readAgain);
+    } catch (RuntimeException e) {
+      keepRewind(readAgain); // an outage ridden out reads these again too (rideOut takes rewindAfterFence)
+      throw e;
+    }
   }
 
   private void abortCycle() {
@@ -1034,9 +1049,12 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
-   * After a fence: forgets what this task thought and reads the tables again. The dropped cycle's
-   * partitions are read again from its first records ({@code readAgain}), or from lower where a
-   * table holds less; what a table holds already is skipped for it as always. A reuse found before
+   * After a fence or an outage: forgets what this task thought and reads the tables again. The
+   * dropped records' partitions are read again from their first ({@code readAgain}), or from lower
+   * where a table holds less; the others from what every table holds, as {@link #open} seeks them
+   * (helper-72: seeking them to the lowest a single table holds skipped records another table,
+   * holding nothing of the partition, still needed); what a table holds already is skipped for it
+   * as always. A reuse found before
    * is kept: the seek lands inside the new log, so no reset shows it again, and a table whose
    * offset nobody stored since still holds one from before it.
    *
@@ -1048,8 +1066,10 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (Map.Entry<String, TableSink> e : sinks.entrySet()) {
       e.getValue().table().refresh();
       reloadHeld(e.getKey(), e.getValue().table());
-      held.get(e.getKey()).forEach((tp, p) -> seeks.merge(tp, p.next(), Math::min));
+      // Only a partition read again goes below what every table holds: the others go by that, as in open()
+      held.get(e.getKey()).forEach((tp, p) -> seeks.computeIfPresent(tp, (k, v) -> Math.min(v, p.next())));
     }
+    heldByEveryTable(assigned).forEach((tp, lowest) -> seeks.merge(tp, lowest, Math::min));
     // Tables let go while idle whose old offsets move back at the next commit: that commit
     // expects what they hold now, or it would be fenced again at every cycle.
     for (String name : List.copyOf(held.keySet())) {

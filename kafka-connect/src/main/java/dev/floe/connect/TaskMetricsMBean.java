@@ -35,8 +35,9 @@ public interface TaskMetricsMBean {
   long getFencedCycles();
 
   /**
-   * Times the task dropped its cycle on an outage of its tables' storage or catalog and paused its
-   * partitions, to read them again from the tables after a wait ({@code floe.storage.retry.timeout.ms}).
+   * Failures of the tables' storage or catalog the task rode out ({@code
+   * floe.storage.retry.timeout.ms}): each dropped what was not committed, or was a failed attempt
+   * to read the tables again, and was followed by a wait with the partitions paused.
    */
   long getOutageRetries();
 
