@@ -500,9 +500,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     Outage waiting = outage != null ? outage : new Outage();
     cycleFirst.forEach(waiting::readAgain);
-    for (SinkRecord record : delivered) {
-      waiting.readAgain(sourcePartition(record), record.originalKafkaOffset());
-    }
+    dropped(delivered, waiting);
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof BackgroundCommits.CycleFailed failedCommit) {
         failedCommit.cycle().first().forEach(waiting::readAgain);
@@ -543,9 +541,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     if (waiting == null) {
       return false;
     }
-    for (SinkRecord record : records) {
-      waiting.readAgain(sourcePartition(record), record.originalKafkaOffset());
-    }
+    dropped(records, waiting);
     if (System.nanoTime() >= waiting.retryAtNanos) {
       try {
         if (resumeAfterOutage(waiting)) {
@@ -565,6 +561,23 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
     context.timeout(Math.max(1, (outage.retryAtNanos - System.nanoTime()) / 1_000_000));
     return true;
+  }
+
+  /**
+   * Records dropped for an outage: read again from the first of each partition, and a partition's
+   * first record since a seek still shows a consumer reset (checkSeek), before a resume's seek
+   * replaces the one it was asked for (helper-73: the reset went unseen, and the new log's records
+   * were skipped as held).
+   */
+  private void dropped(Collection<SinkRecord> records, Outage waiting) {
+    Set<TopicPartition> seen = new HashSet<>();
+    for (SinkRecord record : records) {
+      TopicPartition tp = sourcePartition(record);
+      if (seen.add(tp)) {
+        checkSeek(tp, record.originalKafkaOffset());
+      }
+      waiting.readAgain(tp, record.originalKafkaOffset());
+    }
   }
 
   /**
@@ -613,8 +626,13 @@ public class FloeIcebergSinkTask extends SinkTask {
    */
   private void rewindAlso(Collection<SinkRecord> records, Map<TopicPartition, Long> rewind) {
     Map<TopicPartition, Long> seeks = new HashMap<>(rewind);
+    Set<TopicPartition> seen = new HashSet<>();
     for (SinkRecord record : records) {
-      seeks.merge(sourcePartition(record), record.originalKafkaOffset(), Math::min);
+      TopicPartition tp = sourcePartition(record);
+      if (seen.add(tp)) {
+        checkSeek(tp, record.originalKafkaOffset()); // a reset still shows before the seek replaces it (helper-73)
+      }
+      seeks.merge(tp, record.originalKafkaOffset(), Math::min);
     }
     seek(seeks);
     LOG.info("rewinding after a fenced commit: {}", seeks);

@@ -29,12 +29,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * test, {@link OutageCatalog} failing reads or commits on demand), where the records to read again
  * come from several places: a fenced cycle, a partition assigned during the outage, a commit whose
  * outcome was unknown, a cycle that landed in one table and not in another. Each test checks that
- * every record lands once. Written by helper-72, whose review found the first, second and fifth
- * losing records before the fixes (and the reuse case skipping them).
+ * every record lands once. Written by helper-72 and helper-73, whose reviews found these losing
+ * records before the fixes.
  */
 class TaskOutageTest extends InJvmTaskTest {
   private static final TopicPartition P0 = new TopicPartition("events", 0);
   private static final TopicPartition P1 = new TopicPartition("events", 1);
+  private static final TopicPartition P2 = new TopicPartition("events", 2);
 
   @AfterEach
   void storeUp() {
@@ -258,6 +259,87 @@ class TaskOutageTest extends InJvmTaskTest {
     assertEquals(odd, ids(catalog.loadTable(y)), "y: each of its records once");
   }
 
+  /**
+   * The topic was recreated: the table holds P0 at 100, the new log ends at 30. The task opens P0
+   * normally (seek to 100); the consumer resets to 0. The put that hands over the reset records
+   * first takes another partition's failed commit: ridden out, the records dropped. Before the
+   * fix (helper-73) they were dropped without checkSeek, the resume sought P0 to 0 (the dropped
+   * records' first), the reuse was never found, and the new records below 100 were skipped as held.
+   */
+  @Test
+  void aResetSeenInRecordsDroppedByAnOutageIsNotLost() throws Exception {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "reset_dropped");
+    Map<String, String> config =
+        InJvmTasks.throughCatalog(InJvmTasks.config("reset-dropped", warehouse(), id, 10), OutageCatalog.class);
+    run(config, 100, records(0, 100)); // the old topic
+
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask task = started(config, context);
+    try {
+      task.open(List.of(TP, P2)); // seeks TP to 100
+      OutageCatalog.commitDown = true;
+      task.put(recordsOf(P2, 0, 10)); // a full cycle of P2, its commit fails in the background
+      awaitCommitEnded(task);
+      OutageCatalog.commitDown = false;
+      task.put(newTopic(0, 10)); // the consumer reset TP to 0; the put first takes the failed commit: ridden out
+      Thread.sleep(1_300);
+      task.put(List.of()); // resumes
+      Map<TopicPartition, Long> seek = context.rewinds.get(context.rewinds.size() - 1);
+      long tp = seek.getOrDefault(TP, 10L);
+      long from = tp > 30 ? 0 : tp; // past the new log's end the consumer resets to its start
+      List<SinkRecord> again = new ArrayList<>(newTopic(from, 30));
+      again.addAll(recordsOf(P2, seek.getOrDefault(P2, 10L), 10));
+      task.put(again);
+      task.close(List.of(TP, P2));
+    } finally {
+      task.stop();
+    }
+    Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
+    expected.putAll(ids(1_000, 1_030));
+    expected.putAll(ids(2_000, 2_010));
+    assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
+  }
+
+  /**
+   * As above, but the outage is the timer's (P2's cycle, committed on the interval, fails): the
+   * task holds, and the next put -- the first records of TP since open() sought it to 100, reset
+   * to the new log's start -- is dropped by holdForOutage (before the fix, without checkSeek).
+   */
+  @Test
+  void aResetSeenInRecordsDroppedDuringAHoldIsNotLost() throws Exception {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "reset_held");
+    Map<String, String> config =
+        InJvmTasks.throughCatalog(InJvmTasks.config("reset-held", warehouse(), id, 100), OutageCatalog.class);
+    run(config, 100, records(0, 100)); // the old topic
+    config.put("floe.commit.records", "1000");
+    config.put("iceberg.control.commit.interval-ms", "300");
+
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask task = started(config, context);
+    try {
+      task.open(List.of(TP, P2)); // seeks TP to 100
+      OutageCatalog.commitDown = true;
+      task.put(recordsOf(P2, 0, 10)); // committed by the timer: fails, the timer rides it out
+      Thread.sleep(1_000);
+      OutageCatalog.commitDown = false;
+      task.put(newTopic(0, 10)); // the consumer reset TP to 0: dropped during the hold
+      Thread.sleep(2_300);
+      task.put(List.of()); // resumes
+      Map<TopicPartition, Long> seek = context.rewinds.get(context.rewinds.size() - 1);
+      long tp = seek.getOrDefault(TP, 10L);
+      long from = tp > 30 ? 0 : tp;
+      List<SinkRecord> again = new ArrayList<>(newTopic(from, 30));
+      again.addAll(recordsOf(P2, seek.getOrDefault(P2, 10L), 10));
+      task.put(again);
+      task.close(List.of(TP, P2));
+    } finally {
+      task.stop();
+    }
+    Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
+    expected.putAll(ids(1_000, 1_030));
+    expected.putAll(ids(2_000, 2_010));
+    assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
+  }
   static void awaitCommitEnded(FloeIcebergSinkTask task) throws Exception {
     Field f = FloeIcebergSinkTask.class.getDeclaredField("metrics");
     f.setAccessible(true);
