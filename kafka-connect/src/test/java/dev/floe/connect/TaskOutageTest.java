@@ -55,8 +55,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aFenceTakenWhileTheTablesCannotBeReadStillReadsTheFencedCycleAgain() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "fence_outage");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("fence-outage", warehouse(), id, 10), OutageCatalog.class);
+    Map<String, String> config = outageConfig("fence-outage", id, 10);
     RecordingContext zombieContext = new RecordingContext();
     FloeIcebergSinkTask successor = started(withTaskIndex(config, 0), new RecordingContext());
     FloeIcebergSinkTask zombie = started(withTaskIndex(config, 1), zombieContext);
@@ -105,8 +104,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aReuseOfAPartitionAssignedDuringTheOutageIsFoundAndTheNewRecordsLand() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reuse_outage");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("reuse-outage", warehouse(), id, 10), OutageCatalog.class);
+    Map<String, String> config = outageConfig("reuse-outage", id, 10);
     run(config, 100, records(0, 100)); // the old topic
 
     RecordingContext context = new RecordingContext();
@@ -118,7 +116,7 @@ class TaskOutageTest extends InJvmTaskTest {
       OutageCatalog.refreshDown = false;
       Thread.sleep(1_300);
       task.put(List.of()); // resumes
-      long seek = context.rewinds.get(context.rewinds.size() - 1).get(TP);
+      long seek = lastSeek(context, TP);
       long from = seek > 30 ? 0 : seek; // the new log ends at 30: past it, the consumer resets to its start
       task.put(newTopic(from, 30));
       task.close(List.of(TP));
@@ -134,8 +132,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aCommitThatLandedWithItsOutcomeUnknownIsNotWrittenTwice() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "unknown_outage");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("unknown-outage", warehouse(), id, 10), OutageCatalog.class);
+    Map<String, String> config = outageConfig("unknown-outage", id, 10);
     RecordingContext context = new RecordingContext();
     FloeIcebergSinkTask task = started(config, context);
     try {
@@ -146,11 +143,7 @@ class TaskOutageTest extends InJvmTaskTest {
       OutageCatalog.commitUnknown = false;
       OutageCatalog.refreshDown = false;
       task.put(records(10, 12)); // takes the failed commit: ridden out
-      Thread.sleep(1_300);
-      task.put(List.of());
-      long from = context.rewinds.get(context.rewinds.size() - 1).get(TP);
-      task.put(records(from, 15));
-      task.close(List.of(TP));
+      resumeAndReadTo(task, context, 1_300, 15);
     } finally {
       task.stop();
     }
@@ -164,8 +157,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aFailedCommitWhoseFirstReReadFailsTooIsReadAgain() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reread_outage");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("reread-outage", warehouse(), id, 10), OutageCatalog.class);
+    Map<String, String> config = outageConfig("reread-outage", id, 10);
     RecordingContext context = new RecordingContext();
     FloeIcebergSinkTask task = started(config, context);
     try {
@@ -180,11 +172,7 @@ class TaskOutageTest extends InJvmTaskTest {
       assertEquals(Map.of(), task.preCommit(Map.of()), "nothing reported");
       OutageCatalog.commitDown = false;
       OutageCatalog.refreshDown = false;
-      Thread.sleep(2_300);
-      task.put(List.of());
-      long from = context.rewinds.get(context.rewinds.size() - 1).get(TP);
-      task.put(records(from, 15));
-      task.close(List.of(TP));
+      resumeAndReadTo(task, context, 2_300, 15);
     } finally {
       task.stop();
     }
@@ -269,8 +257,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aResetSeenInRecordsDroppedByAnOutageIsNotLost() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reset_dropped");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("reset-dropped", warehouse(), id, 10), OutageCatalog.class);
+    Map<String, String> config = outageConfig("reset-dropped", id, 10);
     run(config, 100, records(0, 100)); // the old topic
 
     RecordingContext context = new RecordingContext();
@@ -308,8 +295,7 @@ class TaskOutageTest extends InJvmTaskTest {
   @Test
   void aResetSeenInRecordsDroppedDuringAHoldIsNotLost() throws Exception {
     TableIdentifier id = InJvmTasks.createTable(catalog, "reset_held");
-    Map<String, String> config =
-        InJvmTasks.throughCatalog(InJvmTasks.config("reset-held", warehouse(), id, 100), OutageCatalog.class);
+    Map<String, String> config = outageConfig("reset-held", id, 100);
     run(config, 100, records(0, 100)); // the old topic
     config.put("floe.commit.records", "1000");
     config.put("iceberg.control.commit.interval-ms", "300");
@@ -340,6 +326,28 @@ class TaskOutageTest extends InJvmTaskTest {
     expected.putAll(ids(2_000, 2_010));
     assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
   }
+  /** A task's config, one partition's records into {@code id}, through {@link OutageCatalog}. */
+  private Map<String, String> outageConfig(String connector, TableIdentifier id, int cycleRecords) {
+    return InJvmTasks.throughCatalog(InJvmTasks.config(connector, warehouse(), id, cycleRecords), OutageCatalog.class);
+  }
+
+  /**
+   * After the outage's wait ({@code waitMs}), the put that resumes the task; then the partition's
+   * records from where the task asked Connect to seek it up to {@code to}, and its revocation.
+   */
+  private static void resumeAndReadTo(FloeIcebergSinkTask task, RecordingContext context, long waitMs, long to)
+      throws InterruptedException {
+    Thread.sleep(waitMs);
+    task.put(List.of());
+    task.put(records(lastSeek(context, TP), to));
+    task.close(List.of(TP));
+  }
+
+  /** Where the task last asked Connect to seek {@code tp}. */
+  private static long lastSeek(RecordingContext context, TopicPartition tp) {
+    return context.rewinds.get(context.rewinds.size() - 1).get(tp);
+  }
+
   static void awaitCommitEnded(FloeIcebergSinkTask task) throws Exception {
     Field f = FloeIcebergSinkTask.class.getDeclaredField("metrics");
     f.setAccessible(true);
