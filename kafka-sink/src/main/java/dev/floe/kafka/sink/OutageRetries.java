@@ -12,11 +12,17 @@ import java.time.Duration;
 public final class OutageRetries {
   private static final long FIRST_WAIT_MS = 1_000;
   private static final long LONGEST_WAIT_MS = 30_000;
+  /**
+   * The longest one call may take to fail inside its own client's retries: Iceberg retries a
+   * table's metadata read for about 90 s (20 tries, waits up to 5 s) before the failure reaches
+   * the sink, so during a full outage the failures come that far apart.
+   */
+  private static final long LONGEST_CALL_MS = 120_000;
 
   private final Duration timeout;
   /**
    * A failure this long after the last one, with no commit between, starts a new outage: within
-   * one, failures come at most a wait and a cycle's time apart.
+   * one, failures come at most a wait, a cycle's time and one call's own retries apart.
    */
   private final long newOutageAfterNanos;
   private final long firstWaitMs;
@@ -34,18 +40,21 @@ public final class OutageRetries {
    * @param cycle the longest a cycle takes to fill (the commit interval)
    */
   public OutageRetries(Duration timeout, String setting, Duration cycle) {
-    this(timeout, setting, cycle, FIRST_WAIT_MS, LONGEST_WAIT_MS);
+    this(timeout, setting, cycle, FIRST_WAIT_MS, LONGEST_WAIT_MS, LONGEST_CALL_MS);
   }
 
   /** With other waits (tests). */
-  OutageRetries(Duration timeout, String setting, Duration cycle, long firstWaitMs, long longestWaitMs) {
+  OutageRetries(Duration timeout, String setting, Duration cycle, long firstWaitMs, long longestWaitMs,
+      long longestCallMs) {
     this.timeout = timeout;
     this.setting = setting;
     this.firstWaitMs = firstWaitMs;
     this.longestWaitMs = longestWaitMs;
     // helper-71: without the cycle's time, failures of cycles longer than the timeout each
-    // counted as a new outage, and the timeout never came
-    this.newOutageAfterNanos = Math.max(timeout.toNanos(), 2_000_000 * longestWaitMs) + cycle.toNanos();
+    // counted as a new outage, and the timeout never came; helper-74: the same for a full outage
+    // without a call's own retries (failures 95 s apart, each a new outage past a 61 s gap)
+    this.newOutageAfterNanos =
+        Math.max(timeout.toNanos(), 2_000_000 * longestWaitMs) + cycle.toNanos() + longestCallMs * 1_000_000;
   }
 
   /**

@@ -15,7 +15,7 @@ class OutageRetriesTest {
 
   @Test
   void waitsDoubleUpToTheLongestThenTheOutageOutlastsTheTimeout() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", Duration.ZERO, 10, 200);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", Duration.ZERO, 10, 200, 0);
     assertEquals(10, retries.waitAfter(OUTAGE));
     assertEquals(20, retries.waitAfter(OUTAGE));
     assertEquals(40, retries.waitAfter(OUTAGE));
@@ -32,7 +32,7 @@ class OutageRetriesTest {
 
   @Test
   void aCommitThatLandsOrALongQuietEndsTheOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", Duration.ZERO, 10, 40);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", Duration.ZERO, 10, 40, 0);
     assertEquals(10, retries.waitAfter(OUTAGE));
     retries.landed();
     assertEquals(10, retries.waitAfter(OUTAGE), "a new outage starts at the first wait");
@@ -48,9 +48,22 @@ class OutageRetriesTest {
    */
   @Test
   void failuresACycleApartAreOneOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ofMillis(300), 1, 1);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ofMillis(300), 1, 1, 0);
     retries.waitAfter(OUTAGE);
     Thread.sleep(150); // a cycle's time, longer than the timeout
+    assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
+  }
+
+  /**
+   * helper-74: during a full outage each failure reached the connector's task only after Iceberg's
+   * own retries of a metadata read (about 90 s), further apart than the new-outage gap (61 s with a
+   * 4 s timeout): each counted as a new outage, and the task never failed.
+   */
+  @Test
+  void failuresAStoreCallsOwnRetriesApartAreOneOutage() throws Exception {
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ZERO, 1, 1, 300);
+    retries.waitAfter(OUTAGE);
+    Thread.sleep(200); // one call's own retries, longer than the timeout
     assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
   }
 
