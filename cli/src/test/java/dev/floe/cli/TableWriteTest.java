@@ -242,7 +242,7 @@ class TableWriteTest {
   }
 
   /** Differences between the expected rows and the table's rows, both ordered by id. */
-  private static List<String> compareRows(List<List<Object>> expected, Table table) throws Exception {
+  static List<String> compareRows(List<List<Object>> expected, Table table) throws Exception {
     List<List<Object>> actual = new ArrayList<>();
     try (CloseableIterable<Record> rows = IcebergGenerics.read(table).build()) {
       rows.forEach(r -> actual.add(TestRows.fromRecord(r)));
