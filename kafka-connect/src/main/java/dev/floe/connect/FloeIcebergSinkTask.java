@@ -145,6 +145,8 @@ public class FloeIcebergSinkTask extends SinkTask {
   private OutageRetries outages;
   /** The outage being waited out, or null. */
   private Outage outage;
+  /** When the last put with records came, or the task last resumed after an outage. */
+  private long lastRecordsNanos = System.nanoTime();
 
   /**
    * An outage the task waits out: its cycles were dropped and its partitions are paused until
@@ -189,8 +191,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     catalog = CatalogUtil.buildIcebergCatalog(settings.catalogName(), settings.catalogProperties(), hadoopConf());
     loader = new TableLoader(catalog, settings, RecordValues.fastPath(props.get("value.converter")));
     idleCommits = new IdleCommits<>(settings.idleCommitCycles());
-    outages = new OutageRetries(settings.storageRetryTimeout(), ConnectorSettings.STORAGE_RETRY_TIMEOUT_MS,
-        Duration.ofMillis(settings.commitIntervalMillis()));
+    outages = new OutageRetries(settings.storageRetryTimeout(), ConnectorSettings.STORAGE_RETRY_TIMEOUT_MS);
     lastCommitNanos = System.nanoTime();
     for (String table : routes.staticTables()) {
       if (!loader.createdFromFirstRecord(table)) {
@@ -454,6 +455,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       if (holdForOutage(records)) {
         return;
       }
+      noteQuiet(records);
       Map<TopicPartition, Long> rewind = takeOutcomes();
       if (rewind != null) {
         rewindAlso(records, rewind);
@@ -581,6 +583,21 @@ public class FloeIcebergSinkTask extends SinkTask {
   }
 
   /**
+   * A whole commit interval since the last records (or the last resume) with nothing to write and
+   * nothing being committed: an outage before has nothing left to redo ({@link
+   * OutageRetries#nothingToRedo}), so a later one of a quiet topic starts its own clock.
+   */
+  private void noteQuiet(Collection<SinkRecord> records) {
+    long now = System.nanoTime();
+    if (!records.isEmpty()) {
+      lastRecordsNanos = now;
+    } else if (cycleNext.isEmpty() && !commits.busy()
+        && now - lastRecordsNanos >= settings.commitIntervalMillis() * 1_000_000L) {
+      outages.nothingToRedo();
+    }
+  }
+
+  /**
    * Reads the tables again and seeks every partition to what they hold (or lower, where records
    * were dropped that no table holds yet), then lets Connect fetch again.
    *
@@ -615,6 +632,7 @@ public class FloeIcebergSinkTask extends SinkTask {
       LOG.debug("resuming after the outage: {}", notAssigned.toString());
     }
     outage = null;
+    lastRecordsNanos = System.nanoTime();
     LOG.info("after the outage's wait, the tables could be read: reading the partitions again from {}", seeks);
     return true;
   }

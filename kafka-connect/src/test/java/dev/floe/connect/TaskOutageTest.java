@@ -326,6 +326,43 @@ class TaskOutageTest extends InJvmTaskTest {
     expected.putAll(ids(2_000, 2_010));
     assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
   }
+  /**
+   * A quiet topic: an outage met while the partition is assigned (nothing to write), ridden out;
+   * then a whole commit interval with nothing to write, and well past the timeout a second,
+   * separate outage (a commit that fails). It starts its own clock and is ridden out too, and the
+   * records land once. Before, only a commit that landed ended an outage, and a quiet topic never
+   * commits: the second outage was taken for the first one going on, and failed the task at once.
+   */
+  @Test
+  void aQuietIntervalAfterAnOutageEndsItSoALaterOneIsRiddenOutToo() throws Exception {
+    TableIdentifier id = InJvmTasks.createTable(catalog, "quiet_outages");
+    Map<String, String> config = outageConfig("quiet-outages", id, 10);
+    config.put("floe.storage.retry.timeout.ms", "1500");
+    config.put("iceberg.control.commit.interval-ms", "300");
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask task = started(config, context);
+    try {
+      OutageCatalog.refreshDown = true;
+      task.open(List.of(TP)); // the first outage: ridden out
+      OutageCatalog.refreshDown = false;
+      Thread.sleep(1_300);
+      task.put(List.of()); // resumes
+      Thread.sleep(400);
+      task.put(List.of()); // a whole interval with nothing to write: nothing left to redo
+      Thread.sleep(1_000); // past the timeout since the first outage began
+
+      OutageCatalog.commitDown = true;
+      task.put(records(0, 10)); // a full cycle: its commit fails in the background
+      awaitCommitEnded(task);
+      OutageCatalog.commitDown = false;
+      task.put(records(10, 12)); // takes the failure: a new outage, ridden out (before: the task failed)
+      resumeAndReadTo(task, context, 1_300, 15);
+    } finally {
+      task.stop();
+    }
+    assertEquals(ids(0, 15), ids(catalog.loadTable(id)), "every record once");
+  }
+
   /** A task's config, one partition's records into {@code id}, through {@link OutageCatalog}. */
   private Map<String, String> outageConfig(String connector, TableIdentifier id, int cycleRecords) {
     return InJvmTasks.throughCatalog(InJvmTasks.config(connector, warehouse(), id, cycleRecords), OutageCatalog.class);

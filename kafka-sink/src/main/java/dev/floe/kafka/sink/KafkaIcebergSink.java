@@ -140,8 +140,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
     try {
       this.deadLetters = deadLettering ? new DeadLetters(config.deadLetterTopic(), KafkaClients.producer(config)) : null;
       this.topicIds = new TopicIds(KafkaClients.admin(config));
-      this.outages = new OutageRetries(config.storageRetryTimeout(), SinkSettings.STORAGE_RETRY_TIMEOUT,
-          config.commitInterval());
+      this.outages = new OutageRetries(config.storageRetryTimeout(), SinkSettings.STORAGE_RETRY_TIMEOUT);
       this.commits = new CommitStage(new TableCommitter(config.group()), deadLetters,
           SnapshotExpiry.every(config.expireSnapshotsEvery()), topicIds, config.group(),
           config.idleCommitCycles());
@@ -599,6 +598,9 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * got no files ({@code idle.commit.cycles}).
    */
   private void endCycle(boolean wait, boolean last) {
+    if (cycleRecords == 0) {
+      outages.nothingToRedo(); // a whole cycle without a record or a failure (a resume starts a new cycle)
+    }
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : assigned) {
       positions.put(tp, position(tp));

@@ -15,7 +15,7 @@ class OutageRetriesTest {
 
   @Test
   void waitsDoubleUpToTheLongestThenTheOutageOutlastsTheTimeout() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", Duration.ZERO, 10, 200, 0);
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(300), "storage.retry.timeout", 10, 200);
     assertEquals(10, retries.waitAfter(OUTAGE));
     assertEquals(20, retries.waitAfter(OUTAGE));
     assertEquals(40, retries.waitAfter(OUTAGE));
@@ -23,7 +23,7 @@ class OutageRetriesTest {
     assertEquals(160, retries.waitAfter(OUTAGE));
     assertEquals(200, retries.waitAfter(OUTAGE));
     assertEquals(200, retries.waitAfter(OUTAGE));
-    Thread.sleep(310); // past the timeout, within twice the longest wait of the last failure
+    Thread.sleep(310); // past the timeout
     OutageRetries.Outlasted outlasted = assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
     assertTrue(outlasted.getMessage().contains("(7 cycles read again; storage.retry.timeout is PT0.3S)"),
         outlasted.getMessage());
@@ -31,47 +31,38 @@ class OutageRetriesTest {
   }
 
   @Test
-  void aCommitThatLandsOrALongQuietEndsTheOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", Duration.ZERO, 10, 40, 0);
+  void aCommitThatLandsOrACycleWithNothingToRedoEndsTheOutage() throws Exception {
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(200), "storage.retry.timeout", 10, 40);
     assertEquals(10, retries.waitAfter(OUTAGE));
+    assertEquals(20, retries.waitAfter(OUTAGE));
     retries.landed();
     assertEquals(10, retries.waitAfter(OUTAGE), "a new outage starts at the first wait");
     // helper-70: with nothing landing (a quiet table), a failure long after the last one counted
     // as the same outage, and stopped the sink at once
+    retries.nothingToRedo();
     Thread.sleep(250);
-    assertEquals(10, retries.waitAfter(OUTAGE), "longer than the timeout and twice the longest wait since: a new one");
+    assertEquals(10, retries.waitAfter(OUTAGE), "after a cycle with nothing to redo, a later failure is a new outage");
   }
 
   /**
-   * helper-71: failures of cycles that take longer than the timeout to fill came further apart than
-   * the new-outage gap, each counted as a new outage, and the sink never stopped.
+   * Failures far apart with neither a commit nor a quiet cycle between are one outage, however far
+   * apart the clients make them: helper-71 saw cycles that take longer than the timeout to fill,
+   * helper-74 a full outage whose failures came 95 s apart (after Iceberg's own retries of a
+   * metadata read), and before, each counted as a new outage and the timeout never came.
    */
   @Test
-  void failuresACycleApartAreOneOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ofMillis(300), 1, 1, 0);
+  void failuresFarApartWithNothingBetweenAreOneOutage() throws Exception {
+    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", 1, 1);
     retries.waitAfter(OUTAGE);
-    Thread.sleep(150); // a cycle's time, longer than the timeout
-    assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
-  }
-
-  /**
-   * helper-74: during a full outage each failure reached the connector's task only after Iceberg's
-   * own retries of a metadata read (about 90 s), further apart than the new-outage gap (61 s with a
-   * 4 s timeout): each counted as a new outage, and the task never failed.
-   */
-  @Test
-  void failuresAStoreCallsOwnRetriesApartAreOneOutage() throws Exception {
-    OutageRetries retries = new OutageRetries(Duration.ofMillis(100), "storage.retry.timeout", Duration.ZERO, 1, 1, 300);
-    retries.waitAfter(OUTAGE);
-    Thread.sleep(200); // one call's own retries, longer than the timeout
+    Thread.sleep(400); // four times the timeout, and far past any wait
     assertThrows(OutageRetries.Outlasted.class, () -> retries.waitAfter(OUTAGE));
   }
 
   @Test
   void whatNoOutageExplainsIsThrownAsItIs() {
     RuntimeException bad = new SinkException("bad record", null);
-    assertSame(bad, assertThrows(SinkException.class, () -> new OutageRetries(Duration.ofMinutes(5), "x", Duration.ZERO).waitAfter(bad)));
+    assertSame(bad, assertThrows(SinkException.class, () -> new OutageRetries(Duration.ofMinutes(5), "x").waitAfter(bad)));
     assertSame(OUTAGE, assertThrows(UncheckedIOException.class,
-        () -> new OutageRetries(Duration.ZERO, "x", Duration.ZERO).waitAfter(OUTAGE)), "a zero timeout rides out nothing");
+        () -> new OutageRetries(Duration.ZERO, "x").waitAfter(OUTAGE)), "a zero timeout rides out nothing");
   }
 }
