@@ -87,32 +87,7 @@ final class CatalogOptions {
       merged.putAll(readProperties(configFile));
     }
     merged.putAll(properties);
-    try {
-      return Catalogs.load(name, merged);
-    } catch (IllegalArgumentException e) {
-      throw withJarHint(e);
-    }
-  }
-
-  /** Iceberg's cloud modules floe does not bundle, with the jars that bring each (README.md, "Tables on object storage"). */
-  private static final Map<String, String> CLOUD_JARS = Map.of(
-      "org.apache.iceberg.aws.", "iceberg-aws-1.11.0.jar, failsafe-3.3.2.jar and iceberg-aws-bundle-1.11.0.jar",
-      "org.apache.iceberg.gcp.", "iceberg-gcp-1.11.0.jar and iceberg-gcp-bundle-1.11.0.jar",
-      "org.apache.iceberg.azure.", "iceberg-azure-1.11.0.jar and iceberg-azure-bundle-1.11.0.jar");
-
-  /**
-   * A catalog or FileIO of Iceberg's cloud modules that is not on the classpath: Iceberg says only
-   * that the class is missing; this also says which jars bring it and how to add them.
-   */
-  private static IllegalArgumentException withJarHint(IllegalArgumentException e) {
-    String message = String.valueOf(e.getMessage());
-    for (Map.Entry<String, String> module : CLOUD_JARS.entrySet()) {
-      if (message.contains("Missing " + module.getKey()) || message.contains("ClassNotFoundException: " + module.getKey())) {
-        return new IllegalArgumentException(message + " -- floe does not bundle Iceberg's cloud modules: add "
-            + module.getValue() + " with FLOE_CLASSPATH=a.jar:b.jar scripts/floe ...", e);
-      }
-    }
-    return e;
+    return Catalogs.load(name, merged);
   }
 
   private static Map<String, String> readProperties(Path file) {

@@ -44,7 +44,7 @@ public final class FloeCli {
     cli.setExecutionExceptionHandler(
         (e, command, parsed) -> {
           PrintWriter err = command.getErr();
-          err.println(prefix(command) + oneLine(e));
+          err.println(prefix(command) + oneLine(e) + CloudModules.hint(e));
           err.flush();
           return EXIT_FAILED;
         });
@@ -65,7 +65,12 @@ public final class FloeCli {
           err.flush();
           return EXIT_USAGE;
         });
-    return cli.execute(args);
+    try {
+      return cli.execute(args);
+    } catch (LinkageError e) { // a class a module on the classpath needs is not (picocli handles only exceptions)
+      System.err.println("floe: " + oneLine(e) + CloudModules.hint(e));
+      return EXIT_FAILED;
+    }
   }
 
   private static String prefix(CommandLine command) {

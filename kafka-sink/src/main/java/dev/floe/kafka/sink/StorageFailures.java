@@ -23,7 +23,8 @@ import org.apache.iceberg.exceptions.ServiceUnavailableException;
  * stayed unknown, anywhere in the chain of causes -- unless a cause says the request or the data
  * was wrong: an {@code IllegalArgumentException} or {@code IllegalStateException} (floe's and
  * Iceberg's "this is wrong", whatever caused it), JSON that does not parse, a file denied or
- * missing, a store's other 4xx. Those are no outage and stop the sink as before, and so does
+ * missing, a store's other 4xx, a location whose scheme no FileSystem on the classpath serves.
+ * Those are no outage and stop the sink as before, and so does
  * anything else: a bad record, a refused commit, a dropped table. The Kafka sink and the Connect
  * connector both ride out what it calls an outage.
  */
@@ -70,6 +71,9 @@ public final class StorageFailures {
         || t instanceof NotDirectoryException
         || t instanceof FileAlreadyExistsException
         || t.getClass().getName().startsWith("com.fasterxml.jackson.")
+        // an IOException, but no outage: no FileSystem for the location's scheme (s3:// without
+        // Iceberg's AWS jars, which Iceberg then tries through Hadoop; helper-75)
+        || t.getClass().getName().equals("org.apache.hadoop.fs.UnsupportedFileSystemException")
         || (fromStoreClient(t) && isClientError(statusCode(t)) && !"RequestTimeout".equals(errorCode(t)));
   }
 

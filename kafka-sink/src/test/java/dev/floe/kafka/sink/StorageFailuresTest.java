@@ -51,5 +51,9 @@ class StorageFailuresTest {
     assertFalse(StorageFailures.isOutage(new SinkException("bad record", null)));
     assertFalse(StorageFailures.isOutage(new FencedException("fenced")));
     assertFalse(StorageFailures.isOutage(new RuntimeException("no cause")));
+    // s3:// without Iceberg's AWS jars: Iceberg falls back to Hadoop, which has no FileSystem for it
+    assertFalse(StorageFailures.isOutage(new org.apache.iceberg.exceptions.RuntimeIOException(
+        new org.apache.hadoop.fs.UnsupportedFileSystemException("No FileSystem for scheme \"s3\""),
+        "Failed to get file system for path: %s", "s3://b/wh/t/metadata/v1.metadata.json")));
   }
 }
