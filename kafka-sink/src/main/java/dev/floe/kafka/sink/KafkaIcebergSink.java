@@ -598,8 +598,10 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * got no files ({@code idle.commit.cycles}).
    */
   private void endCycle(boolean wait, boolean last) {
-    if (cycleRecords == 0) {
-      outages.nothingToRedo(); // a whole cycle without a record or a failure (a resume starts a new cycle)
+    if (cycleRecords == 0 && !last) {
+      // a whole cycle, due by its interval, without a record or a failure (a resume starts a new
+      // cycle); not the last one of a rebalance or a stop, which may come at any moment
+      outages.nothingToRedo();
     }
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : assigned) {
