@@ -1049,7 +1049,9 @@ public class FloeIcebergSinkTask extends SinkTask {
       cut.offsets().keySet().forEach(tp -> reused.stored(cut.name(), tp));
     }
     if (outcome.fence() == null) {
-      outages.landed(); // a commit went through: the tables' storage and catalog work again
+      if (outcome.committedTables() > 0) { // helper-76: a cycle whose records were all skipped touches no table
+        outages.landed(); // a commit went through: the tables' storage and catalog work again
+      }
       cycle.offsets().forEach((tp, position) -> committed.put(tp, position.next()));
       LOG.debug("committed {} records to {} tables in {} ms", cycle.records(), cycle.tables().size(), outcome.millis());
       metrics.committed(outcome.files(), outcome.bytes(), outcome.millis());

@@ -114,6 +114,11 @@ final class CommitStage implements AutoCloseable {
     }
   }
 
+  /** Whether a cycle is being committed, or has ended and its outcome is not taken yet. */
+  boolean busy() {
+    return job.busy();
+  }
+
   /** Waits for the cycle in progress; null if there is none. */
   Committed await() {
     return job.await();

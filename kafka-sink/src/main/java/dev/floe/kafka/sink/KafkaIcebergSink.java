@@ -598,9 +598,11 @@ public final class KafkaIcebergSink implements AutoCloseable {
    * got no files ({@code idle.commit.cycles}).
    */
   private void endCycle(boolean wait, boolean last) {
-    if (cycleRecords == 0 && !last) {
+    if (cycleRecords == 0 && !last && !commits.busy()) {
       // a whole cycle, due by its interval, without a record or a failure (a resume starts a new
-      // cycle); not the last one of a rebalance or a stop, which may come at any moment
+      // cycle), and no commit before it still running or failed and not yet taken (helper-76: with
+      // overlapping commits, a quiet cycle restarted the clock while the commit that was to fail
+      // hung in its client's retries); not the last one of a rebalance or a stop
       outages.nothingToRedo();
     }
     Map<TopicPartition, Long> positions = new HashMap<>();
