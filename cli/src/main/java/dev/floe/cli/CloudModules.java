@@ -12,22 +12,24 @@ import org.apache.iceberg.IcebergBuild;
  * jars to add.
  */
 final class CloudModules {
-  private record Module(List<String> signs, String jars) {}
+  private record Module(List<String> signs, String jars, String fileIo) {}
 
   private static final String V = IcebergBuild.version();
 
   /** Checked in order: BigQuery's catalog is in a module of its own, under Google Cloud's package. */
   private static final List<Module> MODULES = List.of(
       new Module(List.of("org.apache.iceberg.gcp.bigquery"),
-          "iceberg-bigquery-" + V + ".jar and iceberg-gcp-bundle-" + V + ".jar"),
+          "iceberg-bigquery-" + V + ".jar and iceberg-gcp-bundle-" + V + ".jar", "org.apache.iceberg.gcp.gcs.GCSFileIO"),
       new Module(List.of("org.apache.iceberg.aws.", "software.amazon.awssdk", "software/amazon/awssdk",
               "dev.failsafe", "dev/failsafe", "scheme \"s3\"", "scheme \"s3a\"", "scheme \"s3n\""),
-          "iceberg-aws-" + V + ".jar, failsafe-3.3.2.jar and iceberg-aws-bundle-" + V + ".jar"),
+          "iceberg-aws-" + V + ".jar, failsafe-3.3.2.jar and iceberg-aws-bundle-" + V + ".jar",
+          "org.apache.iceberg.aws.s3.S3FileIO"),
       new Module(List.of("org.apache.iceberg.gcp.", "com.google.cloud", "com/google/cloud", "scheme \"gs\""),
-          "iceberg-gcp-" + V + ".jar and iceberg-gcp-bundle-" + V + ".jar"),
+          "iceberg-gcp-" + V + ".jar and iceberg-gcp-bundle-" + V + ".jar", "org.apache.iceberg.gcp.gcs.GCSFileIO"),
       new Module(List.of("org.apache.iceberg.azure.", "com.azure", "com/azure", "scheme \"abfs\"",
               "scheme \"abfss\"", "scheme \"wasb\"", "scheme \"wasbs\""),
-          "iceberg-azure-" + V + ".jar and iceberg-azure-bundle-" + V + ".jar"));
+          "iceberg-azure-" + V + ".jar and iceberg-azure-bundle-" + V + ".jar",
+          "org.apache.iceberg.azure.adlsv2.ADLSFileIO"));
 
   private CloudModules() {}
 
@@ -44,8 +46,13 @@ final class CloudModules {
       }
       for (Module module : MODULES) {
         if (module.signs().stream().anyMatch(text::contains)) {
+          // Hadoop was asked for the location's scheme: the catalog's FileIO is Hadoop's (a JDBC or
+          // Hadoop catalog's default), which the jars alone do not change (helper-76)
+          String fileIo = text.contains("No FileSystem for scheme")
+              ? ", and set --catalog-property io-impl=" + module.fileIo()
+              : "";
           return " -- floe does not bundle Iceberg's cloud modules: add " + module.jars()
-              + " with FLOE_CLASSPATH=a.jar:b.jar scripts/floe ... (README.md, Tables on object storage)";
+              + " with FLOE_CLASSPATH=a.jar:b.jar scripts/floe ..." + fileIo + " (README.md, Tables on object storage)";
         }
       }
     }
@@ -53,6 +60,9 @@ final class CloudModules {
   }
 
   private static boolean showsSomethingMissing(Throwable t, String text) {
+    if (text.contains("Could not initialize class")) {
+      return false; // the class is there; its static setup failed
+    }
     return t instanceof ClassNotFoundException
         || t instanceof NoClassDefFoundError
         || text.contains("ClassNotFoundException")

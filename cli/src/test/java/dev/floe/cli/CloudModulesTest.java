@@ -31,8 +31,10 @@ class CloudModulesTest {
   @Test
   void aMissingDependencyOrFileSystemNamesTheModulesJars() {
     assertTrue(CloudModules.hint(new NoClassDefFoundError("dev/failsafe/FailsafeException")).contains(AWS));
-    assertTrue(CloudModules.hint(new RuntimeIOException(new IOException("No FileSystem for scheme \"s3\""),
-        "Failed to get file system for path: %s", "s3://b/wh/t/metadata/v1.metadata.json")).contains(AWS));
+    String noFileSystem = CloudModules.hint(new RuntimeIOException(new IOException("No FileSystem for scheme \"s3\""),
+        "Failed to get file system for path: %s", "s3://b/wh/t/metadata/v1.metadata.json"));
+    assertTrue(noFileSystem.contains(AWS), noFileSystem);
+    assertTrue(noFileSystem.contains("set --catalog-property io-impl=org.apache.iceberg.aws.s3.S3FileIO"), noFileSystem);
     assertTrue(CloudModules.hint(new RuntimeException("writing failed", new NoClassDefFoundError(
         "software/amazon/awssdk/services/s3/S3Client"))).contains(AWS));
   }
@@ -43,5 +45,7 @@ class CloudModulesTest {
         "software.amazon.awssdk.services.s3.model.S3Exception: (Service: S3, Status Code: 503)")));
     assertEquals("", CloudModules.hint(new IllegalArgumentException("Cannot initialize FileIO implementation "
         + "com.example.MyFileIO: Missing com.example.MyFileIO")));
+    assertEquals("", CloudModules.hint(new NoClassDefFoundError(
+        "Could not initialize class software.amazon.awssdk.services.s3.S3Client")), "the jars are there");
   }
 }
