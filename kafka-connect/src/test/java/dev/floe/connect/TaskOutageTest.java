@@ -269,22 +269,11 @@ class TaskOutageTest extends InJvmTaskTest {
       awaitCommitEnded(task);
       OutageCatalog.commitDown = false;
       task.put(newTopic(0, 10)); // the consumer reset TP to 0; the put first takes the failed commit: ridden out
-      Thread.sleep(1_300);
-      task.put(List.of()); // resumes
-      Map<TopicPartition, Long> seek = context.rewinds.get(context.rewinds.size() - 1);
-      long tp = seek.getOrDefault(TP, 10L);
-      long from = tp > 30 ? 0 : tp; // past the new log's end the consumer resets to its start
-      List<SinkRecord> again = new ArrayList<>(newTopic(from, 30));
-      again.addAll(recordsOf(P2, seek.getOrDefault(P2, 10L), 10));
-      task.put(again);
-      task.close(List.of(TP, P2));
+      resumeAfterTheReset(task, context, 1_300);
     } finally {
       task.stop();
     }
-    Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
-    expected.putAll(ids(1_000, 1_030));
-    expected.putAll(ids(2_000, 2_010));
-    assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
+    assertTheOldAndNewTopicsLandedOnce(id);
   }
 
   /**
@@ -309,23 +298,37 @@ class TaskOutageTest extends InJvmTaskTest {
       Thread.sleep(1_000);
       OutageCatalog.commitDown = false;
       task.put(newTopic(0, 10)); // the consumer reset TP to 0: dropped during the hold
-      Thread.sleep(2_300);
-      task.put(List.of()); // resumes
-      Map<TopicPartition, Long> seek = context.rewinds.get(context.rewinds.size() - 1);
-      long tp = seek.getOrDefault(TP, 10L);
-      long from = tp > 30 ? 0 : tp;
-      List<SinkRecord> again = new ArrayList<>(newTopic(from, 30));
-      again.addAll(recordsOf(P2, seek.getOrDefault(P2, 10L), 10));
-      task.put(again);
-      task.close(List.of(TP, P2));
+      resumeAfterTheReset(task, context, 2_300);
     } finally {
       task.stop();
     }
+    assertTheOldAndNewTopicsLandedOnce(id);
+  }
+
+  /**
+   * After the wait, the put that resumes; then what Connect's consumer delivers from the seeks
+   * asked for: the new log of TP (it ends at 30: a seek past its end resets to its start) and the
+   * rest of P2.
+   */
+  private static void resumeAfterTheReset(FloeIcebergSinkTask task, RecordingContext context, long waitMs)
+      throws InterruptedException {
+    Thread.sleep(waitMs);
+    task.put(List.of());
+    Map<TopicPartition, Long> seek = context.rewinds.get(context.rewinds.size() - 1);
+    long tp = seek.getOrDefault(TP, 10L);
+    List<SinkRecord> again = new ArrayList<>(newTopic(tp > 30 ? 0 : tp, 30));
+    again.addAll(recordsOf(P2, seek.getOrDefault(P2, 10L), 10));
+    task.put(again);
+    task.close(List.of(TP, P2));
+  }
+
+  private void assertTheOldAndNewTopicsLandedOnce(TableIdentifier id) throws Exception {
     Map<Long, Integer> expected = new TreeMap<>(ids(0, 100));
     expected.putAll(ids(1_000, 1_030));
     expected.putAll(ids(2_000, 2_010));
     assertEquals(expected, ids(catalog.loadTable(id)), "the old topic's records, the new one's and P2's, each once");
   }
+
   /**
    * A quiet topic: an outage met while the partition is assigned (nothing to write), ridden out;
    * then a whole commit interval with nothing to write, and well past the timeout a second,
