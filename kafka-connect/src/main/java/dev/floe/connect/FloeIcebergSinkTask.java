@@ -1047,6 +1047,7 @@ public class FloeIcebergSinkTask extends SinkTask {
     for (BackgroundCommits.TableCut cut : cycle.tables().subList(0, outcome.committedTables())) {
       held.get(cut.name()).putAll(cut.offsets());
       cut.offsets().keySet().forEach(tp -> reused.stored(cut.name(), tp));
+      idleCommits.reset(cut.name()); // an idle table's commit without files is due until it lands
     }
     if (outcome.fence() == null) {
       if (outcome.committedTables() > 0) { // helper-76: a cycle whose records were all skipped touches no table

@@ -55,6 +55,10 @@ class TaskIdleTableOffsetsTest extends InJvmTaskTest {
 
     List<Long> withoutFiles = offsetsStoredWithoutFiles(catalog.loadTable(RARE));
     assertTrue(withoutFiles.size() >= 2, "the idle table was committed without files: " + withoutFiles);
+    for (int i = 1; i < withoutFiles.size(); i++) {
+      assertTrue(withoutFiles.get(i) - withoutFiles.get(i - 1) >= 10,
+          "every 2 cycles of 5 records, not every cycle: " + withoutFiles);
+    }
     assertTrue(stored(RARE) > 10, "past its last data: " + stored(RARE));
     assertEquals(expected(0, 60, offset -> offset < 10 && offset % 2 == 1), ids(catalog.loadTable(RARE)));
     assertEquals(expected(0, 60, offset -> offset >= 10 || offset % 2 == 0), ids(catalog.loadTable(BUSY)));

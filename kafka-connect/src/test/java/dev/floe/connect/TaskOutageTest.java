@@ -366,6 +366,55 @@ class TaskOutageTest extends InJvmTaskTest {
     assertEquals(ids(0, 15), ids(catalog.loadTable(id)), "every record once");
   }
 
+  /**
+   * An idle table's commit without files (due after {@code floe.idle.commit.cycles} cycles) fails on
+   * an outage. After the resume it is due again in the first cycle: before the fix (helper-76) its
+   * count was cleared when it fell due, so it waited another two cycles, and a quiet cycle between
+   * could end the outage whose only failing work it was.
+   */
+  @Test
+  void anIdleTablesFailedCommitWithoutFilesIsDueAgainInTheNextCycle() throws Exception {
+    TableIdentifier busy = InJvmTasks.createTable(catalog, "busy");
+    TableIdentifier rare = InJvmTasks.createTable(catalog, "rare");
+    Map<String, String> config =
+        InJvmTasks.throughCatalog(InJvmTasks.routedConfig("idle-retry", warehouse(), 5, busy, rare), OutageCatalog.class);
+    config.put(ConnectorSettings.IDLE_COMMIT_CYCLES, "2");
+    RecordingContext context = new RecordingContext();
+    FloeIcebergSinkTask task = started(config, context);
+    try {
+      task.open(List.of(TP));
+      task.put(InJvmTasks.routed(0, 10, offset -> offset % 2 == 0 ? "busy" : "rare")); // both hold 10
+      awaitCommitEnded(task);
+      task.put(InJvmTasks.routed(10, 15, offset -> "busy")); // rare idle: 1 cycle
+      awaitCommitEnded(task);
+      OutageCatalog.commitDownTable = "rare";
+      task.put(InJvmTasks.routed(15, 20, offset -> "busy")); // 2 cycles: rare's commit without files fails
+      awaitCommitEnded(task);
+      OutageCatalog.commitDownTable = null;
+      task.put(List.of()); // takes the failure: ridden out
+      assertEquals(10L, storedOffset(rare, "connect-idle-retry"), "setup: rare's commit failed");
+
+      Thread.sleep(1_300);
+      task.put(List.of()); // resumes from the tables
+      long from = lastSeek(context, TP);
+      task.put(InJvmTasks.routed(from, from + 5, offset -> "busy")); // one cycle, nothing for rare
+      awaitCommitEnded(task);
+      assertEquals(from + 5, storedOffset(rare, "connect-idle-retry"),
+          "rare stores the offsets reached in the first cycle after the resume");
+      task.close(List.of(TP));
+    } finally {
+      task.stop();
+    }
+    assertEquals(ids(0, 10).keySet().stream().filter(i -> i % 2 == 1).count(), ids(catalog.loadTable(rare)).size(),
+        "rare: its records once");
+  }
+
+  private long storedOffset(TableIdentifier id, String group) {
+    org.apache.iceberg.Table table = catalog.loadTable(id);
+    return dev.floe.kafka.sink.SnapshotOffsets.latest(
+        ((org.apache.iceberg.HasTableOperations) table).operations().current(), group, List.of(TP)).get(TP).next();
+  }
+
   /** A task's config, one partition's records into {@code id}, through {@link OutageCatalog}. */
   private Map<String, String> outageConfig(String connector, TableIdentifier id, int cycleRecords) {
     return InJvmTasks.throughCatalog(InJvmTasks.config(connector, warehouse(), id, cycleRecords), OutageCatalog.class);

@@ -27,7 +27,10 @@ public final class IdleCommits<T> {
 
   /**
    * After a cycle in which {@code table} got no files: how many cycles in a row it has been idle
-   * while behind, if it is to be committed without files now; 0 if not.
+   * while behind, if it is to be committed without files now; 0 if not. Once due, it stays due
+   * until {@link #reset} says the commit went through: a commit that failed is tried again in the
+   * next cycle (helper-76: the count was cleared before the commit, so a failed one waited another
+   * {@code cycles} cycles, and a quiet cycle in between could end the outage that failed it).
    *
    * @param behind whether a partition moved past the offset the table stores
    * @param last whether this is the last cycle before a stop or a rebalance
@@ -41,14 +44,10 @@ public final class IdleCommits<T> {
       return 0;
     }
     int count = idle.merge(table, 1, Integer::sum);
-    if (!last && count < cycles) {
-      return 0;
-    }
-    idle.remove(table);
-    return count;
+    return last || count >= cycles ? count : 0;
   }
 
-  /** The table got files (or was committed): it starts counting again. */
+  /** The table got files, or its commit without files went through: it starts counting again. */
   public void reset(T table) {
     idle.remove(table);
   }

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/** When an idle table is committed without files: every n cycles behind in a row, and at the last. */
+/**
+ * When an idle table is committed without files: every n cycles behind in a row, and at the last;
+ * due until its commit goes through.
+ */
 class IdleCommitsTest {
   @Test
   void dueAfterTheCyclesInARowOrAtTheLast() {
@@ -13,7 +16,9 @@ class IdleCommitsTest {
     assertEquals(0, idle.due("t", true, false));
     assertEquals(0, idle.due("t", true, false));
     assertEquals(3, idle.due("t", true, false), "the third cycle behind in a row");
-    assertEquals(0, idle.due("t", true, false), "counting again after it was due");
+    assertEquals(4, idle.due("t", true, false), "still due: its commit did not go through");
+    idle.reset("t"); // it did
+    assertEquals(0, idle.due("t", true, false), "counting again after its commit");
     assertEquals(0, idle.due("t", false, false), "not behind: the count starts over");
     assertEquals(0, idle.due("t", true, false));
     idle.reset("t"); // it got files
