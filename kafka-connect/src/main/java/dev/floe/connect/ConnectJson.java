@@ -49,7 +49,9 @@ import org.apache.kafka.connect.errors.DataException;
  *       Java's {@code (float)} cast gives, as in Iceberg's connector (its shortest text can lie on
  *       the other side of the halfway point);
  *   <li>bytes: base64 of the bytes ({@code ByteBuffer}s from position to limit); UUIDs as text;
- *   <li>map keys as text; Structs inside schemaless values by their own schemas.
+ *   <li>map keys as text (by their Connect schema: dates, times and decimals as their values,
+ *       timestamps as ISO-8601 instants, bytes as base64); a field holding a map keyed by structs,
+ *       lists or maps is left out; Structs inside schemaless values by their own schemas.
  * </ul>
  *
  * Connect's JsonConverter, which this replaces, writes Date and Time as plain numbers (days, and
@@ -98,12 +100,11 @@ final class ConnectJson {
           return;
         }
         case Date.LOGICAL_NAME -> {
-          json.writeString(LocalDate.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC).toString());
+          json.writeString(dateText(value));
           return;
         }
         case Time.LOGICAL_NAME -> {
-          long millis = ((java.util.Date) value).getTime();
-          json.writeString(LocalTime.ofNanoOfDay(Math.floorMod(millis, 86_400_000L) * 1_000_000L).format(TIME));
+          json.writeString(timeText(value));
           return;
         }
         case Timestamp.LOGICAL_NAME -> {
@@ -130,13 +131,72 @@ final class ConnectJson {
       case MAP -> {
         json.writeStartObject();
         for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
-          json.writeFieldName(key(entry.getKey()));
+          json.writeFieldName(keyText(entry.getKey(), schema.keySchema()));
           write(json, entry.getValue(), schema.valueSchema());
         }
         json.writeEndObject();
       }
       case STRUCT -> writeStruct(json, (Struct) value);
     }
+  }
+
+  private static String dateText(Object date) {
+    return LocalDate.ofInstant(((java.util.Date) date).toInstant(), ZoneOffset.UTC).toString();
+  }
+
+  private static String timeText(Object time) {
+    long millis = ((java.util.Date) time).getTime();
+    return LocalTime.ofNanoOfDay(Math.floorMod(millis, 86_400_000L) * 1_000_000L).format(TIME);
+  }
+
+  /**
+   * A map key by its Connect schema, as the text a {@code map<string, ...>} column keeps (libfloe
+   * decodes string keys only): dates, times and decimals in the text their values take, timestamps
+   * as ISO-8601 instants, bytes as base64, the rest as Java writes them. Before, {@code
+   * Date.toString()} gave text that depended on the JVM's time zone (helper-77).
+   */
+  private static String keyText(Object key, Schema keySchema) {
+    if (key == null) {
+      return "null";
+    }
+    String logical = keySchema.name();
+    if (logical != null) {
+      switch (logical) {
+        case Decimal.LOGICAL_NAME -> {
+          return ((BigDecimal) key).toPlainString();
+        }
+        case Date.LOGICAL_NAME -> {
+          return dateText(key);
+        }
+        case Time.LOGICAL_NAME -> {
+          return timeText(key);
+        }
+        case Timestamp.LOGICAL_NAME -> {
+          return ((java.util.Date) key).toInstant().toString();
+        }
+        default -> { } // other named schemas are their type
+      }
+    }
+    return keySchema.type() == Schema.Type.BYTES ? base64(key) : String.valueOf(key);
+  }
+
+  /**
+   * Whether values of this Connect schema have a JSON form a column takes: not a map keyed by
+   * structs, lists or maps, at any depth. A struct's field that has none is left out (its column
+   * gets null): written as an object, it would make the decoder's schema evolution add a struct
+   * with a field per key.
+   */
+  static boolean writable(Schema schema) {
+    return switch (schema.type()) {
+      case MAP -> !composite(schema.keySchema()) && writable(schema.valueSchema());
+      case ARRAY -> writable(schema.valueSchema());
+      default -> true;
+    };
+  }
+
+  /** Whether map keys of this schema are structs, lists or maps: keys with no text of their own. */
+  static boolean composite(Schema keys) {
+    return keys.type() == Schema.Type.STRUCT || keys.type() == Schema.Type.ARRAY || keys.type() == Schema.Type.MAP;
   }
 
   private static void writeDouble(JsonGenerator json, double value) throws IOException {
@@ -160,6 +220,9 @@ final class ConnectJson {
   private static void writeStruct(JsonGenerator json, Struct struct) throws IOException {
     json.writeStartObject();
     for (Field field : struct.schema().fields()) {
+      if (!writable(field.schema())) {
+        continue;
+      }
       json.writeFieldName(field.name());
       write(json, struct.get(field), field.schema()); // a null field takes its default, as in Iceberg's connector
     }

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.connect.data.Date;
@@ -113,11 +114,21 @@ final class ConnectSchemaEvolution {
         if (type == null) {
           if (update != null) {
             LOG.warn("not adding column {}: its Connect schema has nothing floe can write (a struct without fields, "
-                + "or a map whose keys are not strings)", fullName);
+                + "or a map whose keys are structs, lists or maps)", fullName);
           }
           continue;
         }
-        List<String> names = SchemaEvolution.lowerCaseNames(fullName, type);
+        List<String> names;
+        try {
+          names = SchemaEvolution.lowerCaseNames(fullName, type);
+        } catch (ValidationException e) { // names inside it collide: "b.c" beside a struct b with a field c (helper-77)
+          if (update != null) {
+            LOG.warn("not adding column {} from its Connect schema: names inside it collide ({}); the decoder's"
+                + " evolution adds it from the values, without the nested fields whose names hold a dot", fullName,
+                e.getMessage());
+          }
+          continue;
+        }
         if (names.stream().anyMatch(plan.taken()::contains)) {
           if (update != null) { // "a.b" where a struct a has a field b, "Flag" next to a new "flag"
             LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case; its"
@@ -163,15 +174,6 @@ final class ConnectSchemaEvolution {
     // Otherwise values that do not fit the column are bad records, as with the decoder's evolution.
   }
 
-  /** Keys whose text names them: strings, and numbers and booleans without a logical type. */
-  private static boolean textKeys(Schema keys) {
-    return switch (keys.type()) {
-      case STRING -> true;
-      case INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN -> keys.name() == null;
-      default -> false;
-    };
-  }
-
   /** int -> long for an INT64 field (not a Timestamp), float -> double for a FLOAT64 one; else null. */
   private static Type.PrimitiveType wider(Type column, Schema values) {
     if (column.typeId() == Type.TypeID.INTEGER && values.type() == Schema.Type.INT64
@@ -187,11 +189,11 @@ final class ConnectSchemaEvolution {
   /**
    * The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders
    * the update assigns); null for what floe cannot write: a struct with no fields, a map whose keys
-   * are bytes, logical types (dates, decimals...), structs, lists or maps, or a list or map of one.
-   * A map whose keys are numbers or booleans becomes a map with string keys, its keys' text, where
-   * Iceberg's connector keeps their type: libfloe decodes string keys only, and a committed column
-   * floe cannot decode would stop every later writer of the table. Of a struct's fields that differ
-   * only in case, the first is kept.
+   * are structs, lists or maps, or a list or map of one. A map whose keys are numbers, booleans,
+   * bytes, dates, times, timestamps or decimals becomes a map with string keys, its keys' text
+   * ({@link ConnectJson}), where Iceberg's connector keeps their type: libfloe decodes string keys
+   * only, and a committed column floe cannot decode would stop every later writer of the table. Of
+   * a struct's fields that differ only in case, the first is kept.
    */
   static Type icebergType(Schema values, AtomicInteger ids) {
     return switch (values.type()) {
@@ -220,10 +222,10 @@ final class ConnectSchemaEvolution {
             : Types.ListType.ofRequired(ids.getAndIncrement(), element);
       }
       case MAP -> {
-        if (!textKeys(values.keySchema())) {
+        if (ConnectJson.composite(values.keySchema())) {
           yield null;
         }
-        Type key = Types.StringType.get(); // keys are written as their text: libfloe decodes string keys only
+        Type key = Types.StringType.get(); // keys are written as their text (ConnectJson): libfloe decodes string keys only
         Type value = icebergType(values.valueSchema(), ids);
         if (key == null || value == null) {
           yield null;

@@ -790,7 +790,13 @@ public class FloeIcebergSinkTask extends SinkTask {
       }
       return;
     }
-    byte[] key = values.key(record);
+    byte[] key;
+    try {
+      key = values.key(record);
+    } catch (org.apache.kafka.connect.errors.DataException e) { // a key converted to no JSON object (helper-77)
+      reject(record, "the tombstone's key: " + e.getMessage());
+      return;
+    }
     if (key == null) {
       reject(record, "a tombstone without a key: nothing says which row to delete");
     } else if (!routes.toEveryTable()) {

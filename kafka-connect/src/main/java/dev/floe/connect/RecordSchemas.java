@@ -36,7 +36,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * </ul>
  *
  * Fields with nothing to infer from (a null, an empty list or map, bytes in a schemaless map; in a
- * Struct's schema, a struct without fields or a map whose keys are not strings) get no column; with
+ * Struct's schema, a struct without fields or a map whose keys are structs, lists or maps) get no column; with
  * schema evolution on, a later record that has them adds them. A schemaless map's keys name
  * struct fields by their text, as in Iceberg's connector; of keys that differ only in case, the
  * first the map gives is kept. Raw JSON (bytes or strings) carries no schema: null.

@@ -25,14 +25,15 @@ final class RecordValues {
   private final ConnectJson json = new ConnectJson();
 
   byte[] value(SinkRecord record) {
-    return bytes(record, record.value(), record.valueSchema());
+    return bytes("value", record.value(), record.valueSchema());
   }
 
+  /** The key, for a tombstone in upsert mode: JSON naming the identifier columns. */
   byte[] key(SinkRecord record) {
-    return bytes(record, record.key(), record.keySchema());
+    return bytes("key", record.key(), record.keySchema());
   }
 
-  private byte[] bytes(SinkRecord record, Object value, org.apache.kafka.connect.data.Schema schema) {
+  private byte[] bytes(String what, Object value, org.apache.kafka.connect.data.Schema schema) {
     return switch (value) {
       case null -> null;
       case byte[] b -> b;
@@ -45,8 +46,9 @@ final class RecordValues {
       case Struct s -> json.write(s, s.schema());
       case Map<?, ?> m -> json.write(m, schema);
       case java.util.List<?> l -> json.write(l, schema);
-      default -> throw new DataException("a record value of type " + value.getClass().getName()
-          + " is not JSON floe can write (use ByteArrayConverter, StringConverter or JsonConverter)");
+      default -> throw new DataException("a record " + what + " of type " + value.getClass().getName()
+          + " is not JSON floe can write (use ByteArrayConverter, StringConverter or JsonConverter"
+          + (what.equals("key") ? "; a key is a JSON object naming the identifier columns)" : ")"));
     };
   }
 

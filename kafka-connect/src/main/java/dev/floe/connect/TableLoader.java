@@ -135,9 +135,11 @@ final class TableLoader {
     if (settings.upsert()) { // the upsert key; without upserts Iceberg's connector creates no identifier fields
       try {
         schema = withIdentifierFields(schema, settings.idColumns(name), name);
-      } catch (IllegalArgumentException e) { // Iceberg refuses the type the record gave the key (a double)
+      } catch (IllegalArgumentException e) {
+        // Iceberg refuses the type the record gave the key (a double), or the record has no key
+        // column (a Struct of another schema, helper-77): a later record may create the table
         if (!fromRecord) {
-          throw e;
+          throw new ConnectException(e.getMessage(), e);
         }
         throw new NoSchemaInRecordException("table " + name + " does not exist and the record cannot give it its "
             + "schema: " + e.getMessage());
@@ -173,7 +175,13 @@ final class TableLoader {
       throw new ConnectException("table " + name + " does not exist and there is no schema to create it from: set "
           + configure + " to an Iceberg schema JSON (raw JSON values carry none)");
     }
-    Schema inferred = RecordSchemas.of(sample);
+    Schema inferred;
+    try {
+      inferred = RecordSchemas.of(sample);
+    } catch (ValidationException e) { // names that collide: "a.b" beside a struct a with a field b (helper-77)
+      throw new NoSchemaInRecordException("table " + name + " does not exist and the record cannot give it its schema: "
+          + e.getMessage() + " (a field name with a dot is another field's full name)");
+    }
     if (inferred == null) {
       throw new NoSchemaInRecordException("table " + name + " does not exist and the record's value gives no schema "
           + "to create it from (a Struct or a schemaless map with a field floe can write does: set " + configure
@@ -246,7 +254,7 @@ final class TableLoader {
     for (String column : idColumns) {
       Types.NestedField field = schema.findField(column);
       if (field == null) {
-        throw new ConnectException("id column '" + column + "' of table " + table + " is not in its schema");
+        throw new IllegalArgumentException("id column '" + column + "' of table " + table + " is not in its schema");
       }
       ids.add(field.fieldId());
     }
