@@ -467,7 +467,8 @@ public final class FloeIcebergSink<T>
       KeySelector<RowData, ?> distribution = null;
       if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {
         distribution = RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType);
-      } else if (mode.byKey()) {
+      }
+      if (distribution == null && mode.byKey()) {
         distribution = RowKeySelector.byIdentifierFields(loaded.schema(), rowType);
       }
       return new FloeIcebergSink<>(table,

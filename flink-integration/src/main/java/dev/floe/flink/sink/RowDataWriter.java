@@ -160,10 +160,10 @@ final class RowDataWriter implements CommittingSinkWriter<RowData, WrittenFiles>
   private void requireKeys(RowData row) {
     if (!mode.byKey()) {
       throw new IllegalArgumentException(
-          "a " + row.getRowKind() + " row reached an append-only floe sink: changelog input needs a table with"
-              + " identifier fields (format v2 or later), which floe deletes by, or upsert mode"
-              + " (FloeIcebergSink.forRowData(...).upsert(true), the table's write.upsert.enabled=true, or"
-              + " 'upsert-enabled'='true' in SQL) on such a table");
+          "a " + row.getRowKind() + " row reached an append-only floe sink: an overwrite takes inserts only,"
+              + " and otherwise changelog input needs a table with identifier fields (format v2 or later), which"
+              + " floe deletes by, or upsert mode (FloeIcebergSink.forRowData(...).upsert(true), the table's"
+              + " write.upsert.enabled=true, or 'upsert-enabled'='true' in SQL) on such a table");
     }
   }
 
