@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -87,7 +89,21 @@ final class CatalogOptions {
       merged.putAll(readProperties(configFile));
     }
     merged.putAll(properties);
-    return Catalogs.load(name, merged);
+    try {
+      return Catalogs.load(name, merged);
+    } catch (IllegalArgumentException | NullPointerException e) { // Iceberg's checkNotNull for a missing property
+      boolean typed = merged.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE) || merged.containsKey(CatalogProperties.CATALOG_IMPL);
+      if (!typed && String.valueOf(e.getMessage()).contains("org.apache.iceberg.hive.HiveCatalog")) {
+        // helper-79: Iceberg's error names only the Hive catalog it took by default
+        throw new IllegalArgumentException("no catalog type given (--catalog-property type=rest, jdbc, glue, nessie,"
+            + " hadoop or hive, or catalog-impl=CLASS): Iceberg then takes its Hive catalog, whose jars floe does not"
+            + " bundle", e);
+      }
+      if ("JDBC connection URI is required".equals(e.getMessage())) {
+        throw new IllegalArgumentException("a JDBC catalog needs its database: --catalog-property uri=jdbc:...", e);
+      }
+      throw e;
+    }
   }
 
   private static Map<String, String> readProperties(Path file) {

@@ -37,6 +37,10 @@ final class ParquetFooterReport {
 
   static ParquetFooterReport read(Path file) throws IOException {
     Path absolute = file.toAbsolutePath();
+    if (Files.isDirectory(absolute)) { // a table's folder, say (helper-79): "no such file" misled
+      throw new IllegalArgumentException(absolute + " is a directory, not a Parquet file (a table is inspected with"
+          + " --table NAMESPACE.NAME and its catalog)");
+    }
     if (!Files.isRegularFile(absolute)) {
       throw new NoSuchFileException(absolute.toString(), null, "no such file");
     }

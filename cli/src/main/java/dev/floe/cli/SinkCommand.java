@@ -108,10 +108,17 @@ final class SinkCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code message} with each sink setting it names ({@code kafka.timeout}) as its flag ({@code --kafka-timeout}). */
+  /**
+   * {@code message} with each sink setting it names ({@code kafka.timeout}) as its flag ({@code
+   * --kafka-timeout}). Only dotted names: the one-word ones ({@code topic}, {@code route}) are also
+   * plain words in the sink's messages (helper-79: "bad records to a dead-letter --topic").
+   */
   static String asFlags(String message) {
     String out = message;
     for (String setting : SinkSettings.definition().names()) {
+      if (!setting.contains(".")) {
+        continue;
+      }
       out = out.replaceAll("(?<![\\w.-])" + Pattern.quote(setting) + "(?![\\w.-])", Matcher.quoteReplacement(flag(setting)));
     }
     return out;
@@ -136,7 +143,7 @@ final class SinkCommand implements Callable<Integer> {
    */
   static void addSettingOptions(CommandSpec command) {
     for (ConfigDef.ConfigKey key : SinkSettings.definition().configKeys().values()) {
-      String description = key.documentation
+      String description = asFlags(key.documentation)
           + (key.defaultValue == null || "".equals(key.defaultValue) || key.type == ConfigDef.Type.BOOLEAN
               ? "" : " (default: " + key.defaultValue + ")");
       OptionSpec.Builder option = OptionSpec.builder(flag(key.name)).description(description);
@@ -190,14 +197,18 @@ final class SinkCommand implements Callable<Integer> {
       consumerProperties.forEach(config::consumerProperty);
       return config.build();
     } catch (ConfigException | IllegalArgumentException e) {
+      if (e.getMessage().startsWith("schema not found") || e.getMessage().startsWith("cannot read schema")) {
+        throw e; // a missing or unreadable file, as with floe write: the run failed (exit 1), not its usage
+      }
       // the settings' names as this command's flags: commit.interval is --commit-interval
       String message = Pattern.compile("Invalid value (.*) for configuration ([a-z.]+)")
           .matcher(e.getMessage())
           .replaceAll(m -> Matcher.quoteReplacement(
               "invalid value " + m.group(1) + " for " + flag(m.group(2))));
-      throw usage(asFlags(message)
+      throw usage(asFlags(message
           .replace("give at least one route (topic -> table)",
-              "give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value"));
+              "give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value")
+          .replace("give each topic read a route (route)", "give each --topic a --route TOPIC=NS.TABLE")));
     }
   }
 

@@ -108,7 +108,8 @@ class SinkCommandTest {
     for (var key : dev.floe.kafka.sink.SinkSettings.definition().configKeys().values()) {
       String name = key.name.replace('.', '-');
       assertTrue(help.out().contains("--" + name) || help.out().contains("--[no-]" + name), name + " in: " + help.out());
-      assertTrue(help.out().replaceAll("\\s+", " ").contains(key.documentation.substring(0, 20)), key.name);
+      assertTrue(help.out().replaceAll("\\s+", " ").contains(SinkCommand.asFlags(key.documentation).substring(0, 20)),
+          key.name);
     }
     CliProcess.Result wrong = CliProcess.run(dir, "sink", "--bootstrap", "localhost:1", "--warehouse", dir.toString(),
         "--route", "a=db.a", "--commit-bytes", "lots");

@@ -135,6 +135,7 @@ public record SinkConfig(
     if (topics.isEmpty() == (topicPattern == null)) {
       throw new IllegalArgumentException("give either topics or a topic pattern");
     }
+    requireRoutable(topics, routes, routeField);
     if (badRecords == BadRecordPolicy.DEAD_LETTER && deadLetterTopic == null) {
       throw new IllegalArgumentException("bad records to a dead-letter topic need the topic's name (dlq.topic)");
     }
@@ -168,6 +169,29 @@ public record SinkConfig(
   /** The share of {@link #maxInFlightBytes} for decode batches, in flight or spare. */
   public long batchBudgetBytes() {
     return Math.max(1, maxInFlightBytes / 4);
+  }
+
+  /**
+   * Refuses routes that cannot all be used (helper-79: a topic without a route given beside topic
+   * routes had every record bad, skipped under on.error=skip with the run reported a success):
+   * value routes and a route field go together, and without a route field every topic named needs
+   * a route of its own.
+   */
+  private static void requireRoutable(List<String> topics, List<TableRoute> routes, String routeField) {
+    boolean byValue = routes.stream().anyMatch(route -> route.values() != null);
+    if (byValue && routeField == null) {
+      throw new IllegalArgumentException("routes by value (route.value) need the field they read (route.field)");
+    }
+    if (routeField != null && !byValue) {
+      throw new IllegalArgumentException("route.field " + routeField + " needs routes by its value (route.value)");
+    }
+    if (routeField == null) {
+      List<String> unrouted = topics.stream().filter(t -> routes.stream().noneMatch(r -> r.matchesTopic(t))).toList();
+      if (!unrouted.isEmpty()) {
+        throw new IllegalArgumentException("no route for topic " + String.join(", ", unrouted) + ": give each topic"
+            + " read a route (route), or route every topic's records by a field (route.field with route.value)");
+      }
+    }
   }
 
   private static void requirePositive(String name, long value) {

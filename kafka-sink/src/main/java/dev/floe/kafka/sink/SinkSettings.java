@@ -199,7 +199,11 @@ public final class SinkSettings {
       if (eq <= 0 || eq == entry.length() - 1) {
         throw new ConfigException(setting, entry, "expected KEY=NAMESPACE.TABLE");
       }
-      out.put(entry.substring(0, eq).strip(), TableIdentifier.parse(entry.substring(eq + 1).strip()));
+      TableIdentifier table = TableIdentifier.parse(entry.substring(eq + 1).strip());
+      if (!table.hasNamespace() || table.name().isEmpty()) { // "t" or "db.": as floe write refuses them (helper-79)
+        throw new ConfigException(setting, entry, "expected KEY=NAMESPACE.TABLE");
+      }
+      out.put(entry.substring(0, eq).strip(), table);
     }
     return out;
   }

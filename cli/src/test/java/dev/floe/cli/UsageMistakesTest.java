@@ -1,0 +1,93 @@
+package dev.floe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Mistakes a new user made following the README (helper-79's pass), each refused with what was
+ * wrong in the words of the command line, with the exit code the README's table gives. None
+ * reaches a broker: the sink's settings are checked before it connects.
+ */
+class UsageMistakesTest {
+  @TempDir Path dir;
+
+  private CliProcess.Result sink(String... more) throws Exception {
+    String[] args = new String[4 + more.length];
+    args[0] = "sink";
+    args[1] = "--bootstrap=localhost:1";
+    args[2] = "--warehouse";
+    args[3] = dir.resolve("wh").toString();
+    System.arraycopy(more, 0, args, 4, more.length);
+    return CliProcess.run(dir, args);
+  }
+
+  @Test
+  void aTopicWithoutARouteIsRefusedInsteadOfEveryRecordBeingBad() throws Exception {
+    CliProcess.Result r = sink("--route", "bids=db.bids", "--topic", "other", "--on-error", "skip");
+    assertEquals(FloeCli.EXIT_USAGE, r.exitCode(), r.err());
+    assertTrue(r.err().contains("no route for topic other: give each --topic a --route TOPIC=NS.TABLE"), r.err());
+
+    CliProcess.Result fieldOnly = sink("--route", "bids=db.bids", "--route-field", "kind");
+    assertEquals(FloeCli.EXIT_USAGE, fieldOnly.exitCode(), fieldOnly.err());
+    assertTrue(fieldOnly.err().contains("--route-field kind needs routes by its value (--route-value)"), fieldOnly.err());
+  }
+
+  @Test
+  void theSinksMessagesKeepTheirWords() throws Exception {
+    CliProcess.Result none = sink();
+    assertEquals(FloeCli.EXIT_USAGE, none.exitCode());
+    assertTrue(none.err().contains("give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value"),
+        none.err());
+    CliProcess.Result dlq = sink("--route", "a=db.a", "--on-error", "dlq");
+    assertEquals(FloeCli.EXIT_USAGE, dlq.exitCode());
+    assertTrue(dlq.err().contains("bad records to a dead-letter topic need the topic's name (--dlq-topic)"), dlq.err());
+
+    CliProcess.Result help = CliProcess.run(dir, "sink", "--help");
+    String text = help.out().replaceAll("\\s+", " ");
+    assertTrue(text.contains("The dead-letter topic for --on-error=dlq; given alone, it sets --on-error=dlq"), text);
+    assertFalse(text.contains("on.error"), "setting names in the help: " + text);
+  }
+
+  @Test
+  void aRouteToATableWithoutNamespaceIsRefusedAsFloeWriteRefusesIt() throws Exception {
+    CliProcess.Result r = sink("--route", "bids=bids");
+    assertEquals(FloeCli.EXIT_USAGE, r.exitCode(), r.err());
+    assertTrue(r.err().contains("bids=bids") && r.err().contains("expected KEY=NAMESPACE.TABLE"), r.err());
+
+    CliProcess.Result inspect = CliProcess.run(dir, "inspect", "--table", "events", "--warehouse", dir.toString());
+    assertEquals(FloeCli.EXIT_USAGE, inspect.exitCode(), inspect.err());
+    assertTrue(inspect.err().contains("--table 'events' is not NAMESPACE.NAME"), inspect.err());
+  }
+
+  @Test
+  void aMissingSchemaFileFailsTheRunAsInFloeWrite() throws Exception {
+    CliProcess.Result r = sink("--route", "a=db.a", "--schema", "nope.json");
+    assertEquals(FloeCli.EXIT_FAILED, r.exitCode(), r.err());
+    assertTrue(r.err().contains("schema not found: nope.json"), r.err());
+  }
+
+  @Test
+  void aFolderGivenToInspectIsNamedAsOne() throws Exception {
+    Files.createDirectories(dir.resolve("table"));
+    CliProcess.Result r = CliProcess.run(dir, "inspect", "table");
+    assertEquals(FloeCli.EXIT_FAILED, r.exitCode());
+    assertTrue(r.err().contains("is a directory, not a Parquet file"), r.err());
+  }
+
+  @Test
+  void catalogPropertiesWithoutATypeSaySo() throws Exception {
+    CliProcess.Result r = CliProcess.run(dir, "inspect", "--table", "db.events", "--catalog-property", "typ=jdbc");
+    assertEquals(FloeCli.EXIT_FAILED, r.exitCode());
+    assertTrue(r.err().contains("no catalog type given (--catalog-property type=rest, jdbc"), r.err());
+
+    CliProcess.Result noUri = CliProcess.run(dir, "inspect", "--table", "db.events", "--catalog-property", "type=jdbc");
+    assertEquals(FloeCli.EXIT_FAILED, noUri.exitCode());
+    assertTrue(noUri.err().contains("a JDBC catalog needs its database: --catalog-property uri=jdbc:..."), noUri.err());
+  }
+}
