@@ -95,9 +95,9 @@ final class CatalogOptions {
       boolean typed = merged.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE) || merged.containsKey(CatalogProperties.CATALOG_IMPL);
       if (!typed && String.valueOf(e.getMessage()).contains("org.apache.iceberg.hive.HiveCatalog")) {
         // helper-79: Iceberg's error names only the Hive catalog it took by default
-        throw new IllegalArgumentException("no catalog type given (--catalog-property type=rest, jdbc, glue, nessie,"
-            + " hadoop or hive, or catalog-impl=CLASS): Iceberg then takes its Hive catalog, whose jars floe does not"
-            + " bundle", e);
+        throw new IllegalArgumentException("no catalog type given: set --catalog-property type=rest, jdbc or hadoop"
+            + " (or glue, nessie or hive, with their Iceberg modules added by FLOE_CLASSPATH), or catalog-impl=CLASS;"
+            + " without one, Iceberg takes its Hive catalog, which floe does not bundle", e);
       }
       if ("JDBC connection URI is required".equals(e.getMessage())) {
         throw new IllegalArgumentException("a JDBC catalog needs its database: --catalog-property uri=jdbc:...", e);

@@ -65,15 +65,6 @@ final class InspectCommand implements Callable<Integer> {
           + " to list)");
     }
     if (table != null) {
-      TableIdentifier name;
-      try {
-        name = TableIdentifier.parse(table);
-      } catch (IllegalArgumentException e) {
-        name = null;
-      }
-      if (name == null || !name.hasNamespace() || name.name().isEmpty()) { // as floe write says it
-        throw new ParameterException(spec.commandLine(), "--table '" + table + "' is not NAMESPACE.NAME");
-      }
       catalog.validate(spec, "--table");
     }
     if (maxFiles < 0) {

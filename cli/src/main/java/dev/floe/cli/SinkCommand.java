@@ -208,7 +208,8 @@ final class SinkCommand implements Callable<Integer> {
       throw usage(asFlags(message
           .replace("give at least one route (topic -> table)",
               "give --route TOPIC=NS.TABLE, or --topic with --route-field and --route-value")
-          .replace("give each topic read a route (route)", "give each --topic a --route TOPIC=NS.TABLE")));
+          .replace("give each topic read a route (route)", "give each --topic a --route TOPIC=NS.TABLE")
+          .replace("set schema too", "set --schema too")));
     }
   }
 

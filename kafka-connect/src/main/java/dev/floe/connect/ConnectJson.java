@@ -49,9 +49,9 @@ import org.apache.kafka.connect.errors.DataException;
  *       Java's {@code (float)} cast gives, as in Iceberg's connector (its shortest text can lie on
  *       the other side of the halfway point);
  *   <li>bytes: base64 of the bytes ({@code ByteBuffer}s from position to limit); UUIDs as text;
- *   <li>map keys as text (by their Connect schema: dates, times and decimals as their values,
- *       timestamps as ISO-8601 instants, bytes as base64); a field holding a map keyed by structs,
- *       lists or maps is left out; Structs inside schemaless values by their own schemas.
+ *   <li>map keys as text: dates, times and decimals as their values, timestamps as ISO-8601
+ *       instants, bytes as base64, structs, lists and maps as their JSON; Structs inside
+ *       schemaless values by their own schemas.
  * </ul>
  *
  * Connect's JsonConverter, which this replaces, writes Date and Time as plain numbers (days, and
@@ -152,10 +152,11 @@ final class ConnectJson {
   /**
    * A map key by its Connect schema, as the text a {@code map<string, ...>} column keeps (libfloe
    * decodes string keys only): dates, times and decimals in the text their values take, timestamps
-   * as ISO-8601 instants, bytes as base64, the rest as Java writes them. Before, {@code
-   * Date.toString()} gave text that depended on the JVM's time zone (helper-77).
+   * as ISO-8601 instants, bytes as base64, structs, lists and maps as their JSON, the rest as Java
+   * writes them. Before, {@code Date.toString()} gave text that depended on the JVM's time zone,
+   * and a struct its {@code toString()} (helper-77, helper-81).
    */
-  private static String keyText(Object key, Schema keySchema) {
+  private static String keyText(Object key, Schema keySchema) throws IOException {
     if (key == null) {
       return "null";
     }
@@ -177,26 +178,42 @@ final class ConnectJson {
         default -> { } // other named schemas are their type
       }
     }
-    return keySchema.type() == Schema.Type.BYTES ? base64(key) : String.valueOf(key);
-  }
-
-  /**
-   * Whether values of this Connect schema have a JSON form a column takes: not a map keyed by
-   * structs, lists or maps, at any depth. A struct's field that has none is left out (its column
-   * gets null): written as an object, it would make the decoder's schema evolution add a struct
-   * with a field per key.
-   */
-  static boolean writable(Schema schema) {
-    return switch (schema.type()) {
-      case MAP -> !composite(schema.keySchema()) && writable(schema.valueSchema());
-      case ARRAY -> writable(schema.valueSchema());
-      default -> true;
+    return switch (keySchema.type()) {
+      case BYTES -> base64(key);
+      case STRUCT, ARRAY, MAP -> jsonText(key, keySchema);
+      default -> String.valueOf(key);
     };
   }
 
-  /** Whether map keys of this schema are structs, lists or maps: keys with no text of their own. */
-  static boolean composite(Schema keys) {
-    return keys.type() == Schema.Type.STRUCT || keys.type() == Schema.Type.ARRAY || keys.type() == Schema.Type.MAP;
+  /**
+   * A schemaless map's key (after a transform: JsonConverter gives string keys) as text, which
+   * also names the struct field a created table takes for it ({@link RecordSchemas}): as {@link
+   * #keyText(Object, Schema)} for the Java types Connect's logical types use, {@code java.time}
+   * values in ISO form, other values as Java writes them.
+   */
+  static String keyText(Object key) {
+    try {
+      return switch (key) {
+        case null -> "null";
+        case java.util.Date d -> d.toInstant().toString();
+        case byte[] _, ByteBuffer _ -> base64(key);
+        case BigDecimal d -> d.toPlainString();
+        case ZonedDateTime t -> t.toOffsetDateTime().toString();
+        case Struct _, Map<?, ?> _, Collection<?> _ -> jsonText(key, null);
+        default -> String.valueOf(key);
+      };
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // written to a string
+    }
+  }
+
+  /** {@code value} as JSON text (a key that is a struct, a list or a map). */
+  private static String jsonText(Object value, Schema schema) throws IOException {
+    java.io.StringWriter text = new java.io.StringWriter();
+    try (JsonGenerator json = JSON.createGenerator(text)) {
+      write(json, value, schema);
+    }
+    return text.toString();
   }
 
   private static void writeDouble(JsonGenerator json, double value) throws IOException {
@@ -220,9 +237,6 @@ final class ConnectJson {
   private static void writeStruct(JsonGenerator json, Struct struct) throws IOException {
     json.writeStartObject();
     for (Field field : struct.schema().fields()) {
-      if (!writable(field.schema())) {
-        continue;
-      }
       json.writeFieldName(field.name());
       write(json, struct.get(field), field.schema()); // a null field takes its default, as in Iceberg's connector
     }
@@ -251,7 +265,7 @@ final class ConnectJson {
       case Map<?, ?> m -> {
         json.writeStartObject();
         for (Map.Entry<?, ?> entry : m.entrySet()) {
-          json.writeFieldName(key(entry.getKey()));
+          json.writeFieldName(keyText(entry.getKey()));
           write(json, entry.getValue(), null);
         }
         json.writeEndObject();
@@ -265,10 +279,6 @@ final class ConnectJson {
       }
       default -> throw new DataException("a value of type " + value.getClass().getName() + " has no JSON form floe writes");
     }
-  }
-
-  private static String key(Object key) {
-    return key == null ? "null" : String.valueOf(key);
   }
 
   private static String base64(Object bytes) {

@@ -113,8 +113,8 @@ final class ConnectSchemaEvolution {
         }
         if (type == null) {
           if (update != null) {
-            LOG.warn("not adding column {}: its Connect schema has nothing floe can write (a struct without fields, "
-                + "or a map whose keys are structs, lists or maps)", fullName);
+            LOG.warn("not adding column {}: its Connect schema has nothing floe can write (a struct without fields)",
+                fullName);
           }
           continue;
         }
@@ -188,12 +188,13 @@ final class ConnectSchemaEvolution {
 
   /**
    * The Iceberg type a Connect schema's values map to (the ids of nested fields are placeholders
-   * the update assigns); null for what floe cannot write: a struct with no fields, a map whose keys
-   * are structs, lists or maps, or a list or map of one. A map whose keys are numbers, booleans,
-   * bytes, dates, times, timestamps or decimals becomes a map with string keys, its keys' text
-   * ({@link ConnectJson}), where Iceberg's connector keeps their type: libfloe decodes string keys
-   * only, and a committed column floe cannot decode would stop every later writer of the table. Of
-   * a struct's fields that differ only in case, the first is kept.
+   * the update assigns); null for what floe cannot write: a struct with no fields, or a list or map
+   * of one. A map whose keys are not strings becomes a map with string keys, its keys' text ({@link
+   * ConnectJson}: numbers, dates and decimals as their values are written, timestamps as ISO-8601
+   * instants, bytes as base64, structs, lists and maps as their JSON), where Iceberg's connector
+   * keeps their type: libfloe decodes string keys only, and a committed column floe cannot decode
+   * would stop every later writer of the table. Of a struct's fields that differ only in case, the
+   * first is kept.
    */
   static Type icebergType(Schema values, AtomicInteger ids) {
     return switch (values.type()) {
@@ -222,9 +223,6 @@ final class ConnectSchemaEvolution {
             : Types.ListType.ofRequired(ids.getAndIncrement(), element);
       }
       case MAP -> {
-        if (ConnectJson.composite(values.keySchema())) {
-          yield null;
-        }
         Type key = Types.StringType.get(); // keys are written as their text (ConnectJson): libfloe decodes string keys only
         Type value = icebergType(values.valueSchema(), ids);
         if (key == null || value == null) {

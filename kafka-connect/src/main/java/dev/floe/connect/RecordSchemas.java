@@ -36,10 +36,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * </ul>
  *
  * Fields with nothing to infer from (a null, an empty list or map, bytes in a schemaless map; in a
- * Struct's schema, a struct without fields or a map whose keys are structs, lists or maps) get no column; with
+ * Struct's schema, a struct without fields) get no column; with
  * schema evolution on, a later record that has them adds them. A schemaless map's keys name
- * struct fields by their text, as in Iceberg's connector; of keys that differ only in case, the
- * first the map gives is kept. Raw JSON (bytes or strings) carries no schema: null.
+ * struct fields by their text ({@link ConnectJson#keyText(Object)}), as in Iceberg's connector;
+ * of keys that differ only in case, the first the map gives is kept. Raw JSON (bytes or strings)
+ * carries no schema: null.
  */
 final class RecordSchemas {
   private RecordSchemas() {}
@@ -81,8 +82,9 @@ final class RecordSchemas {
         Set<String> names = new HashSet<>(); // of fields that differ only in case, the first
         for (Map.Entry<?, ?> e : map.entrySet()) {
           Type type = e.getKey() == null ? null : inferred(e.getValue(), ids);
-          if (type != null && names.add(e.getKey().toString().toLowerCase(Locale.ROOT))) {
-            fields.add(Types.NestedField.optional(ids.getAndIncrement(), e.getKey().toString(), type));
+          String name = ConnectJson.keyText(e.getKey()); // the key the record's JSON gives the field
+          if (type != null && names.add(name.toLowerCase(Locale.ROOT))) {
+            fields.add(Types.NestedField.optional(ids.getAndIncrement(), name, type));
           }
         }
         yield fields.isEmpty() ? null : Types.StructType.of(fields);

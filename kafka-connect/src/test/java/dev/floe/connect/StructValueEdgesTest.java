@@ -2,9 +2,9 @@ package dev.floe.connect;
 
 import static dev.floe.connect.InJvmTasks.TP;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Structured values that failed the task or wrote the wrong table before the fixes (helper-77's
- * review): a map keyed by Connect dates became a struct with a column per key's {@code toString()};
+ * review, and helper-81's of the fix): a map keyed by Connect dates became a struct with a column per
+ * key's {@code toString()};
  * a first record whose names collide, or a Struct without the upsert key, failed table creation
  * under {@code errors.tolerance=all}; a new struct whose own names collide failed schema evolution;
  * a tombstone whose key is a bare number failed the task. Each now lands or is a bad record, named,
@@ -79,21 +80,51 @@ class StructValueEdgesTest extends InJvmTaskTest {
     InJvmTasks.run(config, 2, records);
 
     Table table = catalog.loadTable(id);
-    for (String column : List.of("days", "times", "prices")) {
+    List<String> columns = List.of("days", "times", "prices", "by_struct");
+    for (String column : columns) {
       Types.NestedField field = table.schema().findField(column);
       assertTrue(field != null && field.type().isMapType()
           && field.type().asMapType().keyType().equals(Types.StringType.get()), column + ": " + field);
     }
-    assertNull(table.schema().findField("by_struct"), "a map keyed by structs gets no column");
-    Map<Long, List<Object>> rows = new TreeMap<>();
-    try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
-      for (Record r : read) {
-        rows.put((Long) r.getField("id"), List.of(r.getField("days"), r.getField("times"), r.getField("prices")));
-      }
-    }
     assertEquals(Map.of(
-        0L, List.of(Map.of("2024-01-01", 0), Map.of("2024-01-01T00:00:00.123Z", "t0"), Map.of("1.50", true)),
-        1L, List.of(Map.of("2024-01-02", 1), Map.of("2024-01-01T00:00:00.124Z", "t1"), Map.of("2.50", false))), rows);
+        0L, List.of(Map.of("2024-01-01", 0), Map.of("2024-01-01T00:00:00.123Z", "t0"), Map.of("1.50", true),
+            Map.of("{\"k\":0}", 0)),
+        1L, List.of(Map.of("2024-01-02", 1), Map.of("2024-01-01T00:00:00.124Z", "t1"), Map.of("2.50", false),
+            Map.of("{\"k\":1}", 1))), rows(table, columns));
+  }
+
+  /**
+   * A schemaless map (after a transform) keyed by dates and bytes: the keys' text does not depend
+   * on the JVM's time zone or on the arrays' identities (helper-81: {@code Date.toString()} and
+   * {@code [B@1b2c3d}), and equal keys name one field.
+   */
+  @Test
+  void schemalessMapKeysAreTheSameTextInEveryRecord() throws Exception {
+    TableIdentifier id = TableIdentifier.of("db", "schemaless_keys");
+    Map<String, String> config = schemalessConfig("schemaless-keys", id, 2);
+    config.put("iceberg.tables.auto-create-enabled", "true");
+    List<SinkRecord> records = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Map<Object, Object> m = new LinkedHashMap<>();
+      m.put(new java.util.Date(0), (long) i);
+      m.put(new byte[] {1, 2}, "b" + i);
+      Map<String, Object> value = new LinkedHashMap<>();
+      value.put("id", (long) i);
+      value.put("m", m);
+      records.add(new SinkRecord(TP.topic(), TP.partition(), null, null, null, value, i));
+    }
+    runTolerating(config, records);
+
+    assertEquals(List.of(), reported);
+    Table table = catalog.loadTable(id);
+    assertEquals(List.of("1970-01-01T00:00:00Z", "AQI="),
+        table.schema().findField("m").type().asStructType().fields().stream().map(Types.NestedField::name).toList());
+    Map<Long, List<Object>> rows = rows(table, List.of("m"));
+    assertEquals(List.of(0L, 1L), List.copyOf(rows.keySet()));
+    for (long i = 0; i < 2; i++) {
+      Record m = (Record) rows.get(i).getFirst();
+      assertEquals(List.of(i, "b" + i), List.of(m.get(0), m.get(1)), "row " + i);
+    }
   }
 
   @Test
@@ -182,6 +213,17 @@ class StructValueEdgesTest extends InJvmTaskTest {
         && reported.getFirst().contains("offset 1: the tombstone's key: a record key of type java.lang.Long"),
         reported.toString());
     assertEquals(Map.of(1L, 1, 2L, 1), InJvmTasks.ids(catalog.loadTable(id)));
+  }
+
+  /** The values of {@code columns} by id. */
+  private static Map<Long, List<Object>> rows(Table table, List<String> columns) throws IOException {
+    Map<Long, List<Object>> rows = new TreeMap<>();
+    try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
+      for (Record r : read) {
+        rows.put((Long) r.getField("id"), columns.stream().map(r::getField).toList());
+      }
+    }
+    return rows;
   }
 
   /** {@code s}: a struct with a field "b.c" beside a struct "b" with a field "c". */
