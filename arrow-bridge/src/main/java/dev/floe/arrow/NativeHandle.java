@@ -1,5 +1,6 @@
 package dev.floe.arrow;
 
+import dev.floe.arrow.internal.ExportedNames;
 import dev.floe.arrow.internal.NativeStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -125,6 +126,7 @@ abstract class NativeHandle implements AutoCloseable {
       MemorySegment out = call.allocate(ValueLayout.ADDRESS);
       MemorySegment error = call.allocate(ValueLayout.ADDRESS);
       try {
+        ExportedNames.requireNoNul(schema);
         Data.exportSchema(allocator, schema, null, ffiSchema); // in the try: a failed export is released too
         int status = constructor.call(MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, config.length, out, error);
         check(status, error, null);

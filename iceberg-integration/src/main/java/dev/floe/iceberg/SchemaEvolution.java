@@ -169,6 +169,11 @@ public final class SchemaEvolution {
           parent.name() == null ? "the table" : parent.name());
       return;
     }
+    String unfit = unfitName(name);
+    if (unfit != null) {
+      LOG.warn("not adding column {}: its name {}; its values are not written", quoted(fullName), unfit);
+      return;
+    }
     Types.NestedField existing = parent.struct().field(name);
     if (existing == null) {
       Types.NestedField otherCase = parent.struct().caseInsensitiveField(name);
@@ -314,8 +319,8 @@ public final class SchemaEvolution {
         List<Types.NestedField> fields = new ArrayList<>();
         Set<String> names = new HashSet<>(); // lower-cased: of "A" and "a", the first typed one
         for (ValueShape.Field field : object.fields()) {
-          if (field.name().isEmpty() || !dottedNames && field.name().contains(".")) {
-            continue; // no column without a name (see add)
+          if (field.name().isEmpty() || unfitName(field.name()) != null || !dottedNames && field.name().contains(".")) {
+            continue; // no column without a name, or with one no engine should take (see add)
           }
           Optional<Type> type = typeOf(field.shape(), ids, dottedNames);
           if (type.isPresent() && names.add(field.name().toLowerCase(Locale.ROOT))) {
@@ -331,6 +336,37 @@ public final class SchemaEvolution {
           typeOf(array.element(), ids, dottedNames)
               .map(element -> Types.ListType.ofOptional(ids.incrementAndGet(), element));
     };
+  }
+
+  /** Names longer than this are not added: no engine's user names such a column, and each metadata file repeats it. */
+  static final int LONGEST_NAME = 1024;
+
+  /**
+   * Why a message's key cannot name a new column, or null if it can. Control characters: a NUL ends
+   * the name where the Arrow C Data Interface carries it to libfloe (helper-80: {@code "k\0x"}
+   * arrived as {@code "k"}, and a column {@code "k\0"} made every later write of its table fail),
+   * and the others would end up in logs and terminals as they are.
+   */
+  static String unfitName(String name) {
+    if (name.length() > LONGEST_NAME) {
+      return "is " + name.length() + " characters long (more than " + LONGEST_NAME + ")";
+    }
+    for (int i = 0; i < name.length(); i++) {
+      if (Character.isISOControl(name.charAt(i))) {
+        return "holds a control character (U+" + String.format("%04X", (int) name.charAt(i)) + ")";
+      }
+    }
+    return null;
+  }
+
+  /** A name for a log line: control characters escaped, cut after 80 characters. */
+  static String quoted(String name) {
+    StringBuilder out = new StringBuilder("'");
+    for (int i = 0; i < Math.min(name.length(), 80); i++) {
+      char c = name.charAt(i);
+      out.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    }
+    return out.append(name.length() > 80 ? "...'" : "'").toString();
   }
 
   private static void sleepBeforeRetry(int attempt) {

@@ -201,6 +201,29 @@ class SchemaEvolutionTest extends EmbeddedCatalogTest {
    * the top level and in a new struct. Before, both were added, and case-insensitive readers
    * (Spark's default) failed on the table: "Foo and foo collide" (found in review).
    */
+  /**
+   * Keys no column should be named by (helper-80): one holding a NUL, which the Arrow C Data
+   * Interface cuts there (a column "k\0" made every later write of its table fail), or another
+   * control character, or one longer than 1024 characters. They are not added, at the top level or
+   * inside a new struct, and the other new keys are.
+   */
+  @Test
+  void keysWithControlCharactersOrThousandsOfCharactersAddNoColumn() throws Exception {
+    Table table = create("unfit");
+    String longName = "k".repeat(SchemaEvolution.LONGEST_NAME + 1);
+    String[] messages = {
+      "{\"id\":1,\"n\\u0000x\":1,\"esc\\u001b[31m\":2,\"" + longName + "\":3,\"ok\":4,"
+          + "\"s\":{\"in\\u0000ner\":5,\"fine\":6}}",
+    };
+    assertTrue(SchemaEvolution.evolve(table, reportFor(table, messages)));
+    Types.StructType top = table.schema().asStruct();
+    List<String> added = top.fields().stream().map(Types.NestedField::name)
+        .filter(name -> SCHEMA.findField(name) == null).toList();
+    assertEquals(List.of("ok", "s"), added);
+    assertEquals(List.of("fine"), top.field("s").type().asStructType().fields().stream()
+        .map(Types.NestedField::name).toList());
+  }
+
   @Test
   void newKeysThatDifferOnlyInCaseAddOneColumn() throws Exception {
     Table table = create("cases");

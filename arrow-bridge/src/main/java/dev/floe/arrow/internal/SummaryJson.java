@@ -1,5 +1,7 @@
 package dev.floe.arrow.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.floe.arrow.ParquetFileSummary;
@@ -13,7 +15,14 @@ import java.util.List;
 
 /** Reads the file summary document libfloe returns from close (summary.rs, version 1). */
 public final class SummaryJson {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Without Jackson's 20M-character cap on a string: min/max statistics are kept whole (base64),
+   * and a message's value may be up to libfloe's 16 MiB limit, so a legal string column failed the
+   * whole file's close (helper-80). The document is libfloe's own, not input.
+   */
+  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+      .build());
   private static final int VERSION = 1;
 
   private SummaryJson() {}
