@@ -300,7 +300,12 @@ const EXCERPT_MAX_BYTES: usize = 40;
 /// string token (`quoted`), so the excerpt still reads as one string.
 pub fn excerpt(token: &[u8], quoted: bool) -> String {
     if token.len() <= EXCERPT_MAX_BYTES {
-        return String::from_utf8_lossy(token).into_owned();
+        let text = String::from_utf8_lossy(token);
+        return if quoted {
+            text.into_owned()
+        } else {
+            escaped(&text)
+        };
     }
     let mut cut = EXCERPT_MAX_BYTES;
     while cut > 0 && (token[cut] & 0xC0) == 0x80 {
@@ -320,13 +325,47 @@ pub fn excerpt(token: &[u8], quoted: bool) -> String {
     if quoted {
         format!("{text}...\"")
     } else {
-        format!("{text}...")
+        format!("{}...", escaped(&text))
     }
+}
+
+/// Decoded text (a key, unescaped) as it is shown in a message: control characters, quotes and
+/// backslashes escaped as JSON escapes them, so that a key can neither break the message's line
+/// nor send a terminal its codes, and `mp{"a\"b"}` names one key.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decoded_key_is_shown_escaped() {
+        // helper-80: a key's newline and terminal codes went into the message as they were
+        assert_eq!(
+            excerpt("x\ny\u{1b}[31m\"}".as_bytes(), false),
+            "x\\ny\\u001b[31m\\\"}"
+        );
+        assert_eq!(excerpt(b"a\\b", false), "a\\\\b");
+        assert_eq!(
+            excerpt(b"\"a\\nb\"", true),
+            "\"a\\nb\"",
+            "a quoted token is shown as written"
+        );
+    }
 
     #[test]
     fn reasons_are_bounded_at_a_character_boundary() {

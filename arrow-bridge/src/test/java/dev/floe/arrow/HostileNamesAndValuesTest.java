@@ -45,6 +45,13 @@ class HostileNamesAndValuesTest extends AllocatorTest {
   }
 
   @Test
+  void anUnknownKeysPathIsShownWithItsControlCharactersEscaped() {
+    UnknownField field = new UnknownField("m.evil\nfloe write: rows written 999\u001b[2K", List.of("integer"), 1);
+    assertEquals("m.evil\\nfloe write: rows written 999\\u001b[2K", field.shownPath());
+    assertEquals(203, new UnknownField("k".repeat(5000), List.of("integer"), 1).shownPath().length(), "cut at 200");
+  }
+
+  @Test
   void stringsOfMegabytesGiveAFileWhoseSummaryReadsBack() throws Exception {
     Path file = dir.resolve("long.parquet");
     byte[] a = new byte[8 << 20];

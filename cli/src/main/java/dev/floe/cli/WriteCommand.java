@@ -320,7 +320,7 @@ final class WriteCommand implements Callable<Integer> {
         if (!evolveSchema) {
           for (UnknownField field : decoder.takeUnknownFields()) {
             if (!field.needsWidening()) {
-              unknownValues.merge(field.path(), field.count(), Long::sum);
+              unknownValues.merge(field.shownPath(), field.count(), Long::sum);
             }
           }
         }

@@ -47,7 +47,7 @@ public final class UnknownFieldNotes {
       values.accept(field.count());
       if (named.add(field.path())) {
         LOG.warn("table {} has no column for field '{}' ({} values) that records carry: it is not written; "
-            + "add the column to the table to keep it", table, field.path(), String.join("/", field.kinds()));
+            + "add the column to the table to keep it", table, field.shownPath(), String.join("/", field.kinds()));
       }
     }
   }
