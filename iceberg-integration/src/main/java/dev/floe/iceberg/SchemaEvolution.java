@@ -123,20 +123,39 @@ public final class SchemaEvolution {
       boolean dottedNames) {
     List<String> changes = new ArrayList<>();
     Set<String> taken = lowerCaseNames(schema); // and every name this plan adds
+    List<String> pastTheMost = new ArrayList<>();
+    int fields = TypeUtil.indexById(schema.asStruct()).size(); // and those this plan adds, by the names they bring
     for (UnknownField field : report) {
       if (field.needsWidening()) {
         widen(schema, field, update, changes);
+      } else if (field.shape().isPresent() && fields >= MOST_FIELDS) {
+        pastTheMost.add(field.shownPath());
       } else if (field.shape().isPresent()) {
         Types.StructType parent = parentStruct(schema, field);
         if (parent != null) {
           String parentName = field.parentId().isEmpty() ? null : schema.findColumnName(field.parentId().getAsInt());
+          int before = taken.size();
           add(schema, new Where(parentName, parent), field.name(), field.shape().get(), update, changes, taken,
               dottedNames);
+          fields += taken.size() - before;
         }
       }
     }
+    if (!pastTheMost.isEmpty()) {
+      LOG.warn("not adding {} more columns ({}{}): the schema has {} fields, and evolution adds none past {}; their"
+          + " values are not written", pastTheMost.size(), String.join(", ", pastTheMost.subList(0, Math.min(5,
+              pastTheMost.size()))), pastTheMost.size() > 5 ? ", ..." : "", fields, MOST_FIELDS);
+    }
     return changes;
   }
+
+  /**
+   * Fields (nested ones included) past which evolution adds no more: a producer whose keys are data
+   * (ids, timestamps) would otherwise grow the schema, and every metadata file that repeats it,
+   * without end (helper-80: one record of 50,000 keys made 132 schemas and 5.5 GB of metadata in
+   * five minutes). Its values are then not written, as any field evolution leaves out.
+   */
+  static final int MOST_FIELDS = 10_000;
 
   /** A struct fields are added to: its full name for the update (null: the table's top level) and its type. */
   private record Where(String name, Types.StructType struct) {

@@ -224,6 +224,31 @@ class SchemaEvolutionTest extends EmbeddedCatalogTest {
         .map(Types.NestedField::name).toList());
   }
 
+  /**
+   * A producer whose keys are data would grow the schema without end (helper-80: 50,000 keys in one
+   * record, 132 schemas and 5.5 GB of metadata in five minutes): evolution stops at 10,000 fields.
+   */
+  @Test
+  void evolutionAddsNoColumnPastTheMostFields() throws Exception {
+    List<Types.NestedField> columns = new java.util.ArrayList<>(SCHEMA.columns());
+    int fields = org.apache.iceberg.types.TypeUtil.indexById(SCHEMA.asStruct()).size();
+    for (int i = 0; fields < SchemaEvolution.MOST_FIELDS - 5; i++, fields++) {
+      columns.add(Types.NestedField.optional(100 + i, "c" + i, Types.LongType.get()));
+    }
+    Table table = catalog.createTable(TableIdentifier.of("db", "wide"), new Schema(columns),
+        PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"));
+    StringBuilder message = new StringBuilder("{\"id\":1");
+    for (int k = 0; k < 20; k++) {
+      message.append(",\"k").append(k).append("\":").append(k);
+    }
+    String[] messages = {message.append('}').toString()};
+
+    assertTrue(SchemaEvolution.evolve(table, reportFor(table, messages)));
+    assertEquals(SchemaEvolution.MOST_FIELDS, org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size(),
+        "5 of the 20 added");
+    assertFalse(SchemaEvolution.evolve(table, reportFor(table, messages)), "and no more");
+  }
+
   @Test
   void newKeysThatDifferOnlyInCaseAddOneColumn() throws Exception {
     Table table = create("cases");
