@@ -7,11 +7,12 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Base64;
 
 /**
  * The dead-letter file of {@code floe write --on-error dlq}: one JSON object per bad line, {@code
@@ -53,11 +54,14 @@ final class DeadLetters implements Closeable {
     json.writeStartObject();
     json.writeNumberField("line", line);
     json.writeStringField("error", error);
-    String text = utf8(record);
-    if (text != null) {
-      json.writeStringField("record", text);
+    // from the bytes, without a String or a base64 copy of them: a line may be up to 2 GiB, and
+    // three copies of one ran out of heap (helper-80)
+    if (validUtf8(record)) {
+      json.writeFieldName("record");
+      json.writeUTF8String(record, 0, record.length);
     } else {
-      json.writeStringField("record_base64", Base64.getEncoder().encodeToString(record));
+      json.writeFieldName("record_base64");
+      json.writeBinary(record);
     }
     json.writeEndObject();
     json.flush();
@@ -97,12 +101,21 @@ final class DeadLetters implements Closeable {
     }
   }
 
-  /** The text, or null if the bytes are not valid UTF-8. */
-  private static String utf8(byte[] bytes) {
-    try {
-      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      return null;
+  /** Whether the bytes are valid UTF-8, decoded a piece at a time into a small buffer. */
+  private static boolean validUtf8(byte[] bytes) {
+    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder(); // reports malformed input
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(8192);
+    while (true) {
+      CoderResult result = decoder.decode(in, out, true);
+      if (result.isError()) {
+        return false;
+      }
+      if (result.isUnderflow()) {
+        out.clear();
+        return !decoder.flush(out).isError();
+      }
+      out.clear(); // overflow: the decoded text is not kept
     }
   }
 }
