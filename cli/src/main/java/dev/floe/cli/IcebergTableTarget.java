@@ -77,6 +77,9 @@ final class IcebergTableTarget implements WriteTarget {
       boolean evolve,
       BufferAllocator allocator) {
     if (catalog.tableExists(name)) {
+      if (schemaFile != null) {
+        SchemaFiles.read(schemaFile); // the table's own schema decides, but a broken file is still said (helper-79)
+      }
       Table table = catalog.loadTable(name);
       checkSettings(name, table, partitionBy, writerProperties);
       return new IcebergTableTarget(name, table, null, evolve, allocator);

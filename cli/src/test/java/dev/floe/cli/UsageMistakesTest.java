@@ -74,6 +74,24 @@ class UsageMistakesTest {
   }
 
   @Test
+  void aBrokenSchemaFileIsSaidEvenWhereTheTablesOwnSchemaDecides() throws Exception {
+    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
+    Files.writeString(dir.resolve("good.json"),
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    Files.writeString(dir.resolve("dup.json"), "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        + "{\"id\":1,\"name\":\"other\",\"required\":false,\"type\":\"long\"}]}");
+    String wh = dir.resolve("wh").toString();
+    CliProcess.Result created = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "good.json",
+        "--table", "db.t", "--warehouse", wh);
+    assertEquals(0, created.exitCode(), created.err());
+    CliProcess.Result again = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "dup.json",
+        "--table", "db.t", "--warehouse", wh);
+    assertEquals(FloeCli.EXIT_FAILED, again.exitCode(), again.err());
+    assertTrue(again.err().contains("cannot read schema dup.json"), again.err());
+  }
+
+  @Test
   void aFolderGivenToInspectIsNamedAsOne() throws Exception {
     Files.createDirectories(dir.resolve("table"));
     CliProcess.Result r = CliProcess.run(dir, "inspect", "table");
