@@ -65,10 +65,11 @@ public final class SchemaEvolution {
   public static boolean evolve(Table table, List<UnknownField> report) {
     return commit(table, current -> {
       UpdateSchema update = current.updateSchema();
-      List<String> changes = plan(current.schema(), report, update, true);
+      Set<String> partitionNames = partitionFieldNames(current);
+      List<String> changes = plan(current.schema(), report, update, true, partitionNames);
       if (!changes.isEmpty() && !namesStayUnique(update, current)) {
         update = current.updateSchema(); // keys with a "." made two fields of one name: leave them out
-        changes = plan(current.schema(), report, update, false);
+        changes = plan(current.schema(), report, update, false, partitionNames);
       }
       return new Planned(update, changes);
     });
@@ -111,7 +112,18 @@ public final class SchemaEvolution {
    * each change (empty: nothing to do).
    */
   static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update) {
-    return plan(schema, report, update, true);
+    return plan(schema, report, update, true, Set.of());
+  }
+
+  /**
+   * The names of {@code table}'s partition fields in every spec, lower-cased: a column of such a
+   * name that is not the field's source is refused by Iceberg's commit (helper-83: a key "id_bucket"
+   * beside a bucket(4, id) field stopped the sink at every restart).
+   */
+  public static Set<String> partitionFieldNames(Table table) {
+    Set<String> names = new HashSet<>();
+    table.specs().values().forEach(spec -> spec.fields().forEach(f -> names.add(f.name().toLowerCase(Locale.ROOT))));
+    return names;
   }
 
   /**
@@ -120,9 +132,10 @@ public final class SchemaEvolution {
    * "a": {"b": ..}}).
    */
   private static List<String> plan(Schema schema, List<UnknownField> report, UpdateSchema update,
-      boolean dottedNames) {
+      boolean dottedNames, Set<String> partitionNames) {
     List<String> changes = new ArrayList<>();
     Set<String> taken = lowerCaseNames(schema); // and every name this plan adds
+    taken.addAll(partitionNames);
     List<String> pastTheMost = new ArrayList<>();
     int fields = TypeUtil.indexById(schema.asStruct()).size(); // and those this plan adds, by the names they bring
     for (UnknownField field : report) {
@@ -209,8 +222,8 @@ public final class SchemaEvolution {
       typeOf(shape, new AtomicInteger(), dottedNames).ifPresent(type -> {
         List<String> names = lowerCaseNames(fullName, type);
         if (names.stream().anyMatch(taken::contains)) { // "Foo" next to "foo", "a.b" next to a new a{b}
-          LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case; its values"
-              + " are not written", fullName);
+          LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case, or a"
+              + " partition field's; its values are not written", fullName);
           return;
         }
         try {

@@ -58,7 +58,8 @@ final class ConnectSchemaEvolution {
   static boolean evolve(Table table, Schema record, boolean forceOptional) {
     return SchemaEvolution.commit(table, current -> {
       UpdateSchema update = current.updateSchema();
-      return new SchemaEvolution.Planned(update, plan(current.schema(), record, update, forceOptional));
+      return new SchemaEvolution.Planned(update,
+          plan(current.schema(), record, update, forceOptional, SchemaEvolution.partitionFieldNames(current)));
     });
   }
 
@@ -69,10 +70,18 @@ final class ConnectSchemaEvolution {
    */
   static List<String> plan(
       org.apache.iceberg.Schema schema, Schema record, UpdateSchema update, boolean forceOptional) {
+    return plan(schema, record, update, forceOptional, Set.of());
+  }
+
+  /** As above, not adding columns named as a partition field ({@link SchemaEvolution#partitionFieldNames}). */
+  private static List<String> plan(org.apache.iceberg.Schema schema, Schema record, UpdateSchema update,
+      boolean forceOptional, Set<String> partitionNames) {
     List<String> changes = new ArrayList<>();
     if (record.type() == Schema.Type.STRUCT) {
-      planStruct(new Plan(schema, keyColumns(schema), update, changes, SchemaEvolution.lowerCaseNames(schema),
-          forceOptional), null, schema.asStruct(), record);
+      Set<String> taken = SchemaEvolution.lowerCaseNames(schema);
+      taken.addAll(partitionNames);
+      planStruct(new Plan(schema, keyColumns(schema), update, changes, taken, forceOptional), null, schema.asStruct(),
+          record);
     }
     return changes;
   }
@@ -131,8 +140,8 @@ final class ConnectSchemaEvolution {
         }
         if (names.stream().anyMatch(plan.taken()::contains)) {
           if (update != null) { // "a.b" where a struct a has a field b, "Flag" next to a new "flag"
-            LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case; its"
-                + " values are not written", fullName);
+            LOG.warn("not adding column {}: its name, or a name inside it, is another field's but for case, or a"
+                + " partition field's; its values are not written", fullName);
           }
           continue;
         }

@@ -35,6 +35,7 @@ import org.apache.kafka.clients.consumer.NoOffsetForPartitionException;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
@@ -416,8 +417,13 @@ public final class KafkaIcebergSink implements AutoCloseable {
     }
     Set<String> missing = topicIds.missing(wanted, config.kafkaTimeout(), config.bootstrapServers());
     if (deadLetters != null && missing.remove(config.deadLetterTopic())) {
-      topicIds.create(config.deadLetterTopic(), config.kafkaTimeout());
-      LOG.info("created the dead-letter topic {} with the cluster's defaults", config.deadLetterTopic());
+      // as large a message as the sink's producer sends: with the cluster's default (about 1 MiB),
+      // a larger bad record failed its dead letter, and the sink at every restart (helper-83)
+      topicIds.create(config.deadLetterTopic(),
+          Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(DeadLetters.MAX_REQUEST_BYTES)),
+          config.kafkaTimeout());
+      LOG.info("created the dead-letter topic {} with the cluster's defaults and max.message.bytes {}",
+          config.deadLetterTopic(), DeadLetters.MAX_REQUEST_BYTES);
     }
     if (!missing.isEmpty() && config.stopAtEnd()) {
       throw new SinkException("topics " + missing + " do not exist at " + config.bootstrapServers()
@@ -548,7 +554,7 @@ public final class KafkaIcebergSink implements AutoCloseable {
       }
     }
     badRecord(r, "no route for field '" + config.routeField() + "' value "
-        + (value == null ? "(absent, or not a string)" : "'" + value + "'"));
+        + (value == null ? "(absent, or not a string)" : ShownText.quoted(value)));
     return true;
   }
 

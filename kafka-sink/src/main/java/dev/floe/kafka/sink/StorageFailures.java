@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.sql.SQLRecoverableException;
@@ -70,6 +71,8 @@ public final class StorageFailures {
         || t instanceof NoSuchFileException
         || t instanceof NotDirectoryException
         || t instanceof FileAlreadyExistsException
+        // a partition folder named after a long value (helper-83): the same name fails every time
+        || t instanceof FileSystemException e && "File name too long".equals(e.getReason())
         || t.getClass().getName().startsWith("com.fasterxml.jackson.")
         // an IOException, but no outage: no FileSystem for the location's scheme (s3:// without
         // Iceberg's AWS jars, which Iceberg then tries through Hadoop; helper-75)

@@ -99,11 +99,11 @@ final class TopicIds implements AutoCloseable {
 
   /**
    * Creates {@code topic} with the cluster's defaults (partitions, replication), as Kafka Connect
-   * creates its dead-letter topic; another client creating it meanwhile is fine.
+   * creates its dead-letter topic, and {@code configs}; another client creating it meanwhile is fine.
    */
-  void create(String topic, Duration timeout) {
+  void create(String topic, Map<String, String> configs, Duration timeout) {
     try {
-      admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty())))
+      admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty()).configs(configs)))
           .all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {

@@ -147,6 +147,27 @@ class DeadLetterTest extends BrokerAndCatalog {
     assertEquals(Map.of(0L, 0L), seqById(catalog.loadTable(TableIdentifier.of("t", "big"))));
   }
 
+  /**
+   * A dead-letter topic the sink creates takes what the sink's producer sends: with the cluster's
+   * default max.message.bytes (about 1 MiB), a 2 MiB bad record stopped the sink at every restart
+   * (helper-83).
+   */
+  @Test
+  void aDeadLetterTopicTheSinkCreatesTakesALargeBadRecord() throws Exception {
+    kafka.createTopic("large", 1, Map.of("max.message.bytes", Integer.toString(FOUR_MIB)));
+    byte[] big = bigBadValue(2 << 20);
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      producer.send(new ProducerRecord<>("large", 0, null, big));
+    }
+    try (KafkaIcebergSink sink = new KafkaIcebergSink(
+        sink("large", "large-dead-made").route("large", TableIdentifier.of("t", "large")).build())) {
+      sink.run();
+      assertEquals(1, sink.metrics().getDeadLettered());
+    }
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "large-dead-made", 1);
+    assertArrayEquals(big, dead.get(0).value());
+  }
+
   @Test
   void aDeadLetterTheTopicOrProducerRefusesStopsTheSinkSayingHowToFixIt() {
     kafka.createTopic("huge", 1, Map.of("max.message.bytes", Integer.toString(FOUR_MIB)));
