@@ -94,6 +94,14 @@ impl BinaryRows {
     }
 }
 
+#[cfg(test)]
+impl BinaryRows {
+    /// Field positions the rewriter holds between messages: none.
+    pub(super) fn positions_held(&self) -> usize {
+        self.scratch.rewriter.positions.len()
+    }
+}
+
 /// What a [`BinaryRowSink`] keeps between messages.
 #[derive(Default)]
 pub(super) struct SinkScratch {
@@ -361,22 +369,28 @@ impl BinaryRowWriter {
             skip(&shape.kinds[field], tape, at);
         }
         let (base, slots) = open_row(out, arity);
+        let mut written = Ok(());
         for field in 0..arity {
             let mut value_at = self.positions[first + field];
             if value_at != ABSENT {
                 clear_null_bit(out, base, field);
-                self.value(
+                written = self.value(
                     &shape.kinds[field],
                     tape,
                     &mut value_at,
                     out,
                     base,
                     slots + 8 * field,
-                )?;
+                );
+                if written.is_err() {
+                    break;
+                }
             }
         }
+        // this row's positions go whether it was written or left as a tape (NotBinary): kept, the
+        // writer grew by a row's arity per such message for as long as its decoder lived (helper-82)
         self.positions.truncate(first);
-        Ok(())
+        written
     }
 
     /// Writes one value into its slot at `out[slot..]` (and the variable part of the row or
@@ -700,6 +714,28 @@ mod tests {
         expected.extend_from_slice(b"eight ch");
         expected.extend_from_slice(&word(1));
         assert_eq!(expected, out);
+    }
+
+    #[test]
+    fn a_reordered_row_left_as_a_tape_keeps_no_positions() {
+        // keys out of field order (found at "at"), and a fraction TIMESTAMP(3) cannot hold: the
+        // row is rewritten in field order, then left as a tape
+        let fields = vec![timestamp("at", 3), Field::new("n", DataType::Int32, true)];
+        let shape_schema = Schema::new(fields);
+        let mut decoder = RowTapeDecoder::new(&shape_schema, TimestampStandard::Sql, false)
+            .unwrap()
+            .with_binary_rows()
+            .unwrap();
+        for _ in 0..3 {
+            let json = r#"{"n":1,"at":"1970-01-01 00:00:00.0010001"}"#;
+            assert_eq!(Outcome::Row, decoder.decode(json.as_bytes()));
+            assert_eq!(OUTPUT_ROW_TAPE, decoder.output()[0]);
+        }
+        assert_eq!(
+            0,
+            decoder.binary_row_positions(),
+            "nothing held after the rows"
+        );
     }
 
     #[test]

@@ -889,6 +889,14 @@ fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
+impl RowTapeDecoder {
+    /// Field positions its binary-row rewriter holds between messages (tests: none).
+    pub(super) fn binary_row_positions(&self) -> usize {
+        self.binary.as_ref().map_or(0, BinaryRows::positions_held)
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
