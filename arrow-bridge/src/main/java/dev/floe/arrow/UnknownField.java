@@ -50,24 +50,9 @@ public record UnknownField(
     return key.orElseGet(() -> parentId.isEmpty() ? path : path.substring(path.lastIndexOf('.') + 1));
   }
 
-  /**
-   * The path as a message shows it: control characters escaped (a newline as backslash-n, ESC as
-   * backslash-u001b), so a key cannot break a log line or send a terminal its codes (helper-80),
-   * and cut after 200 characters.
-   */
+  /** The path as a message shows it ({@link ShownText#escaped}), cut after 200 characters. */
   public String shownPath() {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < Math.min(path.length(), 200); i++) {
-      char c = path.charAt(i);
-      if (c == '\n') {
-        out.append("\\n");
-      } else if (Character.isISOControl(c)) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return path.length() > 200 ? out.append("...").toString() : out.toString();
+    return ShownText.escaped(path, ShownText.LONGEST) + (path.length() > ShownText.LONGEST ? "..." : "");
   }
 
   /** True for a column whose values need a wider type, false for a field with no column. */

@@ -1,5 +1,6 @@
 package dev.floe.iceberg;
 
+import dev.floe.arrow.ShownText;
 import dev.floe.arrow.UnknownField;
 import dev.floe.arrow.ValueShape;
 import java.util.ArrayList;
@@ -203,7 +204,7 @@ public final class SchemaEvolution {
     }
     String unfit = unfitName(name);
     if (unfit != null) {
-      LOG.warn("not adding column {}: its name {}; its values are not written", quoted(fullName), unfit);
+      LOG.warn("not adding column {}: its name {}; its values are not written", ShownText.quoted(fullName), unfit);
       return;
     }
     Types.NestedField existing = parent.struct().field(name);
@@ -389,16 +390,6 @@ public final class SchemaEvolution {
       }
     }
     return null;
-  }
-
-  /** A name for a log line: control characters escaped, cut after 80 characters. */
-  static String quoted(String name) {
-    StringBuilder out = new StringBuilder("'");
-    for (int i = 0; i < Math.min(name.length(), 80); i++) {
-      char c = name.charAt(i);
-      out.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-    }
-    return out.append(name.length() > 80 ? "...'" : "'").toString();
   }
 
   private static void sleepBeforeRetry(int attempt) {

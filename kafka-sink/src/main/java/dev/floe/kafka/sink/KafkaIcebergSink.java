@@ -1,6 +1,7 @@
 package dev.floe.kafka.sink;
 
 import dev.floe.arrow.BadRecordPolicy;
+import dev.floe.arrow.ShownText;
 import dev.floe.iceberg.NativeFileWriterFactory;
 import dev.floe.iceberg.SnapshotExpiry;
 import dev.floe.kafka.sink.SnapshotOffsets.Position;

@@ -131,19 +131,10 @@ class DeadLetterTest extends BrokerAndCatalog {
     Map<String, String> fourMib = Map.of("max.message.bytes", Integer.toString(FOUR_MIB));
     kafka.createTopic("big", 1, fourMib);
     kafka.createTopic("big-dead", 1, fourMib);
-    byte[] big = bigBadValue(2 << 20);
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       producer.send(new ProducerRecord<>("big", 0, null, keyed(0, 0, "k")));
-      producer.send(new ProducerRecord<>("big", 0, null, big));
     }
-    try (KafkaIcebergSink sink = new KafkaIcebergSink(
-        sink("big", "big-dead").route("big", TableIdentifier.of("t", "big")).build())) {
-      sink.run();
-      assertEquals(1, sink.metrics().getDeadLettered());
-    }
-    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "big-dead", 1);
-    assertEquals(1, dead.size());
-    assertArrayEquals(big, dead.get(0).value());
+    deadLettersOneLargeRecord("big", "big-dead");
     assertEquals(Map.of(0L, 0L), seqById(catalog.loadTable(TableIdentifier.of("t", "big"))));
   }
 
@@ -155,16 +146,25 @@ class DeadLetterTest extends BrokerAndCatalog {
   @Test
   void aDeadLetterTopicTheSinkCreatesTakesALargeBadRecord() throws Exception {
     kafka.createTopic("large", 1, Map.of("max.message.bytes", Integer.toString(FOUR_MIB)));
+    deadLettersOneLargeRecord("large", "large-dead-made");
+  }
+
+  /**
+   * Produces a 2 MiB bad record to {@code topic} (after what is there), runs a sink of it into table
+   * t.{@code topic} and checks that its one dead letter in {@code deadTopic} is that record.
+   */
+  private void deadLettersOneLargeRecord(String topic, String deadTopic) throws Exception {
     byte[] big = bigBadValue(2 << 20);
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      producer.send(new ProducerRecord<>("large", 0, null, big));
+      producer.send(new ProducerRecord<>(topic, 0, null, big));
     }
     try (KafkaIcebergSink sink = new KafkaIcebergSink(
-        sink("large", "large-dead-made").route("large", TableIdentifier.of("t", "large")).build())) {
+        sink(topic, deadTopic).route(topic, TableIdentifier.of("t", topic)).build())) {
       sink.run();
       assertEquals(1, sink.metrics().getDeadLettered());
     }
-    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), "large-dead-made", 1);
+    List<ConsumerRecord<byte[], byte[]>> dead = SinkFixture.readAll(kafka.bootstrapServers(), deadTopic, 1);
+    assertEquals(1, dead.size());
     assertArrayEquals(big, dead.get(0).value());
   }
 

@@ -1,4 +1,4 @@
-package dev.floe.kafka.sink;
+package dev.floe.arrow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
