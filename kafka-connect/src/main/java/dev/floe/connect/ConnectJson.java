@@ -141,7 +141,12 @@ final class ConnectJson {
   }
 
   private static String dateText(Object date) {
-    return LocalDate.ofInstant(((java.util.Date) date).toInstant(), ZoneOffset.UTC).toString();
+    return LocalDate.ofInstant(instant((java.util.Date) date), ZoneOffset.UTC).toString();
+  }
+
+  /** By its milliseconds: {@code java.sql.Date} and {@code java.sql.Time} throw from {@code toInstant()}. */
+  private static Instant instant(java.util.Date date) {
+    return Instant.ofEpochMilli(date.getTime());
   }
 
   private static String timeText(Object time) {
@@ -173,7 +178,7 @@ final class ConnectJson {
           return timeText(key);
         }
         case Timestamp.LOGICAL_NAME -> {
-          return ((java.util.Date) key).toInstant().toString();
+          return instant((java.util.Date) key).toString();
         }
         default -> { } // other named schemas are their type
       }
@@ -195,7 +200,7 @@ final class ConnectJson {
     try {
       return switch (key) {
         case null -> "null";
-        case java.util.Date d -> d.toInstant().toString();
+        case java.util.Date d -> instant(d).toString();
         case byte[] _, ByteBuffer _ -> base64(key);
         case BigDecimal d -> d.toPlainString();
         case ZonedDateTime t -> t.toOffsetDateTime().toString();

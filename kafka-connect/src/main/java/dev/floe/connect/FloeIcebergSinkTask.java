@@ -1228,7 +1228,6 @@ public class FloeIcebergSinkTask extends SinkTask {
     }
   }
 
-  /** Drops the cycle in progress (its records are read again by whoever owns them next). */
   /**
    * Arrow's allocator, after a first allocation: without the worker's JVM flags, Arrow cannot use
    * direct memory, and that is said here, naming the flags, instead of by the first batch.

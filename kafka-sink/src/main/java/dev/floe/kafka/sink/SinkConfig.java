@@ -384,7 +384,6 @@ public record SinkConfig(
       return this;
     }
 
-    /** Creates missing tables with this schema, spec and properties. */
     /**
      * Evolve the tables' schemas from the records (default false): add the fields they carry and
      * the tables lack, widen columns whose values need it. With upsert too.
@@ -394,6 +393,7 @@ public record SinkConfig(
       return this;
     }
 
+    /** Creates missing tables with this schema, spec and properties. */
     public Builder createTables(Schema schema, PartitionSpec spec, Map<String, String> properties) {
       this.createSchema = schema;
       this.createSpec = spec;
