@@ -1,5 +1,6 @@
 package dev.floe.arrow;
 
+import dev.floe.arrow.internal.Upcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,11 +60,17 @@ public final class MessageBatch implements AutoCloseable {
           "capacity must not be negative: " + dataBytes + " bytes, " + messages + " messages");
     }
     dataArena = Arena.ofShared();
-    data = dataArena.allocate(dataBytes, 8);
     offsetsArena = Arena.ofShared();
-    offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, messages + 1L);
-    sources = new MessageSource[messages];
-    positions = new long[messages];
+    try {
+      data = dataArena.allocate(dataBytes, 8);
+      offsets = offsetsArena.allocate(ValueLayout.JAVA_LONG, messages + 1L);
+      sources = new MessageSource[messages];
+      positions = new long[messages];
+    } catch (RuntimeException | Error e) { // out of memory: the arenas are not left behind
+      dataArena.close();
+      offsetsArena.close();
+      throw e;
+    }
   }
 
   /** Adds a payload (copied). A null payload (a Kafka tombstone) is added as an empty message. */
@@ -105,6 +112,9 @@ public final class MessageBatch implements AutoCloseable {
     ensureOpen();
     if (payload != null) {
       Objects.checkFromIndexSize(offset, length, payload.length);
+    } else if (offset != 0 || length != 0) { // a tombstone has no bytes; -5 made byteSize() negative
+      throw new IllegalArgumentException("a null payload is an empty message: offset and length must be 0, not "
+          + offset + " and " + length);
     }
     ensureCapacity(length);
     if (length > 0) {
@@ -170,6 +180,7 @@ public final class MessageBatch implements AutoCloseable {
   /** Empties the batch, keeping its capacity. */
   public void clear() {
     ensureOpen();
+    Upcalls.refuseInside("MessageBatch"); // its bytes may be under a decode into that writer
     Arrays.fill(sources, 0, count, null); // let go of the sources; the rest is overwritten
     used = 0;
     count = 0;
@@ -187,12 +198,35 @@ public final class MessageBatch implements AutoCloseable {
     return offsets;
   }
 
+  /**
+   * Frees the buffers. Idempotent.
+   *
+   * @throws IllegalStateException while a decode of the batch runs (on another thread, or from
+   *     inside a writer's {@code OutputStream}): nothing is freed, and a close after it does
+   */
   @Override
   public void close() {
     if (!closed) {
+      Upcalls.refuseInside("MessageBatch");
+      retire(dataArena);
+      retire(offsetsArena);
       closed = true;
-      dataArena.close();
-      offsetsArena.close();
+    }
+  }
+
+  /**
+   * Closes one of the batch's arenas unless closed already. A decode holds them while it runs, and
+   * then the close is refused; before, the batch was marked closed first and its memory never freed
+   * (helper-85).
+   */
+  private static void retire(Arena arena) {
+    if (arena.scope().isAlive()) {
+      try {
+        arena.close();
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException("MessageBatch is being decoded: it cannot be closed or grown until the"
+            + " decode returns (a batch is not for use on two threads at once)", e);
+      }
     }
   }
 
@@ -205,18 +239,30 @@ public final class MessageBatch implements AutoCloseable {
     if (used + length > data.byteSize()) {
       long capacity = Math.max(data.byteSize() * 2, used + length);
       Arena next = Arena.ofShared();
-      MemorySegment bigger = next.allocate(capacity, 8);
-      MemorySegment.copy(data, 0, bigger, 0, used);
-      dataArena.close();
+      MemorySegment bigger;
+      try {
+        bigger = next.allocate(capacity, 8);
+        MemorySegment.copy(data, 0, bigger, 0, used);
+        retire(dataArena);
+      } catch (RuntimeException | Error e) { // the new arena is not left behind
+        next.close();
+        throw e;
+      }
       dataArena = next;
       data = bigger;
     }
     if (count == offsetCapacity()) {
       int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(count + 1L, count * 2L));
       Arena next = Arena.ofShared();
-      MemorySegment bigger = next.allocate(ValueLayout.JAVA_LONG, capacity + 1L);
-      MemorySegment.copy(offsets, 0, bigger, 0, (count + 1L) * Long.BYTES);
-      offsetsArena.close();
+      MemorySegment bigger;
+      try {
+        bigger = next.allocate(ValueLayout.JAVA_LONG, capacity + 1L);
+        MemorySegment.copy(offsets, 0, bigger, 0, (count + 1L) * Long.BYTES);
+        retire(offsetsArena);
+      } catch (RuntimeException | Error e) {
+        next.close();
+        throw e;
+      }
       offsetsArena = next;
       offsets = bigger;
       sources = Arrays.copyOf(sources, capacity);

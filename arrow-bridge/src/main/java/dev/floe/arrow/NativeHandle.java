@@ -2,6 +2,7 @@ package dev.floe.arrow;
 
 import dev.floe.arrow.internal.ExportedNames;
 import dev.floe.arrow.internal.NativeStatus;
+import dev.floe.arrow.internal.Upcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -61,6 +62,7 @@ abstract class NativeHandle implements AutoCloseable {
    * @throws IllegalStateException if this object is closed, or failed (the cause is the failure)
    */
   final MemorySegment handle() {
+    Upcalls.refuseInside(kind);
     MemorySegment h = handle;
     if (h == null) {
       throw new IllegalStateException(kind + " is closed");
@@ -146,9 +148,15 @@ abstract class NativeHandle implements AutoCloseable {
   /** Releases what this object owns besides the native object; called once, after {@link #free}. */
   void freed() {}
 
-  /** Frees the native object (whether or not it failed) and the arena. Idempotent. */
+  /**
+   * Frees the native object (whether or not it failed) and the arena. Idempotent.
+   *
+   * @throws IllegalStateException from inside a writer's {@code OutputStream}, where a native call
+   *     is still running in the object (nothing is freed)
+   */
   @Override
   public synchronized void close() {
+    Upcalls.refuseInside(kind);
     MemorySegment h = handle;
     handle = null;
     try {

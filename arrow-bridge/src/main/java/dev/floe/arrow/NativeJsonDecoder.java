@@ -110,6 +110,7 @@ public final class NativeJsonDecoder extends NativeHandle {
   public synchronized DecodedBatch decode(
       MessageBatch batch, BadRecordPolicy policy, BufferAllocator allocator) {
     MemorySegment decoder = handle();
+    Objects.requireNonNull(policy, "policy"); // null read as SKIP before
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       int status =
@@ -149,6 +150,7 @@ public final class NativeJsonDecoder extends NativeHandle {
       MessageBatch batch, NativeParquetWriter writer, BadRecordPolicy policy) {
     MemorySegment decoder = handle();
     Objects.requireNonNull(writer, "writer");
+    Objects.requireNonNull(policy, "policy");
     writer.callWithHandle(
         writerHandle -> {
           int status =
@@ -192,6 +194,7 @@ public final class NativeJsonDecoder extends NativeHandle {
       BadRecordPolicy policy,
       BufferAllocator allocator) {
     MemorySegment decoder = handle();
+    Objects.requireNonNull(policy, "policy");
     PartitionedBatch split;
     // The partitioner's lock for the call: closing it (from another thread) waits until the call is done.
     synchronized (partitioner) {

@@ -1,6 +1,7 @@
 package dev.floe.arrow;
 
 import dev.floe.arrow.internal.ExportedNames;
+import dev.floe.arrow.internal.ExportedRoots;
 import dev.floe.arrow.internal.OutputStreamSink;
 import dev.floe.arrow.internal.SummaryJson;
 import dev.floe.ffm.NativeLibrary;
@@ -178,10 +179,13 @@ public final class NativeParquetWriter extends NativeHandle {
    * Encodes one batch. Empty batches are allowed and write nothing.
    *
    * @throws SchemaMismatchException if the root's schema differs from the writer's
+   * @throws IllegalArgumentException if a column's buffers are smaller than its value count or
+   *     offsets say (libfloe would read past them)
    */
   public synchronized void write(VectorSchemaRoot root) {
     Objects.requireNonNull(root, "root");
     writableHandle();
+    ExportedRoots.requireWithinBuffers(root);
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {
       try {

@@ -1,5 +1,6 @@
 package dev.floe.arrow;
 
+import dev.floe.arrow.internal.ExportedRoots;
 import dev.floe.ffm.NativeLibrary;
 import dev.floe.ffm.internal.floe_h;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -83,6 +84,7 @@ public final class NativePartitioner extends NativeHandle {
   public synchronized PartitionedBatch split(VectorSchemaRoot root, BufferAllocator allocator) {
     Objects.requireNonNull(root, "root");
     MemorySegment partitioner = handle();
+    ExportedRoots.requireWithinBuffers(root);
     try (Arena call = Arena.ofConfined();
         ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema ffiSchema = ArrowSchema.allocateNew(allocator)) {

@@ -34,13 +34,23 @@ public final class PartitionedBatch extends NativeHandle {
     this.decodeStats = decodeStats;
   }
 
-  /** The number of partitions the batch's rows fall into. */
+  /**
+   * The number of partitions the batch's rows fall into.
+   *
+   * @throws IllegalStateException once closed (a closed batch's groups are gone)
+   */
   public int groupCount() {
+    handle();
     return groupRows.length;
   }
 
-  /** One row of partition values per group; columns named and typed as the spec's results. */
+  /**
+   * One row of partition values per group; columns named and typed as the spec's results.
+   *
+   * @throws IllegalStateException once closed (the values are freed with the batch)
+   */
   public VectorSchemaRoot partitions() {
+    handle();
     return partitions;
   }
 

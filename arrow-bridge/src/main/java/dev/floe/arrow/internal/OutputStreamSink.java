@@ -11,7 +11,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>An exception must never escape an upcall (the JVM would exit), so the first one is kept, the
  * native side is told the write failed, and the writer rethrows it as the cause of its {@code
- * NativeIOException}. The stub lives as long as the arena it was allocated in.
+ * NativeIOException}. The stub lives as long as the arena it was allocated in. The stream runs
+ * marked as {@link Upcalls#inside inside an upcall}: it cannot call back into floe objects.
  */
 public final class OutputStreamSink implements FloeWriteFn.Function {
   private static final int CHUNK = 64 * 1024;
@@ -36,11 +37,13 @@ public final class OutputStreamSink implements FloeWriteFn.Function {
     }
     try {
       MemorySegment bytes = data.reinterpret(len);
-      for (long pos = 0; pos < len; pos += CHUNK) {
-        int n = (int) Math.min(CHUNK, len - pos);
-        MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, pos, chunk, 0, n);
-        out.write(chunk, 0, n);
-      }
+      Upcalls.inside(() -> {
+        for (long pos = 0; pos < len; pos += CHUNK) {
+          int n = (int) Math.min(CHUNK, len - pos);
+          MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, pos, chunk, 0, n);
+          out.write(chunk, 0, n);
+        }
+      });
       return 0;
     } catch (Throwable t) {
       failure = t;
