@@ -62,11 +62,19 @@ final class PartitionFiles {
     }
   }
 
-  /** Finishes the open file, if any; the next write starts a new one. */
+  /**
+   * Finishes the open file, if any; the next write starts a new one. A file without rows (its
+   * writes refused, or every message rejected) is deleted, not kept, as Iceberg's rolling writers
+   * delete theirs: before, it was committed as an empty data file (helper-85).
+   */
   void closeCurrent() {
     if (current != null) {
       NativeDataWriter closing = current;
       current = null;
+      if (closing.rowCount() == 0) {
+        closing.abort();
+        return;
+      }
       closing.close();
       completed.add(closing.dataFile());
     }
