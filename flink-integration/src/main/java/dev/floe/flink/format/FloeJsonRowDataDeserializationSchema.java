@@ -96,6 +96,7 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   @Override
   public void open(InitializationContext context) throws Exception {
     fallback.open(context);
+    BoundedFlinkJson.bound(fallback); // one message must not stall the job in Flink's decoder
     fallbackCounter = context.getMetricGroup().counter("floeJsonFallbacks");
     if (nativeDecoding) {
       Schema schema = ArrowRowSchemas.of(rowType);
