@@ -1,6 +1,6 @@
 package dev.floe.arrow;
 
-import dev.floe.arrow.internal.ExportedNames;
+import dev.floe.arrow.internal.ExportedSchemas;
 import dev.floe.arrow.internal.NativeStatus;
 import dev.floe.arrow.internal.Upcalls;
 import java.lang.foreign.Arena;
@@ -128,7 +128,7 @@ abstract class NativeHandle implements AutoCloseable {
       MemorySegment out = call.allocate(ValueLayout.ADDRESS);
       MemorySegment error = call.allocate(ValueLayout.ADDRESS);
       try {
-        ExportedNames.requireNoNul(schema);
+        ExportedSchemas.requireExportable(schema);
         Data.exportSchema(allocator, schema, null, ffiSchema); // in the try: a failed export is released too
         int status = constructor.call(MemorySegment.ofAddress(ffiSchema.memoryAddress()), blob, config.length, out, error);
         check(status, error, null);

@@ -1,7 +1,7 @@
 package dev.floe.arrow;
 
-import dev.floe.arrow.internal.ExportedNames;
 import dev.floe.arrow.internal.ExportedRoots;
+import dev.floe.arrow.internal.ExportedSchemas;
 import dev.floe.arrow.internal.OutputStreamSink;
 import dev.floe.arrow.internal.SummaryJson;
 import dev.floe.ffm.NativeLibrary;
@@ -149,7 +149,7 @@ public final class NativeParquetWriter extends NativeHandle {
       try {
         // in the try: an export that fails part way (a child field) has set the top-level
         // release callback already, and only that frees what was exported
-        ExportedNames.requireNoNul(schema);
+        ExportedSchemas.requireExportable(schema);
         Data.exportSchema(allocator, schema, null, ffiSchema);
         int status = call.open(segment(ffiSchema.memoryAddress()), blob);
         check(status, errorSlot, null);

@@ -18,7 +18,10 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
+import org.apache.arrow.vector.types.IntervalUnit;
+import org.apache.arrow.vector.types.UnionMode;
 import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -28,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a library user can get wrong at the boundary (helper-85's attack): Arrow whose buffers are
  * smaller than its offsets say, calls back into floe from a writer's own OutputStream, a message
- * batch closed or grown under a decode. Each is refused with an exception, nothing is freed under
+ * batch closed or grown under a decode, types floe does not write. Each is refused with an exception, nothing is freed under
  * a running call, and the objects go on working.
  */
 class LibraryMisuseTest extends AllocatorTest {
@@ -192,6 +195,37 @@ class LibraryMisuseTest extends AllocatorTest {
       assertEquals(400_000, writer.finish().rowCount());
       messages.close(); // refused before, so it frees now
       assertThrows(IllegalStateException.class, messages::capacityBytes);
+    }
+  }
+
+  /** A union panicked in parquet-rs; a month-day-nano interval failed the writer at its first batch. */
+  @Test
+  void typesFloeDoesNotWriteAreRefusedWhenTheWriterOpens() {
+    Field union = new Field("u", FieldType.nullable(new ArrowType.Union(UnionMode.Sparse, new int[] {0})),
+        List.of(field("i", new ArrowType.Int(32, true), true, 3)));
+    Field interval = field("span", new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO), true, 4);
+    Field dictionary = new Field("kind", new FieldType(true, new ArrowType.Int(32, true),
+        new DictionaryEncoding(1, false, null), Map.of("PARQUET:field_id", "5")), null);
+    for (Field unsupported : List.of(union, interval, dictionary)) {
+      Schema schema = new Schema(List.of(field("id", new ArrowType.Int(64, true), false, 1),
+          new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(unsupported))));
+      IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+          () -> NativeParquetWriter.open(dir.resolve("t.parquet"), schema, ParquetWriterConfig.defaults(), allocator));
+      assertTrue(refused.getMessage().startsWith("field 's." + unsupported.getName() + "' is "), refused.getMessage());
+      assertThrows(IllegalArgumentException.class, () -> NativeJsonDecoder.create(schema, JsonDecoderConfig.defaults()));
+    }
+  }
+
+  @Test
+  void aDictionaryEncodedColumnIsRefusedByName() throws Exception {
+    Schema plain = new Schema(List.of(field("kind", ArrowType.Utf8.INSTANCE, true, 1)));
+    Field encoded = new Field("kind", new FieldType(true, new ArrowType.Int(32, true),
+        new DictionaryEncoding(1, false, null), Map.of("PARQUET:field_id", "1")), null);
+    try (NativeParquetWriter writer = NativeParquetWriter.open(dir.resolve("d.parquet"), plain, ParquetWriterConfig.defaults(), allocator);
+        VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(encoded)), allocator)) {
+      root.setRowCount(0);
+      IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> writer.write(root));
+      assertEquals("column 'kind' is dictionary-encoded: floe writes plain values, decode it first", refused.getMessage());
     }
   }
 

@@ -16,9 +16,16 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
 public final class ExportedRoots {
   private ExportedRoots() {}
 
-  /** @throws IllegalArgumentException naming the first column whose buffers are too small */
+  /**
+   * @throws IllegalArgumentException naming the first column whose buffers are too small, or that
+   *     is dictionary-encoded
+   */
   public static void requireWithinBuffers(VectorSchemaRoot root) {
     for (FieldVector vector : root.getFieldVectors()) {
+      if (vector.getField().getDictionary() != null) { // Arrow's export wants a provider floe has none of
+        throw new IllegalArgumentException("column " + ShownText.quoted(vector.getName())
+            + " is dictionary-encoded: floe writes plain values, decode it first");
+      }
       try {
         ValueVectorUtility.validate(vector);
       } catch (RuntimeException e) {
