@@ -3,7 +3,7 @@ package dev.floe.arrow.internal;
 import dev.floe.arrow.ShownText;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.util.ValueVectorUtility;
+import org.apache.arrow.vector.validate.ValidateVectorBufferVisitor;
 
 /**
  * What a root must be before the Arrow C Data Interface exports it to libfloe: buffers as large as
@@ -11,7 +11,7 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * string column's data from its last offset and a fixed-width column's from its length, so a
  * vector whose last offset points past its data buffer (set by hand, or read from a corrupt IPC
  * stream) had libfloe read past it: a crash, or a neighbouring buffer's bytes written into the
- * file (helper-85). Arrow Java's buffer check is per vector, not per value.
+ * file (helper-85). Arrow Java's buffer check ({@code ValidateVectorBufferVisitor}) is per vector, not per value.
  */
 public final class ExportedRoots {
   private ExportedRoots() {}
@@ -27,7 +27,9 @@ public final class ExportedRoots {
             + " is dictionary-encoded: floe writes plain values, decode it first");
       }
       try {
-        ValueVectorUtility.validate(vector);
+        // the buffer check alone: Arrow Java's type check refuses every MapVector (it visits
+        // it as a list and expects a list type)
+        vector.accept(new ValidateVectorBufferVisitor(), null);
       } catch (RuntimeException e) {
         throw new IllegalArgumentException("column " + ShownText.quoted(vector.getName()) + " is not valid Arrow: "
             + e.getMessage(), e);
