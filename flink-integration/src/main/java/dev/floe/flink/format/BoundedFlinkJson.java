@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.formats.json.AbstractJsonDeserializationSchema;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
@@ -38,8 +39,14 @@ import org.slf4j.LoggerFactory;
  *       on the JDK's limit, the value is refused as Flink refuses a decimal it cannot read.
  * </ul>
  *
- * Every message Flink's decoder ends on in bounded time gets the same result. Numbers inside a
- * value read whole as a tree (a STRING field given an object) keep their text.
+ * Every message Flink's decoder ends on in bounded time gets the same result. Its converters read
+ * a decimal value only for DECIMAL fields; numbers inside a value read whole as a tree (a STRING
+ * field given an object) keep their text.
+ *
+ * <p>Only the parser-based decoder is bounded. The tree-based one ({@code
+ * decode.json-parser.enabled = false}) builds the whole tree first, and does not loop; with a
+ * DECIMAL in the row it reads every float of the message as a decimal, so substituting there
+ * would change DOUBLE fields (helper-86). Its slow decimals stay Flink's.
  */
 final class BoundedFlinkJson {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedFlinkJson.class);
@@ -50,12 +57,12 @@ final class BoundedFlinkJson {
   private BoundedFlinkJson() {}
 
   /**
-   * Bounds {@code decoder} if it is one of Flink's json decoders, after its {@code open}. Its
+   * Bounds {@code decoder} if it is Flink's parser-based json decoder, after its {@code open}. Its
    * {@code ObjectMapper} is a protected field of Flink's base class; if a later Flink has none,
    * the decoder is left as it is, and that is logged.
    */
   static void bound(DeserializationSchema<?> decoder) {
-    if (!(decoder instanceof AbstractJsonDeserializationSchema json)) {
+    if (!(decoder instanceof JsonParserRowDataDeserializationSchema json)) {
       return;
     }
     try {

@@ -1,0 +1,81 @@
+package dev.floe.flink.format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataDeserializationSchema;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bounds change no value Flink's decoders give in bounded time beside a DECIMAL: a DOUBLE and
+ * a STRING field's numbers stay Flink's, in the parser-based decoder (which reads decimals only
+ * for DECIMAL fields) and in the tree-based one, which is left unbounded (with a DECIMAL in the
+ * row it reads every float as a decimal; bounding it changed 1e50 in a DOUBLE to 1e40: helper-86).
+ */
+class BoundedFlinkJsonTest {
+  private static final RowType ROW = RowType.of(
+      new LogicalType[] {new DecimalType(10, 2), new DoubleType(), new VarCharType(VarCharType.MAX_LENGTH)},
+      new String[] {"d", "x", "s"});
+  private static final List<String> MESSAGES = List.of(
+      "{\"d\":1.5,\"x\":1e50,\"s\":\"t\"}",
+      "{\"d\":1e50,\"x\":1.7976931348623157E308,\"s\":{\"v\":2.5e60}}",
+      "{\"d\":-1e-50,\"x\":4.9E-324,\"s\":[1e-50]}");
+
+  @Test
+  void theParserBasedDecoderGivesFlinksValues() throws Exception {
+    for (String message : MESSAGES) {
+      assertEquals(text(parserBased(false), message), text(parserBased(true), message), message);
+    }
+  }
+
+  @Test
+  void theTreeBasedDecoderIsLeftAsFlinkMadeIt() throws Exception {
+    for (String message : MESSAGES) {
+      assertEquals(text(treeBased(false), message), text(treeBased(true), message), message);
+    }
+  }
+
+  private static DeserializationSchema<RowData> parserBased(boolean bounded) throws Exception {
+    return opened(new JsonParserRowDataDeserializationSchema(ROW, InternalTypeInfo.of(ROW), false, false, TimestampFormat.SQL), bounded);
+  }
+
+  private static DeserializationSchema<RowData> treeBased(boolean bounded) throws Exception {
+    return opened(new JsonRowDataDeserializationSchema(ROW, InternalTypeInfo.of(ROW), false, false, TimestampFormat.SQL), bounded);
+  }
+
+  private static String text(DeserializationSchema<RowData> decoder, String message) throws Exception {
+    return String.valueOf(decoder.deserialize(message.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static DeserializationSchema<RowData> opened(DeserializationSchema<RowData> decoder, boolean bounded) throws Exception {
+    decoder.open(new DeserializationSchema.InitializationContext() {
+      @Override
+      public org.apache.flink.metrics.MetricGroup getMetricGroup() {
+        return new UnregisteredMetricsGroup();
+      }
+
+      @Override
+      public UserCodeClassLoader getUserCodeClassLoader() {
+        return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
+      }
+    });
+    if (bounded) {
+      BoundedFlinkJson.bound(decoder);
+    }
+    return decoder;
+  }
+}
