@@ -206,12 +206,13 @@ public final class MessageBatch implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!closed) {
+    if (dataArena.scope().isAlive() || offsetsArena.scope().isAlive()) {
       Upcalls.refuseInside("MessageBatch");
       retire(dataArena);
-      retire(offsetsArena);
-      closed = true;
+      closed = true; // the payloads are gone, whatever the offsets do
+      retire(offsetsArena); // refused only if a decode began in between: a close after it frees them
     }
+    closed = true;
   }
 
   /**

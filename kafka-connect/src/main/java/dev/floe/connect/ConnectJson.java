@@ -144,9 +144,12 @@ final class ConnectJson {
     return LocalDate.ofInstant(instant((java.util.Date) date), ZoneOffset.UTC).toString();
   }
 
-  /** By its milliseconds: {@code java.sql.Date} and {@code java.sql.Time} throw from {@code toInstant()}. */
+  /**
+   * {@code java.sql.Date} and {@code java.sql.Time} throw from {@code toInstant()}: by their
+   * milliseconds; a {@code java.sql.Timestamp} keeps its nanoseconds (helper-86).
+   */
   private static Instant instant(java.util.Date date) {
-    return Instant.ofEpochMilli(date.getTime());
+    return date instanceof java.sql.Timestamp timestamp ? timestamp.toInstant() : Instant.ofEpochMilli(date.getTime());
   }
 
   private static String timeText(Object time) {

@@ -74,7 +74,7 @@ class StructValueEdgesTest extends InJvmTaskTest {
           .put("id", (long) i)
           // a transform may give java.sql.Date, whose toInstant() throws
           .put("days", Map.of(i == 0 ? new java.util.Date(19_723L * 86_400_000L) : new java.sql.Date(19_724L * 86_400_000L), i))
-          .put("times", Map.of(new java.util.Date(1_704_067_200_123L + i), "t" + i))
+          .put("times", Map.of(i == 0 ? new java.util.Date(1_704_067_200_123L) : timestampWithNanos(1_704_067_200_124L, 124_000_001), "t" + i))
           .put("prices", Map.of(new java.math.BigDecimal("1.50").add(java.math.BigDecimal.valueOf(i)), i == 0))
           .put("by_struct", Map.of(key, i)), i));
     }
@@ -90,7 +90,7 @@ class StructValueEdgesTest extends InJvmTaskTest {
     assertEquals(Map.of(
         0L, List.of(Map.of("2024-01-01", 0), Map.of("2024-01-01T00:00:00.123Z", "t0"), Map.of("1.50", true),
             Map.of("{\"k\":0}", 0)),
-        1L, List.of(Map.of("2024-01-02", 1), Map.of("2024-01-01T00:00:00.124Z", "t1"), Map.of("2.50", false),
+        1L, List.of(Map.of("2024-01-02", 1), Map.of("2024-01-01T00:00:00.124000001Z", "t1"), Map.of("2.50", false),
             Map.of("{\"k\":1}", 1))), rows(table, columns));
   }
 
@@ -240,6 +240,13 @@ class StructValueEdgesTest extends InJvmTaskTest {
     config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
     config.put("errors.tolerance", "all");
     return config;
+  }
+
+  /** A java.sql.Timestamp keeps nanoseconds, which its key text keeps too. */
+  private static java.sql.Timestamp timestampWithNanos(long millis, int nanos) {
+    java.sql.Timestamp timestamp = new java.sql.Timestamp(millis);
+    timestamp.setNanos(nanos);
+    return timestamp;
   }
 
   private Map<String, String> schemalessConfig(String connector, TableIdentifier id, int cycleRecords) {
