@@ -1,5 +1,6 @@
 package dev.floe.flink;
 
+import static dev.floe.flink.OpenedSchemas.opened;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -15,7 +16,6 @@ import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.ArrayType;
@@ -26,8 +26,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -99,20 +97,5 @@ class FlinkDecoderBoundsTest {
   private static DeserializationSchema<RowData> flink(RowType type, boolean ignoreParseErrors) throws Exception {
     return opened(new JsonParserRowDataDeserializationSchema(
         type, InternalTypeInfo.of(type), false, ignoreParseErrors, TimestampFormat.SQL));
-  }
-
-  private static <T extends DeserializationSchema<RowData>> T opened(T schema) throws Exception {
-    schema.open(new DeserializationSchema.InitializationContext() {
-      @Override
-      public org.apache.flink.metrics.MetricGroup getMetricGroup() {
-        return new UnregisteredMetricsGroup();
-      }
-
-      @Override
-      public UserCodeClassLoader getUserCodeClassLoader() {
-        return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
-      }
-    });
-    return schema;
   }
 }

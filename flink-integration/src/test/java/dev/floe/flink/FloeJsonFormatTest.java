@@ -1,5 +1,6 @@
 package dev.floe.flink;
 
+import static dev.floe.flink.OpenedSchemas.opened;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,7 +22,6 @@ import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
@@ -49,8 +49,6 @@ import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.table.types.utils.TypeConversions;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.junit.jupiter.api.Test;
@@ -127,22 +125,6 @@ class FloeJsonFormatTest {
     } catch (Exception e) {
       return new Outcome(List.of(), e.getClass().getName() + ": " + e.getMessage());
     }
-  }
-
-  private static <T extends DeserializationSchema<RowData>> T opened(T schema) throws Exception {
-    schema.open(
-        new DeserializationSchema.InitializationContext() {
-          @Override
-          public org.apache.flink.metrics.MetricGroup getMetricGroup() {
-            return new UnregisteredMetricsGroup();
-          }
-
-          @Override
-          public UserCodeClassLoader getUserCodeClassLoader() {
-            return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
-          }
-        });
-    return schema;
   }
 
   /** Decodes every message both ways and asserts equal outcomes. */

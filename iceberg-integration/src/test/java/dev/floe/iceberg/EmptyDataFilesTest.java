@@ -38,12 +38,12 @@ class EmptyDataFilesTest extends EmbeddedCatalogTest {
       Types.NestedField.required(1, "id", Types.LongType.get()),
       Types.NestedField.optional(2, "name", Types.StringType.get()));
 
+  private NativeFileWriterFactory factory;
+
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void aRefusedWriteLeavesNoFile(boolean bucketed) throws IOException {
-    Table table = table(bucketed);
-    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-    NativeTaskWriter writer = factory.newTaskWriter();
+    NativeTaskWriter writer = writerFor(bucketed);
     var idOnly = new org.apache.arrow.vector.types.pojo.Schema(List.of(factory.arrowSchema().getFields().getFirst()));
     try (VectorSchemaRoot root = VectorSchemaRoot.create(idOnly, allocator)) {
       ((BigIntVector) root.getVector(0)).setSafe(0, 1);
@@ -58,9 +58,7 @@ class EmptyDataFilesTest extends EmbeddedCatalogTest {
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void messagesAllRejectedLeaveNoFileAndTheOthersTheirs(boolean bucketed) throws IOException {
-    Table table = table(bucketed);
-    NativeFileWriterFactory factory = NativeFileWriterFactory.forTable(table, allocator);
-    NativeTaskWriter writer = factory.newTaskWriter();
+    NativeTaskWriter writer = writerFor(bucketed);
     try (NativeJsonDecoder decoder = NativeJsonDecoder.create(factory.arrowSchema(), JsonDecoderConfig.defaults());
         MessageBatch bad = batch("{\"name\":\"no id\"}", "not json");
         MessageBatch good = batch("{\"id\":1,\"name\":\"a\"}", "{\"id\":2}")) {
@@ -78,10 +76,13 @@ class EmptyDataFilesTest extends EmbeddedCatalogTest {
         parquetFiles().stream().map(p -> p.getFileName().toString()).sorted().toList());
   }
 
-  private Table table(boolean bucketed) {
+  /** A task writer of a new table, bucketed or not; its factory is {@link #factory}. */
+  private NativeTaskWriter writerFor(boolean bucketed) {
     PartitionSpec spec = bucketed ? PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build() : PartitionSpec.unpartitioned();
-    return catalog.createTable(TableIdentifier.of("db", bucketed ? "bucketed" : "plain"), SCHEMA, spec,
+    Table table = catalog.createTable(TableIdentifier.of("db", bucketed ? "bucketed" : "plain"), SCHEMA, spec,
         Map.of(TableProperties.FORMAT_VERSION, "2"));
+    factory = NativeFileWriterFactory.forTable(table, allocator);
+    return factory.newTaskWriter();
   }
 
   private static MessageBatch batch(String... json) {

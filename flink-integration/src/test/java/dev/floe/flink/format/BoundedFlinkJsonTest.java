@@ -2,13 +2,13 @@ package dev.floe.flink.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.floe.flink.OpenedSchemas;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.formats.common.TimestampFormat;
 import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataDeserializationSchema;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -16,8 +16,6 @@ import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,17 +60,7 @@ class BoundedFlinkJsonTest {
   }
 
   private static DeserializationSchema<RowData> opened(DeserializationSchema<RowData> decoder, boolean bounded) throws Exception {
-    decoder.open(new DeserializationSchema.InitializationContext() {
-      @Override
-      public org.apache.flink.metrics.MetricGroup getMetricGroup() {
-        return new UnregisteredMetricsGroup();
-      }
-
-      @Override
-      public UserCodeClassLoader getUserCodeClassLoader() {
-        return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
-      }
-    });
+    OpenedSchemas.opened(decoder);
     if (bounded) {
       BoundedFlinkJson.bound(decoder);
     }
