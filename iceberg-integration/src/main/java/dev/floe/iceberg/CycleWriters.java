@@ -223,8 +223,17 @@ public final class CycleWriters {
     }
     try (DecodedBatch decoded = keyDecoderFor(writing).decode(keys, policy, allocator)) {
       writing.deleteKeys(decoded.root());
-      return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), decoded.rejected());
+      List<RejectedMessage> rejected = decoded.rejected().stream().map(CycleWriters::asKey).toList();
+      return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), rejected);
+    } catch (BadRecordException e) {
+      throw new BadRecordException(asKey(e.rejected()));
     }
+  }
+
+  /** A rejected key, said to be one: its reason alone reads as if the record's value were bad. */
+  private static RejectedMessage asKey(RejectedMessage key) {
+    return new RejectedMessage(
+        key.index(), "the tombstone's key: " + key.reason(), key.payload(), key.source(), key.position());
   }
 
   private NativeJsonDecoder keyDecoderFor(NativeTaskWriter writer) {

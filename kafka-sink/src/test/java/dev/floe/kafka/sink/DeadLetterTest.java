@@ -114,6 +114,8 @@ class DeadLetterTest extends BrokerAndCatalog {
       assertEquals(T1 + 1, tombstone.timestamp());
       assertEquals("2", header(tombstone, DeadLetters.SOURCE_OFFSET));
     }
+    // the decoder's reason says it was the key that did not decode, not a value
+    assertTrue(header(dead.get(1), DeadLetters.ERROR).startsWith("the tombstone's key: "), header(dead.get(1), DeadLetters.ERROR));
   }
 
   /** A value of {@code bytes} printable characters that compresses poorly: not JSON, so a bad record. */
