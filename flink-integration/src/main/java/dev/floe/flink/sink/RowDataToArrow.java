@@ -366,10 +366,16 @@ final class RowDataToArrow implements AutoCloseable {
     return new FieldWriter(vector, required, path) {
       void set(Source s, int pos, int i) {
         TimestampData t = s.getTimestamp(pos, precision);
-        long value =
-            nanos
-                ? Math.addExact(Math.multiplyExact(t.getMillisecond(), 1_000_000L), t.getNanoOfMillisecond())
-                : Math.addExact(Math.multiplyExact(t.getMillisecond(), 1_000L), t.getNanoOfMillisecond() / 1_000);
+        long value;
+        try {
+          value =
+              nanos
+                  ? Math.addExact(Math.multiplyExact(t.getMillisecond(), 1_000_000L), t.getNanoOfMillisecond())
+                  : Math.addExact(Math.multiplyExact(t.getMillisecond(), 1_000L), t.getNanoOfMillisecond() / 1_000);
+        } catch (ArithmeticException e) {
+          throw new IllegalArgumentException("timestamp " + t + " in column '" + path + "' is outside what the table's "
+              + (nanos ? "nanosecond" : "microsecond") + " column holds (a signed 64-bit count since 1970)", e);
+        }
         ((org.apache.arrow.vector.TimeStampVector) vector).setSafe(i, value);
       }
     };

@@ -24,6 +24,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -182,6 +183,23 @@ class BinaryRowsTest {
       rows.add(binary(type, List.of(row)).getFirst());
       BadRecordException e = assertThrows(BadRecordException.class, () -> rows.readBatch(allocator));
       assertTrue(e.getMessage().contains("null in the table's required column 'point.label'"), e.getMessage());
+    }
+  }
+
+  /** A timestamp past what microseconds since 1970 hold fails on both paths, naming its column. */
+  @Test
+  void aTimestampOutsideTheColumnFailsNamingIt() {
+    for (long millis : new long[] {Long.MAX_VALUE / 100, Long.MIN_VALUE / 100}) {
+      RowData row = GenericRowData.of(1L, null, null, TimestampData.fromEpochMillis(millis), null, null, null);
+      BinaryRowData binary = binary(NARROW, List.of(row)).getFirst();
+      try (RowDataToArrow java = new RowDataToArrow(NARROW_TABLE, NARROW, false, allocator);
+          BinaryRows binaryRows = BinaryRows.forRows(ArrowSchemas.toArrow(NARROW_TABLE), NARROW, 1)) {
+        IllegalArgumentException copied = assertThrows(IllegalArgumentException.class, () -> java.append(binary));
+        assertTrue(copied.getMessage().contains("column 'local_ts'"), copied.getMessage());
+        binaryRows.add(binary);
+        BadRecordException read = assertThrows(BadRecordException.class, () -> binaryRows.readBatch(allocator).close());
+        assertTrue(read.getMessage().contains("'local_ts'"), read.getMessage());
+      }
     }
   }
 
