@@ -86,6 +86,8 @@ final class BoundedFlinkJson {
   /** A parser that ends at the end of its message and reads huge decimals without their power of ten. */
   private static final class BoundedParser extends JsonParserDelegate {
     private int inTree;
+    /** Whether the message had a token: one with none (blank) is Flink's "No content to map". */
+    private boolean anyToken;
 
     BoundedParser(JsonParser parser) {
       super(parser);
@@ -95,9 +97,10 @@ final class BoundedFlinkJson {
     public JsonToken nextToken() throws IOException {
       JsonToken token = super.nextToken();
       // Jackson also answers null once after a syntax error it reported; closed, it is at the end
-      if (token == null && isClosed()) {
+      if (token == null && isClosed() && anyToken) {
         throw new JsonEOFException(this, null, "read past the end of the message");
       }
+      anyToken |= token != null;
       return token;
     }
 

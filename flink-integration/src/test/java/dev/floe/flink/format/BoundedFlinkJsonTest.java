@@ -3,6 +3,7 @@ package dev.floe.flink.format;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.floe.flink.OpenedSchemas;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -40,6 +41,14 @@ class BoundedFlinkJsonTest {
     }
   }
 
+  /** Messages Flink's decoder refuses are refused with its own errors, causes and all. */
+  @Test
+  void refusedMessagesFailAsInFlink() throws Exception {
+    for (String message : List.of("", "   ", "\n\t", "{", "{\"d\":", "[", "nul", "1.5")) {
+      assertEquals(failure(parserBased(false), message), failure(parserBased(true), message), "'" + message + "'");
+    }
+  }
+
   @Test
   void theTreeBasedDecoderIsLeftAsFlinkMadeIt() throws Exception {
     for (String message : MESSAGES) {
@@ -57,6 +66,19 @@ class BoundedFlinkJsonTest {
 
   private static String text(DeserializationSchema<RowData> decoder, String message) throws Exception {
     return String.valueOf(decoder.deserialize(message.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The messages of the failure's causes, outermost first, or the row if there is none. */
+  private static String failure(DeserializationSchema<RowData> decoder, String message) throws Exception {
+    try {
+      return "row " + text(decoder, message);
+    } catch (IOException e) {
+      StringBuilder causes = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        causes.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+      }
+      return causes.toString();
+    }
   }
 
   private static DeserializationSchema<RowData> opened(DeserializationSchema<RowData> decoder, boolean bounded) throws Exception {
