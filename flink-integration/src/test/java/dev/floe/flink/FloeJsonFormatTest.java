@@ -2,6 +2,7 @@ package dev.floe.flink;
 
 import static dev.floe.flink.OpenedSchemas.opened;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,6 +50,7 @@ import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.util.Collector;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.junit.jupiter.api.Test;
@@ -384,6 +386,39 @@ class FloeJsonFormatTest {
           assertSameAsFlink(BINARY_TYPES, messages, false, ignoreErrors, standard);
         }
       }
+    }
+  }
+
+  /**
+   * A failure of the operators after the decoder fails the job whichever decoder made the row: Flink's
+   * (floe-json's fallback) catches it as a bad message, and under ignore-parse-errors drops it.
+   */
+  @Test
+  void aFailureDownstreamIsNotTakenForABadMessage() throws Exception {
+    IllegalStateException downstream = new IllegalStateException("the next operator failed");
+    Collector<RowData> failing = new Collector<>() {
+      @Override
+      public void collect(RowData row) {
+        throw downstream;
+      }
+
+      @Override
+      public void close() {}
+    };
+    for (boolean ignoreErrors : new boolean[] {false, true}) {
+      FloeJsonRowDataDeserializationSchema floe =
+          opened(FloeJsonRowDataDeserializationSchema.of(ALL_TYPES, false, ignoreErrors, TimestampFormat.SQL));
+      // decoded natively, then an array of rows, which Flink's decoder takes
+      for (String message : List.of("{\"count\": 1}", "[{\"count\": 1}, {\"count\": 2}]")) {
+        long fallbacks = floe.fallbacks();
+        RuntimeException thrown =
+            assertThrows(RuntimeException.class, () -> floe.deserialize(message.getBytes(StandardCharsets.UTF_8), failing));
+        assertSame(downstream, thrown, message + ", ignore-parse-errors " + ignoreErrors);
+        assertEquals(message.startsWith("[") ? fallbacks + 1 : fallbacks, floe.fallbacks(), message);
+      }
+      // a bad message is still Flink's to judge: skipped, or Flink's error
+      Outcome bad = run(floe, "{\"count\": ".getBytes(StandardCharsets.UTF_8));
+      assertEquals(ignoreErrors, bad.failure() == null, String.valueOf(bad.failure()));
     }
   }
 

@@ -59,6 +59,7 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   private transient RowTapeReader reader;
   private transient long fallbacks;
   private transient Counter fallbackCounter;
+  private transient Downstream downstream;
 
   FloeJsonRowDataDeserializationSchema(
       RowType rowType,
@@ -98,6 +99,7 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     fallback.open(context);
     BoundedFlinkJson.bound(fallback); // one message must not stall the job in Flink's decoder
     fallbackCounter = context.getMetricGroup().counter("floeJsonFallbacks");
+    downstream = new Downstream();
     if (nativeDecoding) {
       Schema schema = ArrowRowSchemas.of(rowType);
       String standard = timestampFormat == TimestampFormat.ISO_8601 ? "ISO-8601" : "SQL";
@@ -113,9 +115,18 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
     RowData row = decodeNatively(message);
     if (row != null) {
       out.collect(row);
-    } else {
-      fallback.deserialize(message, out);
+      return;
     }
+    downstream.out = out;
+    downstream.failure = null;
+    try {
+      fallback.deserialize(message, downstream);
+    } catch (IOException e) {
+      if (downstream.failure == null) {
+        throw e;
+      }
+    }
+    downstream.rethrowFailure();
   }
 
   /** The message's row, or null after counting a fallback: Flink's decoder is to take it. */
@@ -170,5 +181,43 @@ public final class FloeJsonRowDataDeserializationSchema implements Deserializati
   @Override
   public TypeInformation<RowData> getProducedType() {
     return producedType;
+  }
+
+  /**
+   * The collector Flink's decoder is given: it passes rows on and keeps what the operators after
+   * it throw. Flink's decoder catches every {@code Throwable} around its {@code collect}: under
+   * {@code ignore-parse-errors} it would drop the job's own failure as a bad message (rows
+   * decoded natively fail the job), and otherwise report it as JSON it could not read.
+   */
+  private static final class Downstream implements Collector<RowData> {
+    private Collector<RowData> out;
+    /** What the operators after threw, rethrown once Flink's decoder returns. */
+    private Throwable failure;
+
+    @Override
+    public void collect(RowData row) {
+      try {
+        out.collect(row);
+      } catch (RuntimeException | Error e) {
+        failure = e;
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      out.close();
+    }
+
+    void rethrowFailure() {
+      Throwable thrown = failure;
+      failure = null;
+      if (thrown instanceof Error error) {
+        throw error;
+      }
+      if (thrown != null) {
+        throw (RuntimeException) thrown;
+      }
+    }
   }
 }
