@@ -227,6 +227,15 @@ class LibraryMisuseTest extends AllocatorTest {
       IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> writer.write(root));
       assertEquals("column 'kind' is dictionary-encoded: floe writes plain values, decode it first", refused.getMessage());
     }
+    // inside a struct too: Arrow's export of such a root ended in its own NullPointerException
+    FieldType struct = new FieldType(true, ArrowType.Struct.INSTANCE, null, Map.of("PARQUET:field_id", "1"));
+    Schema nested = new Schema(List.of(new Field("s", struct, List.of(field("kind", ArrowType.Utf8.INSTANCE, true, 2)))));
+    try (NativeParquetWriter writer = NativeParquetWriter.open(dir.resolve("n.parquet"), nested, ParquetWriterConfig.defaults(), allocator);
+        VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(List.of(new Field("s", struct, List.of(encoded)))), allocator)) {
+      root.setRowCount(0);
+      IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> writer.write(root));
+      assertEquals("column 's.kind' is dictionary-encoded: floe writes plain values, decode it first", refused.getMessage());
+    }
   }
 
   @Test

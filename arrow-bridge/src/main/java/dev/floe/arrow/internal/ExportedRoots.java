@@ -3,6 +3,7 @@ package dev.floe.arrow.internal;
 import dev.floe.arrow.ShownText;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.validate.ValidateVectorBufferVisitor;
 
 /**
@@ -22,10 +23,7 @@ public final class ExportedRoots {
    */
   public static void requireWithinBuffers(VectorSchemaRoot root) {
     for (FieldVector vector : root.getFieldVectors()) {
-      if (vector.getField().getDictionary() != null) { // Arrow's export wants a provider floe has none of
-        throw new IllegalArgumentException("column " + ShownText.quoted(vector.getName())
-            + " is dictionary-encoded: floe writes plain values, decode it first");
-      }
+      requirePlain(vector.getField(), "");
       try {
         // the buffer check alone: Arrow Java's type check refuses every MapVector (it visits
         // it as a list and expects a list type)
@@ -34,6 +32,18 @@ public final class ExportedRoots {
         throw new IllegalArgumentException("column " + ShownText.quoted(vector.getName()) + " is not valid Arrow: "
             + e.getMessage(), e);
       }
+    }
+  }
+
+  /** Refuses a dictionary-encoded field at any depth: Arrow's export wants a provider floe has none of. */
+  private static void requirePlain(Field field, String parent) {
+    String path = parent + field.getName();
+    if (field.getDictionary() != null) {
+      throw new IllegalArgumentException("column " + ShownText.quoted(path)
+          + " is dictionary-encoded: floe writes plain values, decode it first");
+    }
+    for (Field child : field.getChildren()) {
+      requirePlain(child, path + ".");
     }
   }
 }
