@@ -736,7 +736,7 @@ public class FloeIcebergSinkTask extends SinkTask {
   private void route(SinkRecord record, byte[] value, byte[] key, TopicPartition tp) {
     List<String> tables;
     try {
-      tables = routes.route(value);
+      tables = routes.route(record.value(), value);
     } catch (IllegalArgumentException e) {
       reject(record, e.getMessage());
       return;

@@ -4,8 +4,11 @@ import dev.floe.kafka.sink.RouteField;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Struct;
 
 /**
  * Which tables a record goes to, as in Iceberg's connector:
@@ -80,7 +83,33 @@ final class Routes {
   }
 
   /**
-   * The tables a value goes to (possibly none).
+   * The tables a record's value goes to (possibly none). A {@code Struct} or {@code Map} value (from
+   * a converter with schemas, or an SMT) routes by its field's Java value as Iceberg's connector
+   * routes it, by {@code toString()}: a FLOAT32 {@code 0.1} is {@code 0.1} and a decimal keeps its
+   * scale, which their JSON would not (helper-90). Other values route by their JSON, {@code json}.
+   *
+   * @throws IllegalArgumentException if dynamic routing finds no route value, or the value is malformed
+   */
+  List<String> route(Object connectValue, byte[] json) {
+    if (field == null) {
+      return tables;
+    }
+    if (connectValue instanceof Struct struct) {
+      Field routeField = struct.schema().field(fieldName);
+      return routeBy(routeField == null ? null : text(struct.get(routeField)));
+    }
+    if (connectValue instanceof Map<?, ?> map) {
+      return routeBy(text(map.get(fieldName)));
+    }
+    return route(json);
+  }
+
+  private static String text(Object value) {
+    return value == null ? null : value.toString();
+  }
+
+  /**
+   * The tables a JSON value goes to (possibly none).
    *
    * @throws IllegalArgumentException if dynamic routing finds no route value, or the value is malformed
    */
@@ -96,6 +125,10 @@ final class Routes {
     if (routeValue == null) { // not a string: a number or a boolean routes by its text, as in Iceberg's connector
       routeValue = asIcebergText(field.readScalar(ByteBuffer.wrap(value)));
     }
+    return routeBy(routeValue);
+  }
+
+  private List<String> routeBy(String routeValue) {
     if (dynamic) {
       if (routeValue == null) {
         throw new IllegalArgumentException("no field '" + fieldName + "' to route the record by");

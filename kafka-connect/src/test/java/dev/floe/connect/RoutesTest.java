@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.floe.iceberg.Catalogs;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +53,30 @@ class RoutesTest {
     assertEquals(List.of("db.text"), routes.route(json("{\"kind\":\"007\"}")), "a string stays as it is");
     assertEquals(List.of(), routes.route(json("{\"kind\":null}")), "no value: no table, as in Iceberg's connector");
     assertEquals(List.of(), routes.route(json("{\"other\":7}")));
+  }
+
+  /**
+   * A Struct or Map value routes by its field's Java value's text, as Iceberg's connector routes it:
+   * through JSON a FLOAT32 0.1 read as 0.10000000149011612 and a decimal lost its scale, so those
+   * records went to no table where Iceberg's connector wrote them (helper-90).
+   */
+  @Test
+  void structAndMapValuesRouteByTheirJavaValuesText() {
+    Routes routes = routes(Map.of(
+        "iceberg.tables", "db.f,db.d,db.obj",
+        "iceberg.table.db.f.route-regex", "0\\.1",
+        "iceberg.table.db.d.route-regex", "7\\.50",
+        "iceberg.table.db.obj.route-regex", "\\{x=1\\}"));
+    Schema floats = SchemaBuilder.struct().field("kind", Schema.FLOAT32_SCHEMA).build();
+    assertEquals(List.of("db.f"), routes.route(new Struct(floats).put("kind", 0.1f), json("{\"kind\":0.10000000149011612}")));
+    Schema decimals = SchemaBuilder.struct().field("kind", Decimal.schema(2)).build();
+    assertEquals(List.of("db.d"), routes.route(new Struct(decimals).put("kind", new BigDecimal("7.50")), json("{\"kind\":7.5}")));
+    Schema other = SchemaBuilder.struct().field("other", Schema.INT32_SCHEMA).build();
+    assertEquals(List.of(), routes.route(new Struct(other).put("other", 1), json("{\"other\":1}")), "no such field: no table");
+    assertEquals(List.of("db.obj"), routes.route(Map.of("kind", Map.of("x", 1)), json("{\"kind\":{\"x\":1}}")));
+    assertEquals(List.of("db.f"), routes.route(Map.of("kind", 0.1), json("{\"kind\":0.1}")));
+    // raw values route by their JSON
+    assertEquals(List.of("db.f"), routes.route(json("{\"kind\":0.1}"), json("{\"kind\":0.1}")));
   }
 
   @Test
