@@ -332,6 +332,59 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * Where Iceberg's connector decides overwrites (helper-91): a session's 'overwrite-enabled'
+   * never applies (floe's replaced rows an INSERT INTO added to), the DDL's 'false' turns an INSERT
+   * OVERWRITE into an append, a key repeated in an overwrite of a table with identifier fields fails
+   * the job (floe's kept both rows), and an INSERT OVERWRITE in streaming mode is refused (floe's
+   * replaced each checkpoint's rows with the next's).
+   */
+  @Test
+  void overwritesAreDecidedAsIcebergsConnectorDecidesThem() throws Exception {
+    Map<String, List<String>> byConnector = new java.util.LinkedHashMap<>();
+    for (String connector : List.of("iceberg", "floe-iceberg")) {
+      String name = "decided_" + connector.replace('-', '_');
+      TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+      batch.executeSql("CREATE TABLE sessioned (k STRING, v BIGINT) WITH ("
+          + catalogOptions(connector, name + "_session") + ", 'format-version' = '2')");
+      batch.executeSql("INSERT INTO sessioned VALUES ('a', 1), ('b', 2)").await();
+      batch.getConfig().set("overwrite-enabled", "true");
+      batch.executeSql("INSERT INTO sessioned VALUES ('a', 10)").await();
+      batch.getConfig().set("overwrite-enabled", "false");
+      batch.executeSql("CREATE TABLE declined (k STRING, v BIGINT) WITH ("
+          + catalogOptions(connector, name + "_declined") + ", 'format-version' = '2', 'overwrite-enabled' = 'false')");
+      batch.executeSql("INSERT INTO declined VALUES ('a', 1), ('b', 2)").await();
+      batch.executeSql("INSERT OVERWRITE declined VALUES ('a', 10)").await();
+      batch.executeSql("CREATE TABLE keyed (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+          + catalogOptions(connector, name + "_keyed") + ", 'format-version' = '2')");
+      batch.executeSql("INSERT OVERWRITE keyed VALUES ('a', 1), ('b', 2)").await();
+      Exception repeated = assertThrows(Exception.class,
+          () -> batch.executeSql("INSERT OVERWRITE keyed VALUES ('a', 11), ('a', 12)").await(), connector);
+      if (connector.equals("floe-iceberg")) {
+        assertTrue(causes(repeated).contains("repeat a key of the table's identifier fields"), causes(repeated));
+      }
+      StreamTableEnvironment streaming = StreamTableEnvironment.create(environment(0));
+      streaming.executeSql("CREATE TABLE streamed (k STRING, v BIGINT) WITH ("
+          + catalogOptions(connector, name + "_keyed") + ")");
+      Exception unbounded = assertThrows(Exception.class,
+          () -> streaming.executeSql("INSERT OVERWRITE streamed VALUES ('z', 26)"), connector);
+      assertTrue(causes(unbounded).contains(connector.equals("iceberg") ? "Unbounded data stream" : "needs bounded input"),
+          causes(unbounded));
+      List<String> rows = new ArrayList<>();
+      for (String table : List.of(name + "_session", name + "_declined", name + "_keyed")) {
+        try (CloseableIterable<Record> read = IcebergGenerics.read(catalog.loadTable(TableIdentifier.of("nexmark", table)))
+            .build()) {
+          StreamSupport.stream(read.spliterator(), false).map(r -> table.replace(name, "t") + ":" + r.getField("k") + "="
+              + r.getField("v")).sorted().forEach(rows::add);
+        }
+      }
+      byConnector.put(connector, rows);
+    }
+    assertEquals(List.of("t_declined:a=1", "t_declined:a=10", "t_declined:b=2", "t_keyed:a=1", "t_keyed:b=2",
+        "t_session:a=1", "t_session:a=10", "t_session:b=2"), byConnector.get("floe-iceberg").stream().sorted().toList());
+    assertEquals(byConnector.get("iceberg"), byConnector.get("floe-iceberg"), "the same tables as Iceberg's connector");
+  }
+
+  /**
    * Outside upsert mode a DDL primary key is not used (Iceberg's connector drops it too; the table's
    * identifier fields decide): inserts into a table without identifier fields are appended under
    * any declared key. Found in review: the key was refused in every mode for a while.

@@ -422,7 +422,9 @@ public final class FloeIcebergSink<T>
     /**
      * Each checkpoint's files replace the table's partitions they fall into (an unpartitioned
      * table: all of it), as Iceberg's sink commits {@code INSERT OVERWRITE}; for bounded input
-     * (batch jobs), and not with upserts. Rows are inserted, never written by key.
+     * (batch jobs), and not with upserts. On a table with identifier fields, rows that repeat a key
+     * fail the commit, as in Iceberg's sink (the later row would delete the earlier, and an overwrite
+     * takes no delete files).
      */
     public RowDataBuilder overwrite(boolean overwrite) {
       this.overwrite = overwrite;
@@ -463,7 +465,9 @@ public final class FloeIcebergSink<T>
         requireKeyedWrites(loaded);
       }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString(), checkNullability);
-      RowWriteMode mode = overwrite ? RowWriteMode.APPEND : RowWriteMode.of(loaded, upsert);
+      // An overwrite of a table with identifier fields writes by key too, as Iceberg's sink does: a key
+      // repeated in the rows then fails the commit instead of landing twice (helper-91)
+      RowWriteMode mode = RowWriteMode.of(loaded, upsert);
       KeySelector<RowData, ?> distribution = null;
       if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {
         distribution = RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType);

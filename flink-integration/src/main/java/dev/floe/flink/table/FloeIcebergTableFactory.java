@@ -33,6 +33,7 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.FlinkCatalogFactory;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.FlinkWriteConf;
+import org.apache.iceberg.flink.FlinkWriteOptions;
 
 /**
  * {@code 'connector' = 'floe-iceberg'}: Iceberg's {@code 'connector' = 'iceberg'} sink options,
@@ -58,8 +59,9 @@ import org.apache.iceberg.flink.FlinkWriteConf;
  * no connector options at all.
  *
  * <p>{@code INSERT OVERWRITE} (batch mode) replaces the partitions its rows fall into, as Iceberg's
- * connector does; so does every commit of a table with {@code overwrite-enabled} = {@code true},
- * in streaming mode too (each checkpoint's rows replace their partitions), as in Iceberg's sink.
+ * connector does; so does every commit of a table whose DDL says {@code overwrite-enabled} = {@code
+ * true}, in streaming mode too (each checkpoint's rows replace their partitions), as in Iceberg's
+ * sink. The DDL's option decides over the statement, and a session's is not read, as there.
  *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
  * other than {@code main}, {@code range} distribution, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
@@ -166,7 +168,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     String uidSuffix = write.uidSuffix() == null || write.uidSuffix().isEmpty() ? null : write.uidSuffix();
     return new FloeIcebergTableSink(
         ref, rowType, write.upsertMode(), mode, notByKey, write.distributionMode(), write.writeParallelism(), fileProperties(write),
-        expireSnapshotsEvery, uidSuffix, write.overwriteMode());
+        expireSnapshotsEvery, uidSuffix, overwriteOption(options));
   }
 
   /**
@@ -234,8 +236,18 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     }
   }
 
+  /**
+   * The DDL's {@code overwrite-enabled}, or null. Not {@code FlinkWriteConf}'s, which falls back to
+   * the session's: Iceberg's connector sets the statement's choice on its sink first, so a session's
+   * setting never reaches it (helper-91: floe's session fallback replaced rows an INSERT INTO added to).
+   */
+  private static Boolean overwriteOption(Map<String, String> options) {
+    String value = options.get(FlinkWriteOptions.OVERWRITE_MODE.key());
+    return value == null ? null : Boolean.parseBoolean(value.strip());
+  }
+
   private static void refuseWhatFloeDoesNotWrite(FlinkWriteConf write, Map<String, String> options, TableIdentifier path) {
-    if (write.overwriteMode() && write.upsertMode()) {
+    if (Boolean.TRUE.equals(overwriteOption(options)) && write.upsertMode()) {
       throw new IllegalArgumentException("table " + path + " asks for 'overwrite-enabled' and 'upsert-enabled': an"
           + " overwrite replaces partitions and cannot upsert (Iceberg's connector refuses it too)");
     }

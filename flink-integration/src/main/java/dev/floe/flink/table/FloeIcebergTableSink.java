@@ -38,10 +38,14 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   private final Duration expireSnapshotsEvery;
   /** The operators' uid suffix ({@code uid-suffix}); null: the one the planner generates. */
   private final String uidSuffix;
-  /** The table's {@code overwrite-enabled}: every commit replaces the partitions its rows fall into. */
-  private final boolean overwriteEnabled;
-  /** {@code INSERT OVERWRITE} (set by the planner) or {@link #overwriteEnabled}. */
-  private boolean overwrite;
+  /**
+   * The DDL's {@code overwrite-enabled}, or null: when given it decides, over the statement, whether
+   * commits replace the partitions their rows fall into (Iceberg's connector sets the statement's
+   * choice as the sink's option and then the DDL's options over it; a session's setting never applies).
+   */
+  private final Boolean overwriteOption;
+  /** {@code INSERT OVERWRITE} (set by the planner). */
+  private boolean overwriteStatement;
 
   FloeIcebergTableSink(
       IcebergTableRef table,
@@ -54,7 +58,7 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
       Map<String, String> fileProperties,
       Duration expireSnapshotsEvery,
       String uidSuffix,
-      boolean overwriteEnabled) {
+      Boolean overwriteOption) {
     this.table = table;
     this.rowType = rowType;
     this.upsert = upsert;
@@ -65,8 +69,12 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
     this.fileProperties = fileProperties;
     this.expireSnapshotsEvery = expireSnapshotsEvery;
     this.uidSuffix = uidSuffix;
-    this.overwriteEnabled = overwriteEnabled;
-    this.overwrite = overwriteEnabled;
+    this.overwriteOption = overwriteOption;
+  }
+
+  /** Whether commits replace partitions: the DDL's {@code overwrite-enabled}, else the statement's. */
+  private boolean overwrite() {
+    return overwriteOption != null ? overwriteOption : overwriteStatement;
   }
 
   /**
@@ -76,9 +84,9 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
    */
   @Override
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-    if (overwrite) {
+    if (overwrite()) {
       if (!requestedMode.containsOnly(RowKind.INSERT)) {
-        throw new ValidationException((overwriteEnabled ? "table " + table + " ('overwrite-enabled')" : "INSERT OVERWRITE into "
+        throw new ValidationException((overwriteOption != null ? "table " + table + " ('overwrite-enabled')" : "INSERT OVERWRITE into "
             + table) + " takes inserts only, and the query produces updates or deletes");
       }
       return ChangelogMode.insertOnly();
@@ -112,6 +120,12 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
 
   @Override
   public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+    if (overwriteStatement && !context.isBounded()) {
+      // Flink 2.1's planner lets it through in streaming mode: every checkpoint would replace the last (helper-91)
+      throw new ValidationException("INSERT OVERWRITE into " + table + " needs bounded input (batch mode): on an"
+          + " unbounded stream each checkpoint's rows would replace the ones before (Iceberg's connector refuses it too)");
+    }
+    boolean overwrite = overwrite();
     return new DataStreamSinkProvider() {
       @Override
       public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> rows) {
@@ -137,17 +151,17 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   }
 
   /**
-   * {@code INSERT OVERWRITE} (Flink's planner allows it in batch mode only): each commit replaces
-   * the partitions its rows fall into, an unpartitioned table all of it, as Iceberg's connector
-   * does; refused with upserts, as by Iceberg's connector.
+   * {@code INSERT OVERWRITE}, in batch mode: each commit replaces the partitions its rows fall into,
+   * an unpartitioned table all of it, as Iceberg's connector does, unless the DDL says {@code
+   * 'overwrite-enabled' = 'false'}; refused with upserts, as by Iceberg's connector.
    */
   @Override
   public void applyOverwrite(boolean overwrite) {
-    if (overwrite && upsert) {
+    this.overwriteStatement = overwrite;
+    if (overwrite() && upsert) {
       throw new ValidationException("INSERT OVERWRITE into " + table + " cannot upsert ('upsert-enabled'): an"
           + " overwrite replaces partitions (Iceberg's connector refuses it too)");
     }
-    this.overwrite = overwrite || overwriteEnabled;
   }
 
   /** Static partition values need nothing here: the planner writes them into the rows. */
@@ -158,8 +172,8 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   public DynamicTableSink copy() {
     FloeIcebergTableSink copy = new FloeIcebergTableSink(
         table, rowType, upsert, mode, notByKey, distribution, writeParallelism, fileProperties, expireSnapshotsEvery, uidSuffix,
-        overwriteEnabled);
-    copy.overwrite = overwrite;
+        overwriteOption);
+    copy.overwriteStatement = overwriteStatement;
     return copy;
   }
 
