@@ -63,7 +63,19 @@ class UsageMistakesTest {
   void aRouteToATableWithoutNamespaceIsRefusedAsFloeWriteRefusesIt() throws Exception {
     CliProcess.Result r = sink("--route", "bids=bids");
     assertEquals(FloeCli.EXIT_USAGE, r.exitCode(), r.err());
-    assertTrue(r.err().contains("bids=bids") && r.err().contains("expected KEY=NAMESPACE.TABLE"), r.err());
+    assertTrue(r.err().contains("bids=bids") && r.err().contains("expected TOPIC=NAMESPACE.TABLE"), r.err());
+  }
+
+  /** A topic or a regex given twice was routed by its last entry alone, without a word (helper-89). */
+  @Test
+  void aRouteGivenTwiceIsRefused() throws Exception {
+    CliProcess.Result topic = sink("--route", "bids=db.one", "--route", "bids=db.two");
+    assertEquals(FloeCli.EXIT_USAGE, topic.exitCode(), topic.err());
+    assertTrue(topic.err().contains("topic 'bids' is routed twice (to db.one first)"), topic.err());
+    CliProcess.Result regex = sink("--topic", "events", "--route-field", "kind", "--route-value", "view=db.one",
+        "--route-value", "view=db.two");
+    assertEquals(FloeCli.EXIT_USAGE, regex.exitCode(), regex.err());
+    assertTrue(regex.err().contains("regex 'view' is given twice (for db.one first)"), regex.err());
   }
 
   @Test

@@ -191,19 +191,30 @@ public final class SinkSettings {
     return ByteSizes.parse(String.valueOf(text));
   }
 
-  /** Route entries {@code KEY=NAMESPACE.TABLE}, in order. */
+  /**
+   * Route entries {@code KEY=NAMESPACE.TABLE} (a topic's, or a route value's regex), in order. A
+   * key given twice is refused: one entry would have been dropped without a word (helper-89).
+   */
   static Map<String, TableIdentifier> routes(String setting, List<String> entries) {
+    String expected = "expected " + (setting.equals(ROUTE) ? "TOPIC" : "REGEX") + "=NAMESPACE.TABLE";
     Map<String, TableIdentifier> out = new java.util.LinkedHashMap<>();
     for (String entry : entries) {
       int eq = entry.lastIndexOf('=');
       if (eq <= 0 || eq == entry.length() - 1) {
-        throw new ConfigException(setting, entry, "expected KEY=NAMESPACE.TABLE");
+        throw new ConfigException(setting, entry, expected);
       }
       TableIdentifier table = TableIdentifier.parse(entry.substring(eq + 1).strip());
       if (!table.hasNamespace() || table.name().isEmpty()) { // "t" or "db.": as floe write refuses them (helper-79)
-        throw new ConfigException(setting, entry, "expected KEY=NAMESPACE.TABLE");
+        throw new ConfigException(setting, entry, expected);
       }
-      out.put(entry.substring(0, eq).strip(), table);
+      String key = entry.substring(0, eq).strip();
+      TableIdentifier earlier = out.putIfAbsent(key, table);
+      if (earlier != null) {
+        throw new ConfigException(setting, entry, (setting.equals(ROUTE)
+            ? "topic '" + key + "' is routed twice (to " + earlier + " first): a topic goes to one table"
+            : "regex '" + key + "' is given twice (for " + earlier + " first): the first rule that matches wins, so"
+                + " the second would take nothing"));
+      }
     }
     return out;
   }
