@@ -46,8 +46,11 @@ final class SinkProgress {
 
   static void summary(SinkMetricsMXBean metrics, double seconds, PrintWriter out) {
     synchronized (out) {
-      out.printf("records       %,d consumed, %,d written, %,d bad (%,d dead-lettered)%n",
-          metrics.getRecordsConsumed(), metrics.getRowsWritten(), metrics.getBadRecords(), metrics.getDeadLettered());
+      out.printf("records       %,d consumed, %,d written, %,d bad (%,d dead-lettered)%s%n",
+          metrics.getRecordsConsumed(), metrics.getRowsWritten(), metrics.getBadRecords(), metrics.getDeadLettered(),
+          // without it, consumed records would be unaccounted for (helper-89)
+          metrics.getTombstonesSkipped() == 0 ? ""
+              : String.format(", %,d tombstones skipped (null values, append mode)", metrics.getTombstonesSkipped()));
       out.printf("commits       %d, %d data files, %,d bytes%n",
           metrics.getCommits(), metrics.getDataFiles(), metrics.getDataFileBytes());
       out.printf("throughput    %,.0f records/s, %.1f MB/s over %.1f s%n",
