@@ -195,8 +195,10 @@ final class WriteCommand implements Callable<Integer> {
       throw usage("--on-error dlq needs --dlq FILE");
     }
     if (policy != BadRecordPolicy.DEAD_LETTER && dlq != null) {
-      throw usage("--dlq goes with --on-error dlq, not --on-error " + policy);
+      throw usage("--dlq goes with --on-error dlq, not --on-error " + policy.name().toLowerCase(java.util.Locale.ROOT));
     }
+    requireFileName("--output", destination.output);
+    requireFileName("--dlq", dlq);
     requireDistinct("--input", input.equals("-") ? null : Path.of(input), "--output", destination.output);
     requireDistinct("--input", input.equals("-") ? null : Path.of(input), "--dlq", dlq);
     requireDistinct("--output", destination.output, "--dlq", dlq);
@@ -214,6 +216,16 @@ final class WriteCommand implements Callable<Integer> {
       throw usage(invalidWriterFlag);
     }
     return policy;
+  }
+
+  /**
+   * A file the run writes must not be a directory: found only when the run's temp file was renamed
+   * to it, after the whole input, the error named the temp file (helper-89).
+   */
+  private void requireFileName(String flag, Path path) {
+    if (path != null && Files.isDirectory(path)) {
+      throw usage(flag + " " + path + " is a directory: give the file to write");
+    }
   }
 
   /** Two paths the run reads or writes must be two files: one would overwrite the other. */

@@ -103,6 +103,25 @@ class UsageMistakesTest {
     assertTrue(again.err().contains("cannot read schema dup.json"), again.err());
   }
 
+  /** A folder as the file to write failed after the whole input, naming the run's temp file (helper-89). */
+  @Test
+  void aFolderGivenAsTheFileToWriteIsRefusedBeforeTheRun() throws Exception {
+    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
+    Files.writeString(dir.resolve("s.json"),
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    Files.createDirectories(dir.resolve("outdir"));
+    CliProcess.Result output = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--output", "outdir");
+    assertEquals(FloeCli.EXIT_USAGE, output.exitCode(), output.err());
+    assertTrue(output.err().contains("--output outdir is a directory"), output.err());
+    CliProcess.Result dlq = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--output", "x.parquet",
+        "--dlq", "outdir");
+    assertEquals(FloeCli.EXIT_USAGE, dlq.exitCode(), dlq.err());
+    assertTrue(dlq.err().contains("--dlq outdir is a directory"), dlq.err());
+    CliProcess.Result policy = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--output", "x.parquet",
+        "--dlq", "d.jsonl", "--on-error", "skip");
+    assertTrue(policy.err().contains("not --on-error skip"), policy.err());
+  }
+
   @Test
   void aFolderGivenToInspectIsNamedAsOne() throws Exception {
     Files.createDirectories(dir.resolve("table"));
