@@ -4,6 +4,7 @@ import dev.floe.arrow.BadRecordPolicy;
 import dev.floe.arrow.DecodeStats;
 import dev.floe.arrow.MessageBatch;
 import dev.floe.arrow.NativeJsonDecoder;
+import dev.floe.arrow.ParquetWriterConfig;
 import dev.floe.iceberg.Commits;
 import dev.floe.iceberg.DecodedMessages;
 import dev.floe.iceberg.NativeFileWriterFactory;
@@ -116,11 +117,29 @@ final class IcebergTableTarget implements WriteTarget {
     }
     Map<String, String> merged = new HashMap<>(table.properties());
     merged.putAll(writerProperties);
-    if (!WriterSettings.of(merged).equals(WriterSettings.of(table.properties()))) {
+    if (!withCodecLevel(WriterSettings.of(merged)).equals(withCodecLevel(WriterSettings.of(table.properties())))) {
       throw new IllegalArgumentException(
           "table " + name + " exists with other writer settings than " + writerProperties
               + " (writer flags apply when creating a table; change its write.parquet.* properties instead)");
     }
+  }
+
+  /**
+   * The settings with the codec's default level written out (libfloe's: zstd 3, gzip 6, brotli 1):
+   * {@code --level 3} on a zstd table without a level asks for what it has (helper-89).
+   */
+  private static WriterSettings withCodecLevel(WriterSettings settings) {
+    ParquetWriterConfig parquet = settings.parquet();
+    if (parquet.level() != null || parquet.codec() == null) {
+      return settings;
+    }
+    Integer level = switch (parquet.codec().toLowerCase(java.util.Locale.ROOT)) {
+      case "zstd" -> 3;
+      case "gzip" -> 6;
+      case "brotli" -> 1;
+      default -> null;
+    };
+    return level == null ? settings : new WriterSettings(parquet.toBuilder().level(level).build(), settings.targetFileSizeBytes());
   }
 
   private static String describe(PartitionSpec spec) {

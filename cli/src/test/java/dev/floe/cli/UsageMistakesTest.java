@@ -122,6 +122,25 @@ class UsageMistakesTest {
     assertTrue(policy.err().contains("not --on-error skip"), policy.err());
   }
 
+  /** A table's codec's default level, given as a flag, asks for what the table has (helper-89: refused). */
+  @Test
+  void theCodecsDefaultLevelIsTheTablesLevel() throws Exception {
+    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
+    Files.writeString(dir.resolve("s.json"),
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    String wh = dir.resolve("wh").toString();
+    CliProcess.Result created = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--table", "db.z",
+        "--warehouse", wh);
+    assertEquals(0, created.exitCode(), created.err());
+    CliProcess.Result same = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--table", "db.z", "--warehouse", wh,
+        "--codec", "zstd", "--level", "3");
+    assertEquals(0, same.exitCode(), same.err());
+    CliProcess.Result other = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--table", "db.z", "--warehouse", wh,
+        "--level", "5");
+    assertEquals(FloeCli.EXIT_FAILED, other.exitCode(), other.err());
+    assertTrue(other.err().contains("exists with other writer settings"), other.err());
+  }
+
   @Test
   void aFolderGivenToInspectIsNamedAsOne() throws Exception {
     Files.createDirectories(dir.resolve("table"));
