@@ -161,6 +161,12 @@ class SinkCommandTest {
         "--upsert", "--stop-at-end");
     assertEquals(FloeCli.EXIT_FAILED, keyless.exitCode(), keyless.out() + keyless.err());
     assertTrue(keyless.err().contains("table db.events has no identifier fields"), keyless.err());
+    // ... and into such a table that exists (w2's, made above), naming it (helper-89: "the table")
+    CliProcess.Result existing = CliProcess.run(dir, "sink", "--bootstrap", kafka.bootstrapServers(),
+        "--route", "bad-in=db.events", "--warehouse", dir.resolve("w2").toString(), "--upsert", "--stop-at-end");
+    assertEquals(FloeCli.EXIT_FAILED, existing.exitCode(), existing.out() + existing.err());
+    assertTrue(existing.err().contains("table floe.db.events has no identifier fields")
+        || existing.err().contains("table db.events has no identifier fields"), existing.err());
     // A sink that could not start creates no table (helper-61: each run above left an empty one).
     for (String warehouse : List.of("w1", "w3", "w4")) {
       try (AutoCloseable catalog = (AutoCloseable) Catalogs.embedded(dir.resolve(warehouse))) {

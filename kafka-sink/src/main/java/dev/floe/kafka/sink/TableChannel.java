@@ -165,8 +165,9 @@ final class TableChannel implements AutoCloseable {
   private NativeFileWriterFactory writerFactory(Table table) {
     NativeFileWriterFactory made =
         NativeFileWriterFactory.forTable(table, allocator, 0, System.nanoTime()).withEncoding(config.encodeThreads(), config.encodeAhead());
-    if (config.upsert()) {
-      made.newUpsertTaskWriter().abort(); // checks now that the table supports upserts
+    String notByKey = config.upsert() ? NativeFileWriterFactory.keyedWritesRefusal(table) : null;
+    if (notByKey != null) { // checked now, naming the table (the writer's own refusal says "the table")
+      throw new IllegalArgumentException("upserts cannot be written: " + notByKey);
     }
     return made;
   }
