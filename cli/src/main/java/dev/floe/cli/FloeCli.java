@@ -81,6 +81,9 @@ public final class FloeCli {
   static String oneLine(Throwable e) {
     StringBuilder line = new StringBuilder(message(e));
     for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+      if (cause.getMessage() == null && !(cause instanceof FileSystemException)) {
+        continue; // its class name alone says nothing the line does not (a trailing ": TimeoutException")
+      }
       String more = message(cause);
       if (!line.toString().contains(more)) {
         line.append(": ").append(more);

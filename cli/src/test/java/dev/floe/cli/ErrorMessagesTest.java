@@ -26,6 +26,14 @@ class ErrorMessagesTest {
         "a reason Java gives is kept");
   }
 
+  /** A cause without a message adds nothing to the line (helper-79, helper-89: "...: TimeoutException"). */
+  @Test
+  void aCauseWithoutAMessageIsLeftOut() {
+    assertEquals("no answer from Kafka within 2 s",
+        FloeCli.oneLine(new IllegalStateException("no answer from Kafka within 2 s", new java.util.concurrent.TimeoutException())));
+    assertEquals("IllegalStateException", FloeCli.oneLine(new IllegalStateException()), "a message-less error still says what it is");
+  }
+
   @Test
   void aMistypedCommandIsNamedWithWhatWasMeant(@TempDir Path dir) throws Exception {
     CliProcess.Result r = CliProcess.run(dir, "wrte", "--input", "x.jsonl");
