@@ -64,9 +64,10 @@ import org.apache.iceberg.flink.FlinkWriteOptions;
  * sink. The DDL's option decides over the statement, and a session's is not read, as there.
  *
  * <p>What floe does not write is refused, never ignored: file formats other than Parquet, branches
- * other than {@code main}, {@code range} distribution, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
+ * other than {@code main}, Iceberg's maintenance in the sink ({@code flink-maintenance.*.enabled}; floe
  * expires snapshots with {@code floe.expire-snapshots.interval}), {@code table-refresh-interval}
- * and {@code use-dynamic-iceberg-sink}. {@code uid-suffix} names the sink's operators, as in
+ * and {@code use-dynamic-iceberg-sink}. {@code range} distribution is written as {@code hash} (the
+ * same rows, not sorted across writers). {@code uid-suffix} names the sink's operators, as in
  * Iceberg's sink.
  */
 public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
@@ -167,7 +168,7 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
         .orElseGet(() -> context.getConfiguration().get(EXPIRE_SNAPSHOTS_INTERVAL));
     String uidSuffix = write.uidSuffix() == null || write.uidSuffix().isEmpty() ? null : write.uidSuffix();
     return new FloeIcebergTableSink(
-        ref, rowType, write.upsertMode(), mode, notByKey, write.distributionMode(), write.writeParallelism(), fileProperties(write),
+        ref, rowType, write.upsertMode(), mode, notByKey, distribution(write), write.writeParallelism(), fileProperties(write),
         expireSnapshotsEvery, uidSuffix, overwriteOption(options));
   }
 
@@ -270,9 +271,16 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     if (!SnapshotRef.MAIN_BRANCH.equals(write.branch())) {
       throw new IllegalArgumentException("floe commits to the main branch; table " + path + " asks for '" + write.branch() + "'");
     }
-    if (write.distributionMode() == DistributionMode.RANGE) {
-      throw new IllegalArgumentException("floe distributes by 'none' or 'hash'; table " + path + " asks for 'range'");
-    }
+  }
+
+  /**
+   * The writers' distribution: {@code range} is taken as {@code hash}, as the DataStream builder
+   * takes it. The rows are the same; range would also sort them across writers, which floe does
+   * not. Refusing it refused every table Spark had set {@code write.distribution-mode=range} on,
+   * naming an option the DDL never gave (helper-91).
+   */
+  private static DistributionMode distribution(FlinkWriteConf write) {
+    return write.distributionMode() == DistributionMode.RANGE ? DistributionMode.HASH : write.distributionMode();
   }
 
   /**
