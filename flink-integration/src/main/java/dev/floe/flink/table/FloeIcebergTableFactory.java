@@ -186,12 +186,15 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
       }
       return CatalogLoader.custom(name, options, hadoop, impl);
     }
-    if (options.containsKey(FlinkCatalogFactory.HIVE_CONF_DIR) || options.containsKey(FlinkCatalogFactory.HADOOP_CONF_DIR)) {
-      throw new IllegalArgumentException(
-          "floe-iceberg does not read 'hive-conf-dir' or 'hadoop-conf-dir'; set 'uri' and 'warehouse', or the cluster's Hadoop configuration");
-    }
     return switch (type == null ? "hive" : type.toLowerCase(Locale.ROOT)) {
-      case "hive" -> CatalogLoader.hive(name, hadoop, options);
+      case "hive" -> {
+        // Iceberg's connector reads the two folders for a hive catalog only (helper-91: refused for every type)
+        if (options.containsKey(FlinkCatalogFactory.HIVE_CONF_DIR) || options.containsKey(FlinkCatalogFactory.HADOOP_CONF_DIR)) {
+          throw new IllegalArgumentException("floe-iceberg does not read 'hive-conf-dir' or 'hadoop-conf-dir' for a hive"
+              + " catalog; set 'uri' and 'warehouse', or the cluster's Hadoop configuration");
+        }
+        yield CatalogLoader.hive(name, hadoop, options);
+      }
       case "hadoop" -> CatalogLoader.hadoop(name, hadoop, options);
       case "rest" -> CatalogLoader.rest(name, hadoop, options);
       default -> throw new IllegalArgumentException("unknown catalog-type '" + type + "' (hive, hadoop or rest)");
