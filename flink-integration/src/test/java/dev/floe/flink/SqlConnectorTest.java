@@ -406,6 +406,26 @@ class SqlConnectorTest extends FlinkJobsOnKafka {
   }
 
   /**
+   * A table the connector creates takes the DDL's location in any case, as Iceberg's connector's
+   * does (helper-91: 'Location' became a table property); neither keeps the DDL's comment (1.11).
+   */
+  @Test
+  void aCreatedTableTakesTheDdlsLocationAsIcebergsConnectorDoes() throws Exception {
+    for (String connector : List.of("iceberg", "floe-iceberg")) {
+      String name = "placed_" + connector.replace('-', '_');
+      Path location = warehouse.resolve("elsewhere").resolve(name).toAbsolutePath();
+      TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+      batch.executeSql("CREATE TABLE placed (k STRING) COMMENT 'the placed table' WITH ("
+          + catalogOptions(connector, name) + ", 'format-version' = '2', 'Location' = '" + location + "')");
+      batch.executeSql("INSERT INTO placed VALUES ('a')").await();
+      org.apache.iceberg.Table table = catalog.loadTable(TableIdentifier.of("nexmark", name));
+      assertTrue(table.location().endsWith(location.toString()), connector + ": " + table.location());
+      assertFalse(table.properties().containsKey("comment"), connector + ": " + table.properties());
+      assertFalse(table.properties().containsKey("Location"), connector + ": " + table.properties());
+    }
+  }
+
+  /**
    * Outside upsert mode a DDL primary key is not used (Iceberg's connector drops it too; the table's
    * identifier fields decide): inserts into a table without identifier fields are appended under
    * any declared key. Found in review: the key was refused in every mode for a while.

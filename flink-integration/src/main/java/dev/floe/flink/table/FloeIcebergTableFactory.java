@@ -227,12 +227,19 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
     Schema schema = FlinkSchemaUtil.convert(ddl.getResolvedSchema());
     PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
     ddl.getPartitionKeys().forEach(spec::identity);
-    Map<String, String> properties = new HashMap<>(ddl.getOptions());
-    String location = properties.remove("location");
-    properties.remove(EXPIRE_SNAPSHOTS_INTERVAL.key()); // the sink's setting, not the table's
-    // Iceberg's catalogs refuse to load a table holding these (its reserved keys): not kept
-    properties.remove("connector");
-    properties.remove("src-catalog");
+    Map<String, String> properties = new HashMap<>();
+    String location = null;
+    for (Map.Entry<String, String> option : ddl.getOptions().entrySet()) {
+      String key = option.getKey();
+      // Iceberg's catalogs refuse to load a table holding these (its reserved keys): not kept. Its
+      // Flink catalog matches them in any case (helper-91: 'Location' became a property).
+      if (key.equalsIgnoreCase("location")) {
+        location = option.getValue();
+      } else if (!key.equalsIgnoreCase("connector") && !key.equalsIgnoreCase("src-catalog")
+          && !key.equals(EXPIRE_SNAPSHOTS_INTERVAL.key())) { // the sink's setting, not the table's
+        properties.put(key, option.getValue());
+      }
+    }
     try {
       return catalog.createTable(id, schema, spec.build(), location, properties);
     } catch (AlreadyExistsException raced) {
