@@ -49,8 +49,9 @@ import picocli.CommandLine.Spec;
       "      --topic events --route-field kind --route-value '^bid$=nexmark.bids' \\",
       "      --route-value '.*=nexmark.other' --upsert --dlq-topic events-dead",
       "",
-      "Ctrl-C or SIGTERM stops the sink, committing what its writers took (a restart reads the rest again); the"
-          + " exit status is then 130 or 143, as for any command a signal stops. A second signal exits at once.",
+      "Ctrl-C, SIGTERM or SIGHUP stops the sink, committing what its writers took (a restart reads the rest"
+          + " again); the exit status is then 130, 143 or 129, as for any command a signal stops. A second signal"
+          + " exits at once.",
       "Exit codes: 0 --stop-at-end reached the end, committed; 1 failed"
           + " (a bad record under --on-error fail, a broker that does not answer, a missing topic with --stop-at-end,"
           + " catalog or commit errors; nothing uncommitted is kept, a restart resumes from the tables); 2 bad usage."
@@ -75,8 +76,8 @@ final class SinkCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Catalog opened = catalog.open();
     try (KafkaIcebergSink sink = startSink(config(opened))) {
-      // Ctrl-C and SIGTERM stop the sink here, before the JVM's shutdown; the hook is for the
-      // other ways a JVM is told to end (SIGHUP, System.exit elsewhere)
+      // Ctrl-C, SIGTERM and SIGHUP stop the sink here, before the JVM's shutdown; the hook is for
+      // the other ways a JVM is told to end (System.exit elsewhere)
       CountDownLatch finished = new CountDownLatch(1);
       Thread onShutdown = new Thread(() -> {
         sink.stop();

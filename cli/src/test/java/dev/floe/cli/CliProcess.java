@@ -78,6 +78,14 @@ final class CliProcess {
       process.destroy();
     }
 
+    /** Sends the signal named ({@code HUP}, {@code INT}) with {@code kill}. */
+    void signal(String name) throws IOException, InterruptedException {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+      }
+    }
+
     Result await(Duration timeout) throws IOException, InterruptedException {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
