@@ -227,12 +227,6 @@ final class CheckpointCommitter implements Committer<FloeCommittable> {
     long start = System.nanoTime();
     Map<String, String> committed = FlinkCheckpoints.committedProperty(committable);
     if (overwrite) {
-      if (files.deleteFiles().length > 0) {
-        throw new IllegalStateException("checkpoint " + checkpointId + " of job " + committable.jobId() + " cannot"
-            + " overwrite " + table.name() + ": its rows repeat a key of the table's identifier fields (the later row"
-            + " deletes the earlier), and an overwrite replaces partitions with data files only (Iceberg's sink"
-            + " fails such a commit too)");
-      }
       Commits.replacePartitions(table, files, summary, committed);
     } else if (rowDelta) {
       Commits.rowDelta(table, files, summary, committed);

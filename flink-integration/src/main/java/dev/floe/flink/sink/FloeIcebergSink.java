@@ -422,9 +422,9 @@ public final class FloeIcebergSink<T>
     /**
      * Each checkpoint's files replace the table's partitions they fall into (an unpartitioned
      * table: all of it), as Iceberg's sink commits {@code INSERT OVERWRITE}; for bounded input
-     * (batch jobs), and not with upserts. On a table with identifier fields, rows that repeat a key
-     * fail the commit, as in Iceberg's sink (the later row would delete the earlier, and an overwrite
-     * takes no delete files).
+     * (batch jobs), and not with upserts. Rows are inserted as given, never written by key: on a
+     * table with identifier fields, rows that repeat a key all land (Iceberg's sink fails such a
+     * commit).
      */
     public RowDataBuilder overwrite(boolean overwrite) {
       this.overwrite = overwrite;
@@ -465,9 +465,10 @@ public final class FloeIcebergSink<T>
         requireKeyedWrites(loaded);
       }
       RowDataToArrow.requireFits(loaded.schema(), rowType, table.toString(), checkNullability);
-      // An overwrite of a table with identifier fields writes by key too, as Iceberg's sink does: a key
-      // repeated in the rows then fails the commit instead of landing twice (helper-91)
-      RowWriteMode mode = RowWriteMode.of(loaded, upsert);
+      // An overwrite appends its rows as given, also into a table with identifier fields: writing by
+      // key would hold every key of a batch job's one commit, and a repeated key would then fail it
+      // (Iceberg's sink fails such a commit; floe's lands both rows, as a plain INSERT OVERWRITE does)
+      RowWriteMode mode = overwrite ? RowWriteMode.APPEND : RowWriteMode.of(loaded, upsert);
       KeySelector<RowData, ?> distribution = null;
       if (this.distribution == DistributionMode.HASH && loaded.spec().isPartitioned()) {
         distribution = RowKeySelector.byPartition(loaded.schema(), loaded.spec(), rowType);

@@ -121,9 +121,11 @@ final class FloeIcebergTableSink implements DynamicTableSink, SupportsPartitioni
   @Override
   public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
     if (overwriteStatement && !context.isBounded()) {
-      // Flink 2.1's planner lets it through in streaming mode: every checkpoint would replace the last (helper-91)
-      throw new ValidationException("INSERT OVERWRITE into " + table + " needs bounded input (batch mode): on an"
-          + " unbounded stream each checkpoint's rows would replace the ones before (Iceberg's connector refuses it too)");
+      // Flink 2.1's planner lets it through in streaming mode, where it passes every input as unbounded
+      // (even VALUES): each checkpoint's rows would replace the ones before (helper-91, helper-92)
+      throw new ValidationException("INSERT OVERWRITE into " + table + " needs batch mode ('execution.runtime-mode'"
+          + " = 'batch'): in streaming mode each checkpoint's rows would replace the ones before (Iceberg's connector"
+          + " refuses it too)");
     }
     boolean overwrite = overwrite();
     return new DataStreamSinkProvider() {
