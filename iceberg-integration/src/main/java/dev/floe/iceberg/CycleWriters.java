@@ -226,7 +226,9 @@ public final class CycleWriters {
       List<RejectedMessage> rejected = decoded.rejected().stream().map(CycleWriters::asKey).toList();
       return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), rejected);
     } catch (BadRecordException e) {
-      throw new BadRecordException(asKey(e.rejected()));
+      BadRecordException key = new BadRecordException(asKey(e.rejected()));
+      key.initCause(e);
+      throw key;
     }
   }
 

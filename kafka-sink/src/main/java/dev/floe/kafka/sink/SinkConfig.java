@@ -185,6 +185,16 @@ public record SinkConfig(
     if (routeField != null && !byValue) {
       throw new IllegalArgumentException("route.field " + routeField + " needs routes by its value (route.value)");
     }
+    // a topic or value regex routed twice: the first route would take every record, the second none
+    java.util.Map<String, TableIdentifier> seen = new java.util.HashMap<>();
+    for (TableRoute route : routes) {
+      String key = route.values() == null ? "topic '" + route.topics().pattern() : "value regex '" + route.values().pattern();
+      TableIdentifier earlier = seen.putIfAbsent(key, route.table());
+      if (earlier != null) {
+        throw new IllegalArgumentException(key.replace("\\Q", "").replace("\\E", "") + "' is routed twice (to "
+            + earlier + " and " + route.table() + "): give each one route");
+      }
+    }
     if (routeField == null) {
       List<String> unrouted = topics.stream().filter(t -> routes.stream().noneMatch(r -> r.matchesTopic(t))).toList();
       if (!unrouted.isEmpty()) {

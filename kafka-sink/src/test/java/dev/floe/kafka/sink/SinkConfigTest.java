@@ -46,6 +46,14 @@ class SinkConfigTest {
     assertRefused("commitInterval must be positive", b -> b.commitEvery(Duration.ZERO, 1, 1));
   }
 
+  /** A topic or value regex routed twice: the second route would take nothing, without a word (helper-92). */
+  @Test
+  void aRouteGivenTwiceIsRefused() {
+    assertRefused("topic 't' is routed twice (to t and db.other)", b -> b.route("t", TableIdentifier.of("db", "other")));
+    assertRefused("value regex 'bid' is routed twice", b -> b.topics(java.util.List.of("t")).routeField("kind")
+        .routeValue("bid", TableIdentifier.of("db", "a")).routeValue("bid", TableIdentifier.of("db", "b")));
+  }
+
   @Test
   void aCycleIsBoundedByBytesByDefault() throws Exception {
     assertEquals(256L << 20, build(b -> b).commitBytes());
