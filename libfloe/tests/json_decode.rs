@@ -686,6 +686,7 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         r#"nope"#,                       // 17 not a literal, though it starts as null does
         r#"tru"#,                        // 18 cut short
         r#"null"#,                       // 19 a JSON null
+        " \t\r\n",                       // 20 blank
     ];
     let (batch, rejects) = decode(&s, &messages);
     let ids = batch.column(0).as_primitive::<Int64Type>();
@@ -712,6 +713,7 @@ fn bad_messages_at_start_middle_and_end_are_isolated() {
         (17, "invalid JSON"),
         (18, "truncated message"),
         (19, "message is a JSON null, expected an object"),
+        (20, "blank message (whitespace only)"),
     ];
     assert_eq!(rejects.len(), expected.len(), "{rejects:?}");
     for (reject, (index, text)) in rejects.iter().zip(expected) {

@@ -243,7 +243,15 @@ impl JsonDecoder {
         cur.skip_byte_order_mark();
         match cur.peek() {
             Token::Object => {}
-            Token::End => return Err(DecodeError::new("empty message", 0)),
+            Token::End => {
+                // blank is not empty: a line of spaces read as "empty" (helper-89)
+                let reason = if text.trim_start_matches('\u{feff}').is_empty() {
+                    "empty message"
+                } else {
+                    "blank message (whitespace only)"
+                };
+                return Err(DecodeError::new(reason, 0));
+            }
             Token::Invalid => return Err(cur.unexpected("an object")),
             other => {
                 if matches!(other, Token::Null | Token::Bool) {
