@@ -50,8 +50,8 @@ import picocli.CommandLine.Spec;
       "      --route-value '.*=nexmark.other' --upsert --dlq-topic events-dead",
       "",
       "Ctrl-C, SIGTERM or SIGHUP stops the sink, committing what its writers took (a restart reads the rest"
-          + " again); the exit status is then 130, 143 or 129, as for any command a signal stops. A second signal"
-          + " exits at once.",
+          + " again); the exit status is then 130, 143 or 129, as for any command a signal stops. A second Ctrl-C"
+          + " or SIGTERM exits at once.",
       "Exit codes: 0 --stop-at-end reached the end, committed; 1 failed"
           + " (a bad record under --on-error fail, a broker that does not answer, a missing topic with --stop-at-end,"
           + " catalog or commit errors; nothing uncommitted is kept, a restart resumes from the tables); 2 bad usage."

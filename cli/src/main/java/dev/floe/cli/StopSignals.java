@@ -11,8 +11,8 @@ import sun.misc.SignalHandler;
  * command runs: the command's own thread then finishes its work (the sink's last commit, its
  * summary) before the JVM exits, with the status a signal gives (130, 143, 129). As a shutdown hook
  * the stop came too late: the JVM's shutdown had begun, Iceberg's worker pool was stopped by a hook
- * of its own, and the sink's last commit failed unseen (helper-89). A second signal exits at once;
- * a restart resumes from what the tables hold. A JVM started with {@code -Xrs} lets no signal be
+ * of its own, and the sink's last commit failed unseen (helper-89). A second SIGINT or SIGTERM
+ * exits at once; a restart resumes from what the tables hold. A JVM started with {@code -Xrs} lets no signal be
  * handled: it ends at the signal as after SIGKILL, which a restart recovers from the same way.
  */
 final class StopSignals implements AutoCloseable {
@@ -37,10 +37,13 @@ final class StopSignals implements AutoCloseable {
   }
 
   private void onSignal(Signal signal, Runnable stop) {
-    if (!received.compareAndSet(null, signal)) {
+    if (received.compareAndSet(null, signal)) {
+      stop.run();
+    } else if (!signal.getName().equals("HUP")) {
       Runtime.getRuntime().halt(exitCode(signal));
     }
-    stop.run();
+    // A second SIGHUP is no request to hurry: a closed terminal sends one from the shell and one
+    // from the kernel, and systemd follows SIGTERM with one (helper-93: halted mid-commit)
   }
 
   /** Whether a signal asked the command to stop. */
