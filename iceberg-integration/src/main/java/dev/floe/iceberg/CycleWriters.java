@@ -227,7 +227,7 @@ public final class CycleWriters {
       return new DecodeStats(decoded.root().getRowCount(), decoded.rejectedCount(), rejected);
     } catch (BadRecordException e) {
       BadRecordException key = new BadRecordException(asKey(e.rejected()));
-      key.initCause(e);
+      key.addSuppressed(e); // kept, but not as a cause: one-line errors would repeat its reason as a value's
       throw key;
     }
   }

@@ -185,14 +185,17 @@ public record SinkConfig(
     if (routeField != null && !byValue) {
       throw new IllegalArgumentException("route.field " + routeField + " needs routes by its value (route.value)");
     }
-    // a topic or value regex routed twice: the first route would take every record, the second none
+    // a topic, or a value regex of the same topics, routed twice: the first route takes every record
     java.util.Map<String, TableIdentifier> seen = new java.util.HashMap<>();
     for (TableRoute route : routes) {
-      String key = route.values() == null ? "topic '" + route.topics().pattern() : "value regex '" + route.values().pattern();
+      String routed = route.topics().pattern();
+      String key = route.values() == null
+          ? "topic '" + unquoted(routed) + "'"
+          : "value regex '" + route.values().pattern() + "'" + (routed.equals(".*") ? "" : " of topics '" + routed + "'");
       TableIdentifier earlier = seen.putIfAbsent(key, route.table());
       if (earlier != null) {
-        throw new IllegalArgumentException(key.replace("\\Q", "").replace("\\E", "") + "' is routed twice (to "
-            + earlier + " and " + route.table() + "): give each one route");
+        throw new IllegalArgumentException(key + " is routed twice (to " + earlier + " and " + route.table()
+            + "): give each one route");
       }
     }
     if (routeField == null) {
@@ -202,6 +205,11 @@ public record SinkConfig(
             + " read a route (route), or route every topic's records by a field (route.field with route.value)");
       }
     }
+  }
+
+  /** A topic's name from its route's pattern ({@code Pattern.quote}: topic names hold no backslash). */
+  private static String unquoted(String pattern) {
+    return pattern.startsWith("\\Q") && pattern.endsWith("\\E") ? pattern.substring(2, pattern.length() - 2) : pattern;
   }
 
   private static void requirePositive(String name, long value) {
