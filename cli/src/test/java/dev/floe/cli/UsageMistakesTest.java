@@ -17,6 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 class UsageMistakesTest {
   @TempDir Path dir;
 
+  /** {@code rows.jsonl}, one row of a required long {@code id}, and its schema as {@code schemaFile}. */
+  private void writeOneRowAndItsSchema(String schemaFile) throws Exception {
+    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
+    Files.writeString(dir.resolve(schemaFile),
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+  }
+
   private CliProcess.Result sink(String... more) throws Exception {
     String[] args = new String[4 + more.length];
     args[0] = "sink";
@@ -87,9 +94,7 @@ class UsageMistakesTest {
 
   @Test
   void aBrokenSchemaFileIsSaidEvenWhereTheTablesOwnSchemaDecides() throws Exception {
-    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
-    Files.writeString(dir.resolve("good.json"),
-        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    writeOneRowAndItsSchema("good.json");
     Files.writeString(dir.resolve("dup.json"), "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
         + "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
         + "{\"id\":1,\"name\":\"other\",\"required\":false,\"type\":\"long\"}]}");
@@ -106,9 +111,7 @@ class UsageMistakesTest {
   /** A folder as the file to write failed after the whole input, naming the run's temp file (helper-89). */
   @Test
   void aFolderGivenAsTheFileToWriteIsRefusedBeforeTheRun() throws Exception {
-    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
-    Files.writeString(dir.resolve("s.json"),
-        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    writeOneRowAndItsSchema("s.json");
     Files.createDirectories(dir.resolve("outdir"));
     CliProcess.Result output = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--output", "outdir");
     assertEquals(FloeCli.EXIT_USAGE, output.exitCode(), output.err());
@@ -125,9 +128,7 @@ class UsageMistakesTest {
   /** A table's codec's default level, given as a flag, asks for what the table has (helper-89: refused). */
   @Test
   void theCodecsDefaultLevelIsTheTablesLevel() throws Exception {
-    Files.writeString(dir.resolve("rows.jsonl"), "{\"id\":1}\n");
-    Files.writeString(dir.resolve("s.json"),
-        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"}]}");
+    writeOneRowAndItsSchema("s.json");
     String wh = dir.resolve("wh").toString();
     CliProcess.Result created = CliProcess.run(dir, "write", "--input", "rows.jsonl", "--schema", "s.json", "--table", "db.z",
         "--warehouse", wh);
