@@ -125,20 +125,19 @@ final class IcebergTableTarget implements WriteTarget {
   }
 
   /**
-   * The settings with the codec's default level written out (libfloe's: zstd 3, gzip 6, brotli 1):
-   * {@code --level 3} on a zstd table without a level asks for what it has (helper-89).
+   * The settings with the codec's default level written out: {@code --level 3} on a zstd table
+   * without a level asks for what it has (helper-89).
    */
   private static WriterSettings withCodecLevel(WriterSettings settings) {
     ParquetWriterConfig parquet = settings.parquet();
     if (parquet.level() != null || parquet.codec() == null) {
       return settings;
     }
-    Integer level = switch (parquet.codec().toLowerCase(java.util.Locale.ROOT)) {
-      case "zstd" -> 3;
-      case "gzip" -> 6;
-      case "brotli" -> 1;
-      default -> null;
-    };
+    Integer level = java.util.Arrays.stream(WriterOptions.Codec.values())
+        .filter(codec -> codec.name().equalsIgnoreCase(parquet.codec()))
+        .map(WriterOptions.Codec::defaultLevel)
+        .findFirst()
+        .orElse(null);
     return level == null ? settings : new WriterSettings(parquet.toBuilder().level(level).build(), settings.targetFileSizeBytes());
   }
 

@@ -12,8 +12,9 @@ import sun.misc.SignalHandler;
  * summary) before the JVM exits, with the status a signal gives (130, 143, 129). As a shutdown hook
  * the stop came too late: the JVM's shutdown had begun, Iceberg's worker pool was stopped by a hook
  * of its own, and the sink's last commit failed unseen (helper-89). A second SIGINT or SIGTERM
- * exits at once; a restart resumes from what the tables hold. A JVM started with {@code -Xrs} lets no signal be
- * handled: it ends at the signal as after SIGKILL, which a restart recovers from the same way.
+ * exits at once; a restart resumes from what the tables hold. A JVM started with {@code -Xrs}
+ * lets no signal be handled: it ends at the signal as after SIGKILL, which a restart recovers
+ * from the same way.
  */
 final class StopSignals implements AutoCloseable {
   private final Map<Signal, SignalHandler> previous = new LinkedHashMap<>();

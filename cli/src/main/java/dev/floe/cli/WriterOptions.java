@@ -12,25 +12,35 @@ import picocli.CommandLine.Option;
  * become its {@code write.parquet.*} properties.
  */
 final class WriterOptions {
-  /** The codecs, with the levels parquet-rs accepts for each (none: the codec takes no level). */
+  /**
+   * The codecs, with the levels parquet-rs accepts for each and the one libfloe writes when none is
+   * given (none: the codec takes no level).
+   */
   enum Codec {
-    zstd(1, 22),
+    zstd(1, 22, 3),
     snappy,
-    gzip(0, 9),
+    gzip(0, 9, 6),
     lz4,
-    brotli(0, 11),
+    brotli(0, 11, 1),
     uncompressed;
 
     private final Integer minLevel;
     private final Integer maxLevel;
+    private final Integer defaultLevel;
 
     Codec() {
-      this(null, null);
+      this(null, null, null);
     }
 
-    Codec(Integer minLevel, Integer maxLevel) {
+    Codec(Integer minLevel, Integer maxLevel, Integer defaultLevel) {
       this.minLevel = minLevel;
       this.maxLevel = maxLevel;
+      this.defaultLevel = defaultLevel;
+    }
+
+    /** The level written when none is given, or null for a codec without levels. */
+    Integer defaultLevel() {
+      return defaultLevel;
     }
 
     /** Why {@code level} does not fit this codec, or null if it does. */

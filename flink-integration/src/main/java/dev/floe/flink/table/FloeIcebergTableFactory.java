@@ -285,9 +285,9 @@ public final class FloeIcebergTableFactory implements DynamicTableSinkFactory {
 
   /**
    * The writers' distribution: {@code range} is taken as {@code hash}, as the DataStream builder
-   * takes a table's {@code write.distribution-mode}. The rows are the same; range would also sort them across writers, which floe does
-   * not. Refusing it refused every table Spark had set {@code write.distribution-mode=range} on,
-   * naming an option the DDL never gave (helper-91).
+   * takes a table's {@code write.distribution-mode}. The rows are the same; range would also sort
+   * them across writers, which floe does not. Refusing it refused every table Spark had set {@code
+   * write.distribution-mode=range} on, naming an option the DDL never gave (helper-91).
    */
   private static DistributionMode distribution(FlinkWriteConf write) {
     return write.distributionMode() == DistributionMode.RANGE ? DistributionMode.HASH : write.distributionMode();
